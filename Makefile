@@ -1,0 +1,47 @@
+# primbench: `make bench` measures, `make test` checks. `make help` lists the rest.
+PYTHON ?= python3
+CONFIG ?= configs/default.yaml
+# The newest committed run, for `make report` (override: make report RUN=results/<run>.jsonl)
+RUN ?= $(lastword $(sort $(wildcard results/*.jsonl)))
+
+.PHONY: help bench report test gpu-test gpu-check info list compile clean
+
+help:
+	@echo "make bench [CONFIG=configs/default.yaml]  run a sweep on the GPU: run file + HTML report in results/"
+	@echo "make test                                 CI tests (no GPU): config, stats, run file, report, CLI, kernels compile"
+	@echo "make report [RUN=results/<run>.jsonl]     render a recorded run (default: the newest in results/)"
+	@echo "make gpu-test                             GPU tests: every variant against its reference"
+	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
+	@echo "make info | list | compile                the GPU; the variants; compile every kernel for sm_90 and sm_80"
+
+bench:
+	@$(PYTHON) -m primbench.setup_env --gpu
+	$(PYTHON) bench.py run $(CONFIG)
+
+report:
+	@$(PYTHON) -m primbench.setup_env --report
+	$(PYTHON) bench.py report $(RUN)
+
+test:
+	@$(PYTHON) -m primbench.setup_env --test
+	$(PYTHON) -m pytest -q
+
+gpu-test:
+	@$(PYTHON) -m primbench.setup_env --gpu
+	$(PYTHON) -m pytest -q -m gpu
+
+gpu-check:
+	@$(PYTHON) -m primbench.setup_env --gpu
+	CONFIG=$(CONFIG) tools/gpu_check.sh
+
+info:
+	$(PYTHON) bench.py info
+
+list:
+	$(PYTHON) bench.py list
+
+compile:
+	$(PYTHON) bench.py compile --arch sm_90 sm_80
+
+clean:
+	rm -rf build .pytest_cache

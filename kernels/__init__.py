@@ -1,0 +1,218 @@
+"""The variant registry: every benchmarked variant is a `Variant`, declared next to its CUDA source.
+
+A variant declares the *whole* operation a user would call (every pass, any memset of an atomic
+target) through `prepare`, which allocates what the operation needs and returns a `Plan` whose
+`run()` only enqueues GPU work. Nothing here imports CuPy at module level, so the registry can be
+listed, hashed and compiled (through NVRTC) on a machine without a GPU.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+KERNEL_DIR = Path(__file__).resolve().parent
+OP_MODULES = ("reduce",)  # kernels/<op>.py, imported on first use of the registry
+MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90
+MAX_BLOCKS_PER_SM = 32
+
+
+def pow2(lo: int, hi: int) -> tuple[int, ...]:
+    """Powers of two from lo to hi inclusive."""
+    values, v = [], lo
+    while v <= hi:
+        values.append(v)
+        v *= 2
+    return tuple(values)
+
+
+@dataclass
+class Plan:
+    """A prepared operation: `run()` enqueues it on the current stream; `result()` is its output."""
+
+    run: Callable[[], Any]
+    result: Callable[[], Any]
+    launches: list[dict]
+    depth: int  # longest chain of dependent additions any element goes through (tolerance model)
+    scratch: list = field(default_factory=list)  # every buffer the operation writes (poisoned first)
+
+
+@dataclass
+class LaunchContext:
+    """What `prepare` gets: the compiled module, the input, the case, and the device's shape."""
+
+    module: Any  # cupy.RawModule, or None for library variants
+    x: Any  # the input array on the GPU
+    n: int
+    block: int | None
+    sm_count: int
+
+    def kernel(self, name: str):
+        return self.module.get_function(name)
+
+    def one_wave_grid(self, block: int, elements_per_thread: int = 1) -> int:
+        """Blocks for a grid-stride kernel: enough to fill every SM once, never more than the data needs."""
+        per_sm = min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // block)
+        needed = -(-self.n // (block * elements_per_thread))
+        return max(1, min(needed, self.sm_count * per_sm))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One benchmarked implementation of an op."""
+
+    op: str
+    name: str
+    origin: str  # where it comes from (seed article and section, library)
+    series: str  # the story it belongs to in the report: "harris", "seed000", "seed004", "baseline"
+    order: int  # its place in the report's progression
+    prepare: Callable[[LaunchContext], Plan]
+    block_sizes: tuple[int, ...]  # () means the library chooses
+    bytes_model: str  # the minimal traffic, as a formula of n and the item size
+    tolerance_model: str  # why the float tolerance is what it is
+    deterministic_expected: bool
+    source: str | None = None  # file under kernels/
+    kernels: tuple[str, ...] = ()  # name expressions to compile (templates spelled out)
+    dtypes: tuple[str, ...] = ("float32",)
+    notes: str = ""
+    hazard: str | None = None  # set when the code is unsafe on modern GPUs
+
+    @property
+    def key(self) -> str:
+        return f"{self.op}/{self.name}"
+
+    def minimal_bytes(self, n: int, itemsize: int) -> int:
+        return eval_bytes_model(self.bytes_model, n, itemsize)
+
+    def source_text(self) -> str:
+        """The CUDA source with every local #include it pulls in (what the hash covers)."""
+        if self.source is None:
+            return ""
+        return expand_includes(KERNEL_DIR / self.source)
+
+    def hash(self) -> str:
+        """Identity of the variant: its CUDA source, its launch code and its declared metadata."""
+        digest = hashlib.sha256()
+        digest.update(self.source_text().encode())
+        digest.update(inspect.getsource(self.prepare).encode())
+        # Plans built by a factory differ only in what the factory captured (kernel name, span).
+        captured = inspect.getclosurevars(self.prepare).nonlocals
+        digest.update(repr(sorted((k, repr(v)) for k, v in captured.items() if not callable(v))).encode())
+        digest.update(repr((self.kernels, self.block_sizes, self.bytes_model, self.dtypes)).encode())
+        if self.source is None:  # a library variant changes when the library does
+            digest.update(library_version(self.op).encode())
+        return digest.hexdigest()[:16]
+
+    def describe(self) -> dict:
+        """What the run file's header stores about the variant, so that reports need no registry."""
+        return {
+            "op": self.op,
+            "name": self.name,
+            "hash": self.hash(),
+            "origin": self.origin,
+            "series": self.series,
+            "order": self.order,
+            "notes": self.notes,
+            "hazard": self.hazard,
+            "deterministic_expected": self.deterministic_expected,
+            "block_sizes": list(self.block_sizes),
+            "bytes_model": self.bytes_model,
+            "tolerance_model": self.tolerance_model,
+            "source": self.source,
+        }
+
+
+def eval_bytes_model(model: str, n: int, itemsize: int) -> int:
+    """Evaluate a bytes model such as 'n * itemsize' (only n, itemsize, integers, + and * allowed)."""
+    allowed = set("n*itemsize+0123456789 ()")
+    if not set(model) <= allowed:
+        raise ValueError(f"bytes model {model!r} may use only n, itemsize, integers, + and *")
+    return int(eval(model, {"__builtins__": {}}, {"n": n, "itemsize": itemsize}))  # noqa: S307 (checked above)
+
+
+def expand_includes(path: Path, seen: set | None = None) -> str:
+    """Source text with local `#include "x"` files appended, each once."""
+    seen = set() if seen is None else seen
+    if path in seen:
+        return ""
+    seen.add(path)
+    text = path.read_text()
+    parts = [text]
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#include") and '"' in stripped:
+            name = stripped.split('"')[1]
+            parts.append(expand_includes(path.parent / name, seen))
+    return "\n".join(parts)
+
+
+def library_version(op: str) -> str:
+    try:
+        import cupy
+
+        return f"cupy {cupy.__version__}"
+    except ImportError:
+        return "cupy missing"
+
+
+_REGISTRY: dict[str, Variant] = {}
+_LOADED = False
+
+
+def register(variant: Variant) -> Variant:
+    if variant.key in _REGISTRY:
+        raise ValueError(f"variant {variant.key} registered twice")
+    _REGISTRY[variant.key] = variant
+    return variant
+
+
+def _load() -> None:
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        for op in OP_MODULES:
+            importlib.import_module(f"kernels.{op}")
+
+
+def ops() -> list[str]:
+    _load()
+    return sorted({v.op for v in _REGISTRY.values()})
+
+
+def variants(op: str | None = None) -> list[Variant]:
+    """Every registered variant (of one op), in progression order."""
+    _load()
+    chosen = [v for v in _REGISTRY.values() if op is None or v.op == op]
+    return sorted(chosen, key=lambda v: (v.op, v.order, v.name))
+
+
+def get(op: str, name: str) -> Variant:
+    _load()
+    return _REGISTRY[f"{op}/{name}"]
+
+
+def select(op: str, pattern: str) -> list[Variant]:
+    """Variants of `op` whose name matches a name or a glob."""
+    return [v for v in variants(op) if fnmatch.fnmatchcase(v.name, pattern)]
+
+
+# Kernels the harness launches itself (kernels/harness.cu), compiled and checked like the variants.
+HARNESS_SOURCE = "harness.cu"
+HARNESS_KERNELS = ("primbench_hold",)
+
+
+def sources() -> dict[str, list[str]]:
+    """Every CUDA source file and the name expressions compiled from it."""
+    result: dict[str, list[str]] = {HARNESS_SOURCE: list(HARNESS_KERNELS)}
+    for variant in variants():
+        if variant.source:
+            result.setdefault(variant.source, [])
+            for name in variant.kernels:
+                if name not in result[variant.source]:
+                    result[variant.source].append(name)
+    return result

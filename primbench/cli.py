@@ -1,0 +1,135 @@
+"""The command line: parse arguments and dispatch. Bad input becomes one line and a non-zero exit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from primbench.errors import UserError
+
+EXIT_OK, EXIT_FAILED_CASES, EXIT_INTERRUPTED = 0, 1, 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bench.py", description="primbench: verified, properly timed GPU primitives.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run a config's sweep on the GPU, write the run file and its report")
+    run.add_argument("config", nargs="?", help="YAML config (configs/default.yaml)")
+    run.add_argument("--resume", metavar="RUN.jsonl", help="finish an interrupted run without re-running its finished cases")
+    run.add_argument("--output", metavar="DIR", help="folder for the run file (default: the config's `output`)")
+    run.add_argument("--no-report", action="store_true", help="do not render the HTML report after the run")
+    run.add_argument("--dry-run", action="store_true", help="validate the config and list its cases; needs no GPU")
+
+    report = commands.add_parser("report", help="render a run file as one self-contained HTML page")
+    report.add_argument("run", help="run file (results/<run>.jsonl)")
+    report.add_argument("-o", "--output", metavar="FILE", help="HTML file to write (default: beside the run file)")
+
+    commands.add_parser("info", help="print the GPU's identity, clocks and peak bandwidth")
+
+    listing = commands.add_parser("list", help="list the ops and variants")
+    listing.add_argument("--op", help="only this op")
+
+    build = commands.add_parser("compile", help="compile every kernel with NVRTC for the given architectures (no GPU needed)")
+    build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except UserError as exc:
+        print(f"primbench: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("primbench: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def cmd_run(args) -> int:
+    from primbench import config as config_module
+    from primbench import runner
+
+    if args.resume and args.config:
+        raise UserError("give either a config or --resume RUN.jsonl, not both")
+    if args.resume:
+        summary = runner.resume(args.resume)
+    else:
+        if not args.config:
+            raise UserError("no config given; e.g. `bench.py run configs/default.yaml`")
+        config = config_module.load_config(args.config)
+        if args.dry_run:
+            cases = config.cases()
+            for case in cases:
+                print(case.key)
+            print(f"{config.path}: {len(cases)} cases in {len(config.sweeps)} sweeps")
+            return EXIT_OK
+        summary = runner.run(config, output=args.output)
+    print(f"run file: {summary.path}")
+    if summary.interrupted:
+        print(f"primbench: interrupted; every finished case is kept. Finish with: python bench.py run --resume {summary.path}",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not args.no_report:
+        from primbench.report.render import render_report
+
+        print(f"report:   {render_report(summary.path, summary.path.with_suffix('.html'))}")
+    print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped")
+    return EXIT_FAILED_CASES if summary.failed else EXIT_OK
+
+
+def cmd_report(args) -> int:
+    from primbench.report.render import render_report
+    from primbench.results import load_run
+
+    run_path = Path(args.run)
+    load_run(run_path)  # a missing or unreadable file is one clear line before any rendering work
+    out = Path(args.output) if args.output else run_path.with_suffix(".html")
+    print(render_report(run_path, out))
+    return EXIT_OK
+
+
+def cmd_info(args) -> int:
+    from primbench.device import Device
+
+    info = Device().info
+    width = max(map(len, info))
+    for key, value in info.items():
+        print(f"{key:<{width}}  {value}")
+    return EXIT_OK
+
+
+def cmd_list(args) -> int:
+    import kernels
+
+    ops = [args.op] if args.op else kernels.ops()
+    for op in ops:
+        if op not in kernels.ops():
+            raise UserError(f"unknown op {op!r}; valid ops: {', '.join(kernels.ops())}")
+        for v in kernels.variants(op):
+            blocks = ",".join(map(str, v.block_sizes)) if v.block_sizes else "library"
+            flag = "  [hazard]" if v.hazard else ""
+            print(f"{v.key:<48} blocks {blocks:<26} {v.origin}{flag}")
+    return EXIT_OK
+
+
+def cmd_compile(args) -> int:
+    import kernels
+    from primbench.build import KernelBuildError, compile_for_arch
+
+    failures = 0
+    for source, names in kernels.sources().items():
+        for arch in args.arch:
+            try:
+                compiled = compile_for_arch(source, names, arch)
+                warning = " (with warnings)" if compiled.log.strip() else ""
+                print(f"{source} {arch}: {len(names)} kernels, {compiled.cubin_bytes} bytes of cubin{warning}")
+            except KernelBuildError as exc:
+                failures += 1
+                print(str(exc), file=sys.stderr)
+    return EXIT_FAILED_CASES if failures else EXIT_OK
+
+
+COMMANDS = {"run": cmd_run, "report": cmd_report, "info": cmd_info, "list": cmd_list, "compile": cmd_compile}

@@ -1,0 +1,414 @@
+"""YAML config -> validated, frozen sweep. Every error names the file, the line and the key, what
+is wrong and the valid choices; none is a traceback.
+
+    name: default
+    output: results
+    timing: {min_samples: 10, max_noise: 0.005, min_time_s: 0.005, max_time_s: 0.5}
+    verify: {determinism_runs: 3}
+    sweeps:
+      - name: sizes
+        op: reduce
+        variants: ["*"]              # names or globs
+        sizes: {pow2: [10, 28]}      # or a list: [1000, "2^20+3", 33554432]
+        block_sizes: [256]           # or {pow2: [6, 10]}
+        dtypes: [float32]
+        distributions: [uniform]
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import yaml
+
+import kernels
+from primbench import inputs
+from primbench.errors import UserError
+
+MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
+MIN_BLOCK, MAX_BLOCK = 32, 1024
+TOP_KEYS = {"schema": "config schema version (1)", "name": "a label for the run", "output": "folder for run files",
+            "timing": "the timing policy", "verify": "verification settings", "sweeps": "the list of sweeps"}
+SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions")
+VERIFY_KEYS = ("determinism_runs",)
+
+
+class ConfigError(UserError):
+    """A config that cannot be run as written."""
+
+
+@dataclass(frozen=True)
+class TimingPolicy:
+    """When to stop sampling a case (the YAML's `timing:` block)."""
+
+    min_samples: int = 10
+    max_noise: float = 0.005  # relative: 1.4826 x MAD / median
+    min_time_s: float = 0.005  # accumulated measured GPU time
+    max_time_s: float = 1.0  # wall-clock cap per case (then the noise target is reported as missed)
+    max_samples: int = 10000
+    warmup: int = 2
+    batch_below_us: float = 100.0  # also take batch samples when the cold median is under this
+    batch_target_ms: float = 0.5  # each batch sample lasts about this long on the GPU
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measurement: a variant at one point of the sweep."""
+
+    op: str
+    variant: str
+    dtype: str
+    n: int
+    block: int | None
+    distribution: str
+
+    @property
+    def key(self) -> str:
+        block = self.block if self.block is not None else "lib"
+        return f"{self.op}/{self.variant}/{self.dtype}/n={self.n}/block={block}/{self.distribution}"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    op: str
+    variants: tuple[str, ...]
+    sizes: tuple[int, ...]
+    block_sizes: tuple[int, ...]
+    dtypes: tuple[str, ...]
+    distributions: tuple[str, ...]
+    explicit: frozenset = field(default_factory=frozenset)  # variants named, not globbed
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "op": self.op, "variants": list(self.variants), "sizes": list(self.sizes),
+                "block_sizes": list(self.block_sizes), "dtypes": list(self.dtypes),
+                "distributions": list(self.distributions), "explicit": sorted(self.explicit)}
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str
+    name: str
+    output: str
+    timing: TimingPolicy
+    determinism_runs: int
+    sweeps: tuple[Sweep, ...]
+
+    def resolved(self) -> dict:
+        """The config with every glob and range expanded: stored in the run header, re-read by --resume."""
+        return {"schema": 1, "name": self.name, "output": self.output, "timing": self.timing.as_dict(),
+                "verify": {"determinism_runs": self.determinism_runs}, "sweeps": [s.as_dict() for s in self.sweeps]}
+
+    def hash(self) -> str:
+        text = json.dumps(self.resolved(), sort_keys=True)
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def cases(self) -> list[Case]:
+        """Every case of every sweep, in sweep order, each key once."""
+        seen: dict[str, Case] = {}
+        for sweep in self.sweeps:
+            for name in sweep.variants:
+                variant = kernels.get(sweep.op, name)
+                blocks = [b for b in sweep.block_sizes if b in variant.block_sizes] if variant.block_sizes else [None]
+                dtypes = [d for d in sweep.dtypes if d in variant.dtypes]
+                for n in sweep.sizes:
+                    for block in blocks:
+                        for dtype in dtypes:
+                            for distribution in sweep.distributions:
+                                case = Case(sweep.op, name, dtype, n, block, distribution)
+                                seen.setdefault(case.key, case)
+        return list(seen.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading YAML with line numbers
+# ---------------------------------------------------------------------------------------------
+
+class _Source:
+    """The text being validated and where each key sits in it, for error lines."""
+
+    def __init__(self, label: str, lines: dict[tuple, int] | None = None):
+        self.label = label
+        self.lines = lines or {}
+
+    def error(self, path: tuple, message: str) -> ConfigError:
+        where = self.label
+        probe = path
+        while probe and probe not in self.lines:
+            probe = probe[:-1]
+        if probe in self.lines:
+            where = f"{self.label}:{self.lines[probe]}"
+        key = _path_text(path)
+        return ConfigError(f"{where}: {key + ': ' if key else ''}{message}")
+
+
+def _path_text(path: tuple) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _compose(node, path: tuple, lines: dict, constructor):
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        result = {}
+        for key_node, value_node in node.value:
+            key = constructor.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise ConfigError(f"line {key_node.start_mark.line + 1}: key {key!r} is not a name; keys are words like 'sizes'")
+            lines[path + (key,)] = key_node.start_mark.line + 1
+            if key in result:
+                raise _DuplicateKey(path + (key,))
+            result[key] = _compose(value_node, path + (key,), lines, constructor)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_compose(item, path + (i,), lines, constructor) for i, item in enumerate(node.value)]
+    return constructor.construct_object(node, deep=True)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, path):
+        self.path = path
+
+
+def load_config(path) -> Config:
+    """Read and validate a YAML config file."""
+    path = Path(path)
+    label = str(path)
+    if not path.exists():
+        raise ConfigError(f"{label}: no such config file; the bundled ones are in configs/ (e.g. configs/default.yaml)")
+    if path.is_dir():
+        raise ConfigError(f"{label}: is a folder; give a YAML file such as configs/default.yaml")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label}: cannot read it ({exc})") from None
+    lines: dict[tuple, int] = {}
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is None:
+            raise ConfigError(f"{label}: the file is empty; start from configs/default.yaml")
+        raw = _compose(node, (), lines, yaml.constructor.SafeConstructor())
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{label}:{mark.line + 1}:{mark.column + 1}" if mark else label
+        raise ConfigError(f"{where}: YAML syntax error: {exc.problem or exc.context}; fix the YAML at that line") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{label}: YAML error: {exc}") from None
+    except _DuplicateKey as dup:
+        raise _Source(label, lines).error(dup.path, "appears twice; keep one") from None
+    return config_from_dict(raw, _Source(label, lines))
+
+
+def config_from_dict(raw, source: _Source | str = "config") -> Config:
+    """Validate an already-parsed config (a YAML file's content, or a run header's `config`)."""
+    src = source if isinstance(source, _Source) else _Source(source)
+    if not isinstance(raw, dict):
+        raise src.error((), "the top level must be a mapping with a 'sweeps' list; see configs/default.yaml")
+    _reject_unknown(raw, TOP_KEYS, (), src)
+    schema = raw.get("schema", 1)
+    if schema != 1:
+        raise src.error(("schema",), f"config schema {schema!r} is not known; this primbench reads schema 1")
+    name = _string(raw.get("name", Path(src.label).stem), ("name",), src)
+    output = _string(raw.get("output", "results"), ("output",), src)
+    timing = _timing(raw.get("timing", {}), src)
+    verify = raw.get("verify", {})
+    if not isinstance(verify, dict):
+        raise src.error(("verify",), "must be a mapping like {determinism_runs: 3}")
+    _reject_unknown(verify, VERIFY_KEYS, ("verify",), src)
+    runs = _integer(verify.get("determinism_runs", 3), ("verify", "determinism_runs"), src, minimum=2, maximum=100)
+    sweeps_raw = raw.get("sweeps")
+    if sweeps_raw is None:
+        raise src.error((), "no 'sweeps' list; add at least one sweep (see configs/default.yaml)")
+    if not isinstance(sweeps_raw, list) or not sweeps_raw:
+        raise src.error(("sweeps",), "must be a non-empty list of sweeps")
+    sweeps = tuple(_sweep(item, ("sweeps", i), src) for i, item in enumerate(sweeps_raw))
+    config = Config(path=src.label, name=name, output=output, timing=timing, determinism_runs=runs, sweeps=sweeps)
+    if not config.cases():
+        raise src.error(("sweeps",), "the sweeps expand to no case at all (no variant accepts the block sizes and dtypes asked for)")
+    return config
+
+
+def _reject_unknown(mapping: dict, valid, path: tuple, src: _Source) -> None:
+    for key in mapping:
+        if key not in valid:
+            close = [v for v in valid if fnmatch.fnmatch(v, f"*{key[:3]}*")] if isinstance(key, str) else []
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise src.error(path + (key,), f"unknown key{hint}; valid keys: {', '.join(valid)}")
+
+
+def _string(value, path, src) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise src.error(path, f"must be a non-empty string, not {value!r}")
+    return value
+
+
+def _integer(value, path, src, *, minimum=None, maximum=None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise src.error(path, f"must be a whole number, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise src.error(path, f"{value} is below the minimum {minimum}")
+    if maximum is not None and value > maximum:
+        raise src.error(path, f"{value} is above the maximum {maximum}")
+    return value
+
+
+def _number(value, path, src) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise src.error(path, f"must be a number, not {value!r}")
+    return float(value)
+
+
+def _timing(raw, src) -> TimingPolicy:
+    path = ("timing",)
+    if not isinstance(raw, dict):
+        raise src.error(path, "must be a mapping such as {min_samples: 10, max_noise: 0.005}")
+    defaults = TimingPolicy()
+    _reject_unknown(raw, [f.name for f in fields(TimingPolicy)], path, src)
+    values = {}
+    for f in fields(TimingPolicy):
+        if f.name in raw:
+            if isinstance(getattr(defaults, f.name), int):
+                values[f.name] = _integer(raw[f.name], path + (f.name,), src, minimum=0)
+            else:
+                values[f.name] = _number(raw[f.name], path + (f.name,), src)
+    policy = TimingPolicy(**values)
+    if policy.min_samples < 3:
+        raise src.error(path + ("min_samples",), "needs at least 3 samples for a median with a noise estimate")
+    if not 0 < policy.max_noise < 1:
+        raise src.error(path + ("max_noise",), f"{policy.max_noise} is not a fraction between 0 and 1 (0.005 means 0.5 %)")
+    if policy.min_time_s < 0 or policy.max_time_s <= 0:
+        raise src.error(path, "min_time_s and max_time_s must be positive seconds")
+    if policy.max_time_s < policy.min_time_s:
+        raise src.error(path + ("max_time_s",), f"{policy.max_time_s} s is shorter than min_time_s {policy.min_time_s} s")
+    if policy.max_samples < policy.min_samples:
+        raise src.error(path + ("max_samples",), f"{policy.max_samples} is fewer than min_samples {policy.min_samples}")
+    if policy.batch_below_us < 0 or policy.batch_target_ms <= 0:
+        raise src.error(path, "batch_below_us must be >= 0 and batch_target_ms > 0")
+    return policy
+
+
+_SIZE_EXPR = re.compile(r"^\s*2\s*\^\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+def parse_size(value, path, src, *, what="size") -> int:
+    """A size: an integer, or text like '2^25', '2^20+3'."""
+    if isinstance(value, bool):
+        raise src.error(path, f"{what} {value!r} is not a number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        match = _SIZE_EXPR.match(value)
+        if match:
+            base, sign, offset = 2 ** int(match.group(1)), match.group(2), int(match.group(3) or 0)
+            return base + offset if sign != "-" else base - offset
+    raise src.error(path, f"{what} {value!r} is not a whole number or an expression like '2^25' or '2^20+3'")
+
+
+def _size_list(raw, path, src, *, what) -> list[int]:
+    """A list of sizes, or a power-of-two range {pow2: [lo, hi]} (exponents)."""
+    if isinstance(raw, dict):
+        _reject_unknown(raw, ("pow2",), path, src)
+        bounds = raw.get("pow2")
+        if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)):
+            raise src.error(path + ("pow2",), "must be two exponents [lo, hi], e.g. {pow2: [10, 28]}")
+        lo, hi = bounds
+        if lo > hi or lo < 0 or hi > 62:
+            raise src.error(path + ("pow2",), f"[{lo}, {hi}] is not a range of exponents lo <= hi")
+        return [2**e for e in range(lo, hi + 1)]
+    if isinstance(raw, (int, str)) and not isinstance(raw, bool):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise src.error(path, f"must be a non-empty list of {what}s or {{pow2: [lo, hi]}}")
+    return [parse_size(v, path + (i,), src, what=what) for i, v in enumerate(raw)]
+
+
+def _text_list(raw, path, src) -> list[str]:
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw or not all(isinstance(v, str) for v in raw):
+        raise src.error(path, "must be a non-empty list of names")
+    return raw
+
+
+def _sweep(raw, path, src) -> Sweep:
+    if not isinstance(raw, dict):
+        raise src.error(path, "each sweep must be a mapping with op, variants, sizes, ...")
+    _reject_unknown(raw, SWEEP_KEYS, path, src)
+    name = _string(raw.get("name", f"sweep {path[-1]}"), path + ("name",), src)
+    if "op" not in raw:
+        raise src.error(path, f"no 'op'; valid ops: {', '.join(kernels.ops())}")
+    op = raw["op"]
+    if op not in kernels.ops():
+        raise src.error(path + ("op",), f"unknown op {op!r}; valid ops: {', '.join(kernels.ops())}")
+    all_names = [v.name for v in kernels.variants(op)]
+
+    patterns = _text_list(raw.get("variants", ["*"]), path + ("variants",), src)
+    names: list[str] = []
+    explicit = set()
+    for i, pattern in enumerate(patterns):
+        matched = [v.name for v in kernels.select(op, pattern)]
+        if not matched:
+            raise src.error(path + ("variants", i), f"no {op} variant matches {pattern!r}; valid: {', '.join(all_names)}")
+        if not any(ch in pattern for ch in "*?["):
+            explicit.add(pattern)
+        names.extend(m for m in matched if m not in names)
+
+    sizes = _size_list(raw.get("sizes"), path + ("sizes",), src, what="size") if "sizes" in raw else None
+    if sizes is None:
+        raise src.error(path, "no 'sizes'; e.g. sizes: {pow2: [10, 28]} or sizes: [1000, '2^25']")
+    for i, n in enumerate(sizes):
+        if n < 1:
+            raise src.error(path + ("sizes",), f"size {n} must be at least 1")
+        if n > MAX_N:
+            raise src.error(path + ("sizes",), f"size {n} (2^{n.bit_length() - 1}+) is beyond the kernels' 32-bit indexing; "
+                            f"the largest allowed is 2^30 = {MAX_N}")
+    if len(set(sizes)) != len(sizes):
+        raise src.error(path + ("sizes",), "lists a size twice; keep one")
+
+    blocks = _size_list(raw.get("block_sizes", [256]), path + ("block_sizes",), src, what="block size")
+    for b in blocks:
+        if b < MIN_BLOCK or b > MAX_BLOCK or b & (b - 1):
+            raise src.error(path + ("block_sizes",), f"block size {b} is not a power of two from {MIN_BLOCK} to {MAX_BLOCK}; "
+                            "the tree reductions halve the block at each step")
+    variants = [kernels.get(op, name) for name in names]
+    for name in explicit:
+        variant = kernels.get(op, name)
+        refused = [b for b in blocks if variant.block_sizes and b not in variant.block_sizes]
+        if refused and len(refused) == len(blocks):
+            raise src.error(path + ("block_sizes",), f"{name} takes none of the block sizes {refused}; it takes "
+                            f"{', '.join(map(str, variant.block_sizes))}")
+
+    dtypes = _text_list(raw.get("dtypes", ["float32"]), path + ("dtypes",), src)
+    valid_dtypes = inputs.DTYPES.get(op, ())
+    for d in dtypes:
+        if d not in valid_dtypes:
+            raise src.error(path + ("dtypes",), f"dtype {d!r} is not available for {op}; valid: {', '.join(valid_dtypes)}")
+    distributions = _text_list(raw.get("distributions", [inputs.DISTRIBUTIONS[op][0]]), path + ("distributions",), src)
+    for d in distributions:
+        if d not in inputs.DISTRIBUTIONS.get(op, ()):
+            raise src.error(path + ("distributions",), f"distribution {d!r} is not available for {op}; "
+                            f"valid: {', '.join(inputs.DISTRIBUTIONS[op])}")
+    if not any(not v.block_sizes or set(v.block_sizes) & set(blocks) for v in variants):
+        raise src.error(path + ("block_sizes",), "no selected variant takes any of these block sizes")
+    return Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
+                 dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit))
+
+
+def config_from_header(header: dict, run_path) -> Config:
+    """The config a run was started with, from its header (for --resume)."""
+    resolved = dict(header.get("config") or {})
+    for sweep in resolved.get("sweeps", []):
+        sweep.pop("explicit", None)
+    return config_from_dict(resolved, _Source(f"{run_path} (header)"))

@@ -1,0 +1,13 @@
+"""Errors a user can fix: each becomes one line on stderr and a non-zero exit, never a traceback."""
+
+
+class UserError(Exception):
+    """Bad input or environment; the message is the whole line the user sees (what, where, how to fix)."""
+
+    exit_code = 2
+
+
+class NoGPUError(UserError):
+    """No NVIDIA GPU (or no driver) on this machine."""
+
+    exit_code = 3

@@ -1,0 +1,459 @@
+"""The report's tables: pandas DataFrames (and small records) computed from a run's case frame.
+
+Everything here works on `Run.frame()` (primbench/results.py) plus the header, so it can be
+unit-tested on hand-made frames. Failed and skipped cases never count as valid times.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+PROGRESSION_N = 2**25  # the seed's "32M floats"
+PREFERRED_BLOCK = 256
+STORY_OP = "reduce"
+HARRIS_SERIES = "harris"
+BASELINE_SERIES = "baseline"
+CUB_VARIANT = "cub_device_reduce"
+
+
+def _finite(value) -> bool:
+    try:
+        return value is not None and math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _block_or_none(value):
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else int(value)
+
+
+def annotate(frame, variants_info: dict):
+    """The case frame with what the header says of each variant, a nullable-int block and `valid`."""
+    import pandas as pd
+
+    frame = frame.copy()
+    if frame.empty:
+        for column in ("origin", "hazard", "notes", "deterministic_expected", "valid"):
+            frame[column] = pd.Series(dtype=object)
+        return frame
+    # pandas turns the library variants' null block into NaN and every block into a float.
+    frame["block"] = pd.array([_block_or_none(b) for b in frame["block"]], dtype="Int64")
+
+    def info(row, field, default):
+        return (variants_info.get(f"{row['op']}/{row['variant']}") or {}).get(field, default)
+
+    frame["origin"] = [info(r, "origin", "") for _, r in frame.iterrows()]
+    frame["hazard"] = [info(r, "hazard", None) for _, r in frame.iterrows()]
+    frame["notes"] = [info(r, "notes", "") for _, r in frame.iterrows()]
+    frame["deterministic_expected"] = [info(r, "deterministic_expected", None) for _, r in frame.iterrows()]
+    frame["valid"] = (frame["status"] == "ok") & frame["median_ms"].map(lambda t: _finite(t) and t > 0)
+    return frame
+
+
+def ops_in(frame) -> list[str]:
+    """The ops a run measured, the story's op first."""
+    ops = sorted(set(frame["op"])) if not frame.empty else []
+    return sorted(ops, key=lambda op: (op != STORY_OP, op))
+
+
+def step_speedups(times) -> list[float]:
+    """Each time's speedup over the previous row that has a time (NaN for the first or a missing one)."""
+    result, previous = [], None
+    for t in times:
+        if not _finite(t) or t <= 0:
+            result.append(math.nan)
+            continue
+        result.append(previous / t if previous is not None else math.nan)
+        previous = t
+    return result
+
+
+def cumulative_speedups(times) -> list[float]:
+    """Each time's speedup over the first row that has a time (NaN where a row has none)."""
+    first = next((t for t in times if _finite(t) and t > 0), None)
+    return [first / t if first is not None and _finite(t) and t > 0 else math.nan for t in times]
+
+
+def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
+    """The (dtype, distribution) of `op` with the most valid cases: the one plots and rankings show."""
+    cases = frame[(frame["op"] == op) & frame["valid"]]
+    if cases.empty:
+        cases = frame[frame["op"] == op]
+    if cases.empty:
+        return None, None
+    counts = Counter(zip(cases["dtype"], cases["distribution"]))
+    return counts.most_common(1)[0][0]
+
+
+def slice_of(frame, op: str, dtype, distribution):
+    """The cases of one op, dtype and input distribution."""
+    return frame[(frame["op"] == op) & (frame["dtype"] == dtype) & (frame["distribution"] == distribution)]
+
+
+def choose_progression_size(frame, op: str = STORY_OP, preferred: int = PROGRESSION_N) -> tuple[int | None, bool]:
+    """The size the story is told at: `preferred` if measured, else the largest size present."""
+    cases = frame[frame["op"] == op]
+    valid = cases[cases["valid"]]
+    sizes = set(valid["n"]) or set(cases["n"])
+    if not sizes:
+        return None, False
+    if preferred in sizes:
+        return preferred, True
+    return int(max(sizes)), False
+
+
+def choose_block(variant_cases, n: int | None = None, preferred: int = PREFERRED_BLOCK):
+    """The block size shown for one variant: `preferred` if measured (at n), else the one with most records.
+
+    Returns None for library variants, whose block is the library's choice.
+    """
+    cases = variant_cases
+    candidates = cases[cases["valid"]] if n is None else cases[(cases["n"] == n) & cases["valid"]]
+    if candidates.empty:
+        candidates = cases if n is None else cases[cases["n"] == n]
+    blocks = [_block_or_none(b) for b in candidates["block"]]
+    if not blocks or all(b is None for b in blocks):
+        return None
+    present = {b for b in blocks if b is not None}
+    if preferred in present:
+        return preferred
+    counts = Counter(b for b in (_block_or_none(x) for x in cases["block"]) if b in present)
+    # Ties go to the block nearest the preferred one, so the choice does not depend on run order.
+    return max(present, key=lambda b: (counts[b], -abs(math.log2(b) - math.log2(preferred))))
+
+
+def _rows_with_block(cases, block):
+    if block is None:
+        return cases[cases["block"].isna()]
+    return cases[cases["block"] == block]
+
+
+def progression_variants(frame, op: str = STORY_OP) -> list[str]:
+    """The story's rows: the harris series in its order, then the baseline(s)."""
+    cases = frame[(frame["op"] == op) & frame["series"].isin([HARRIS_SERIES, BASELINE_SERIES])]
+    ordered = cases.drop_duplicates("variant").assign(
+        _group=lambda d: (d["series"] == BASELINE_SERIES).astype(int)
+    ).sort_values(["_group", "order", "variant"])
+    return list(ordered["variant"])
+
+
+def progression_table(frame, n: int, references=(), op: str = STORY_OP, dtype=None, distribution=None):
+    """The reduce progression at size n: time, noise, GB/s, % of both peaks, step and cumulative
+    speedups, and each published progression's time and cumulative speedup beside them."""
+    import pandas as pd
+
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    rows = []
+    for variant in progression_variants(cases, op):
+        mine = cases[cases["variant"] == variant]
+        block = choose_block(mine, n)
+        at_n = _rows_with_block(mine[mine["n"] == n], block)
+        valid = at_n[at_n["valid"]]
+        first = mine.iloc[0]
+        row = {
+            "variant": variant,
+            "series": first["series"],
+            "origin": first["origin"],
+            "hazard": first["hazard"],
+            "block": block,
+            "key": None,
+            "status": "absent",
+            "reason": None,
+            "time_us": math.nan,
+            "noise_pct": math.nan,
+            "gbps": math.nan,
+            "pct_peak": math.nan,
+            "pct_copy": math.nan,
+        }
+        if not valid.empty:
+            case = valid.sort_values("median_ms").iloc[0]
+            row.update(
+                key=case["key"],
+                status="ok",
+                time_us=case["median_ms"] * 1e3,
+                noise_pct=case["noise"] * 100,
+                gbps=case["gbps"],
+                pct_peak=case["pct_peak"],
+                pct_copy=case["pct_copy"],
+            )
+        elif not at_n.empty:
+            case = at_n.iloc[0]
+            row.update(key=case["key"], status=case["status"], reason=case["reason"])
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=None if rows else ["variant", "time_us"])
+    if table.empty:
+        return table
+    table["step_speedup"] = step_speedups(table["time_us"])
+    table["cumulative_speedup"] = cumulative_speedups(table["time_us"])
+    for reference in references:
+        times = [reference.time_ms(v) for v in table["variant"]]
+        first = reference.first_time_ms()
+        table[f"{reference.id}_ms"] = [t if t is not None else math.nan for t in times]
+        table[f"{reference.id}_cumulative"] = [first / t if t and first else math.nan for t in times]
+    return table
+
+
+@dataclass(frozen=True)
+class OrderingDifference:
+    """Two consecutive kernels whose order on this device differs from a published progression."""
+
+    earlier: str
+    later: str
+    here_earlier_us: float
+    here_later_us: float
+    reference_label: str
+    reference_device: str
+    reference_earlier_ms: float
+    reference_later_ms: float
+
+    @staticmethod
+    def _verdict(earlier: float, later: float, tie: float) -> str:
+        ratio = later / earlier
+        if abs(ratio - 1) <= tie:
+            return "about as fast as"
+        return "faster than" if ratio < 1 else "slower than"
+
+    def here_verdict(self, tie: float = 0.01) -> str:
+        return self._verdict(self.here_earlier_us, self.here_later_us, tie)
+
+    def reference_verdict(self, tie: float = 0.01) -> str:
+        return self._verdict(self.reference_earlier_ms, self.reference_later_ms, tie)
+
+
+def ordering_differences(progression, references, tie: float = 0.01) -> list[OrderingDifference]:
+    """Consecutive steps (among kernels both sides timed) that go the other way here than in a reference.
+
+    Changes within `tie` (relative) count as "about as fast" and differ from a clear step either way.
+    """
+    found = []
+    if progression.empty:
+        return found
+    harris = progression[progression["series"] == HARRIS_SERIES]
+    for reference in references:
+        paired = [
+            (row["variant"], row["time_us"], reference.time_ms(row["variant"]))
+            for _, row in harris.iterrows()
+            if _finite(row["time_us"]) and reference.time_ms(row["variant"])
+        ]
+        for (a, here_a, ref_a), (b, here_b, ref_b) in zip(paired, paired[1:]):
+            difference = OrderingDifference(a, b, here_a, here_b, reference.label, reference.device, ref_a, ref_b)
+            if difference.here_verdict(tie) != difference.reference_verdict(tie):
+                found.append(difference)
+    return found
+
+
+def best_case(frame, op: str, n: int, exclude_series=(BASELINE_SERIES,), dtype=None, distribution=None):
+    """The fastest valid case of `op` at size n outside the excluded series, or None."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[(cases["n"] == n) & cases["valid"] & ~cases["series"].isin(list(exclude_series))]
+    if cases.empty:
+        return None
+    return cases.sort_values("median_ms").iloc[0]
+
+
+def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str = CUB_VARIANT) -> float:
+    """The median time of the library baseline at size n (its fastest valid case), or NaN."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[(cases["variant"] == variant) & (cases["n"] == n) & cases["valid"]]
+    return float(cases["median_ms"].min()) if not cases.empty else math.nan
+
+
+def ranking_table(frame, op: str, n: int, dtype=None, distribution=None, baseline: str = CUB_VARIANT):
+    """Every variant of `op` at size n at its fastest block, ranked by median time; valid cases only."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[(cases["n"] == n) & cases["valid"]]
+    best = cases.sort_values(["median_ms", "variant"]).drop_duplicates("variant").reset_index(drop=True)
+    base = baseline_time_ms(frame, op, n, dtype, distribution, baseline)
+    best["time_us"] = best["median_ms"] * 1e3
+    best["ratio_to_baseline"] = best["median_ms"] / base if _finite(base) else math.nan
+    best["rank"] = range(1, len(best) + 1)
+    return best
+
+
+def unranked_cases(frame, op: str, n: int):
+    """The failed and skipped cases of `op` at size n: listed beside the ranking, never in it."""
+    cases = frame[(frame["op"] == op) & (frame["n"] == n) & (frame["status"] != "ok")]
+    return cases.sort_values(["variant", "block"], na_position="last")
+
+
+def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str = CUB_VARIANT):
+    """For each size of `op`, the fastest valid variant (any block) and how it compares with the baseline."""
+    import pandas as pd
+
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    rows = []
+    for n in sorted(set(cases["n"])):
+        best = best_case(cases, op, n, dtype=dtype, distribution=distribution)
+        overall = best_case(cases, op, n, exclude_series=(), dtype=dtype, distribution=distribution)
+        if overall is None:
+            continue
+        base = baseline_time_ms(cases, op, n, dtype, distribution, baseline)
+        chosen = best if best is not None else overall
+        rows.append(
+            {
+                "n": int(n),
+                "variant": chosen["variant"],
+                "block": _block_or_none(chosen["block"]),
+                "time_us": chosen["median_ms"] * 1e3,
+                "gbps": chosen["gbps"],
+                "pct_peak": chosen["pct_peak"],
+                "pct_copy": chosen["pct_copy"],
+                "l2_resident": bool(chosen["l2_resident"]),
+                "baseline_us": base * 1e3,
+                "ratio_to_baseline": chosen["median_ms"] / base if _finite(base) else math.nan,
+                "fastest_overall": overall["variant"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def bandwidth_lines(frame, op: str, dtype=None, distribution=None):
+    """GB/s against n for each variant at one block size (256, the library's, or its most measured)."""
+    import pandas as pd
+
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    parts = []
+    for variant, mine in cases.groupby("variant", sort=False):
+        block = choose_block(mine)
+        chosen = _rows_with_block(mine, block)
+        chosen = chosen[chosen["valid"]].sort_values("n")
+        if not chosen.empty:
+            parts.append(chosen.assign(chosen_block=block))
+    if not parts:
+        return pd.DataFrame(columns=["variant", "n", "gbps", "order", "chosen_block"])
+    return pd.concat(parts).sort_values(["order", "variant", "n"]).reset_index(drop=True)
+
+
+def block_sweeps(frame, op: str, dtype=None, distribution=None) -> dict:
+    """{n: cases} for every size where some variant was measured at more than one block size."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[cases["valid"] & cases["block"].notna()]
+    sweeps = {}
+    for n, at_n in cases.groupby("n"):
+        swept = [v for v, mine in at_n.groupby("variant") if mine["block"].nunique() > 1]
+        if swept:
+            chosen = at_n[at_n["variant"].isin(swept)]
+            sweeps[int(n)] = chosen.sort_values(["order", "variant", "block"]).reset_index(drop=True)
+    return sweeps
+
+
+def determinism_verdict(bitwise_values) -> str:
+    """'yes' if every measured case was bitwise equal across runs, 'no' if none, 'mixed', or '' if unmeasured."""
+    values = [bool(v) for v in bitwise_values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not values:
+        return ""
+    if all(values):
+        return "yes"
+    if not any(values):
+        return "no"
+    return "mixed"
+
+
+def _check_verdict(values) -> str:
+    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not values:
+        return ""
+    failed = sum(1 for v in values if not v)
+    return "all passed" if not failed else f"{failed} of {len(values)} failed"
+
+
+def verification_table(frame, op: str):
+    """Per variant of `op`: case counts by status, exact and float checks, determinism vs declared."""
+    import pandas as pd
+
+    cases = frame[frame["op"] == op]
+    rows = []
+    for variant, mine in cases.groupby("variant", sort=False):
+        statuses = Counter(mine["status"])
+        ratios = [
+            float(e) / float(t)
+            for e, t in zip(mine["error"], mine["tolerance"])
+            if _finite(e) and _finite(t) and float(t) > 0
+        ]
+        observed = determinism_verdict(mine.loc[mine["status"] == "ok", "bitwise_equal"])
+        expected = mine["deterministic_expected"].iloc[0]
+        # A variant promising determinism that was not bitwise equal is a finding; one that makes no
+        # promise (atomics) but happened to be equal is not.
+        mismatch = bool(expected) and observed in ("no", "mixed")
+        rows.append(
+            {
+                "variant": variant,
+                "order": mine["order"].iloc[0],
+                "ok": statuses.get("ok", 0),
+                "failed": statuses.get("failed", 0),
+                "skipped": statuses.get("skipped", 0),
+                "exact": _check_verdict(mine["exact_ok"]),
+                "float": _check_verdict(mine["float_ok"]),
+                "max_error_ratio": max(ratios) if ratios else math.nan,
+                "deterministic": observed,
+                "deterministic_expected": expected,
+                "determinism_mismatch": mismatch,
+                "hazard": mine["hazard"].iloc[0],
+                "notes": mine["notes"].iloc[0],
+            }
+        )
+    table = pd.DataFrame(rows)
+    return table.sort_values(["order", "variant"]).reset_index(drop=True) if not table.empty else table
+
+
+def failures_table(frame, op: str | None = None):
+    """Failed and skipped cases (of one op, or all) with their reasons, in run order."""
+    cases = frame[frame["status"] != "ok"]
+    if op is not None:
+        cases = cases[cases["op"] == op]
+    return cases.reset_index(drop=True)
+
+
+@dataclass
+class TimingQuality:
+    """How trustworthy the times are: stopping rules hit, flags raised, L2-resident and >100 % cases."""
+
+    measured: int
+    stops: dict
+    flags: dict
+    flagged: object  # DataFrame of valid cases with any flag
+    l2_resident: object  # DataFrame of valid cases whose working set fits in L2
+    over_peak: object  # DataFrame of valid cases over 100 % of the NVML peak
+
+
+def timing_quality(frame) -> TimingQuality:
+    """Timing quality over the valid cases of a run."""
+    valid = frame[frame["valid"]] if not frame.empty else frame
+    stops = Counter(s if isinstance(s, str) and s else "unknown" for s in valid["stop"]) if not valid.empty else Counter()
+    flags = Counter(f for text in valid.get("flags", []) for f in (text or "").split(",") if f)
+    return TimingQuality(
+        measured=len(valid),
+        stops=dict(stops.most_common()),
+        flags=dict(flags.most_common()),
+        flagged=valid[valid["flags"].fillna("") != ""] if not valid.empty else valid,
+        l2_resident=valid[valid["l2_resident"]] if not valid.empty else valid,
+        over_peak=valid[valid["pct_peak"] > 100] if not valid.empty else valid,
+    )
+
+
+def flatten(mapping, prefix: str = "") -> list[tuple[str, object]]:
+    """Nested header dicts as (dotted key, value) rows; lists stay whole."""
+    rows = []
+    for key, value in (mapping or {}).items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            rows.extend(flatten(value, name + "."))
+        else:
+            rows.append((name, value))
+    return rows

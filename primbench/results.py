@@ -1,0 +1,239 @@
+"""The run file: JSON Lines with a header, one record per case, written line by line.
+
+Schema: docs/run-file.md. This module never imports CuPy: report, compare and check read runs
+on machines without a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from primbench import stats
+from primbench.errors import UserError
+
+SCHEMA_VERSION = 1
+
+# Step-by-step migrations: MIGRATIONS[v] turns a version-v header/record into version v+1.
+# There is only version 1 so far; the mechanism is here so that a change of schema is one function.
+MIGRATIONS: dict[int, callable] = {}
+
+
+class RunFileError(UserError):
+    """A run file that cannot be read: missing, not JSON, no header, or an unknown schema."""
+
+
+@dataclass
+class Run:
+    """A run file as read: its header, its case records in order, and how it ended."""
+
+    path: Path
+    header: dict
+    cases: list[dict]
+    end: dict | None = None
+    resumes: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.end is not None
+
+    @property
+    def device(self) -> dict:
+        return self.header.get("device", {})
+
+    @property
+    def copy_gbps(self) -> float:
+        return copy_bandwidth_gbps(self.header)
+
+    def frame(self):
+        """One row per case with the derived statistics (pandas DataFrame)."""
+        return to_frame(self)
+
+
+def copy_bandwidth_gbps(header: dict) -> float:
+    """Median bandwidth of the copy measured at run start, from its raw samples."""
+    copy = header.get("copy") or {}
+    summary = stats.summarize(copy.get("samples_ms") or [])
+    if summary is None:
+        return math.nan
+    return stats.bandwidth_gbps(copy["bytes"], summary.median)
+
+
+def _migrate(obj: dict, version: int, path: Path) -> dict:
+    while version < SCHEMA_VERSION:
+        obj = MIGRATIONS[version](obj)
+        version += 1
+    return obj
+
+
+def load_run(path) -> Run:
+    """Read a run file, dropping (with a warning) a last line cut short by an interruption."""
+    path = Path(path)
+    if not path.exists():
+        raise RunFileError(f"{path}: no such run file; runs are under results/ (e.g. `ls results/*.jsonl`)")
+    if path.is_dir():
+        raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunFileError(f"{path}: cannot read it as a run file ({exc})") from None
+    lines = text.splitlines()
+    warnings: list[str] = []
+    objects: list[dict] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            is_last = number == len(lines) and not text.endswith("\n")
+            if is_last:
+                warnings.append(f"{path}:{number}: dropped a truncated last line (the run was interrupted mid-write)")
+                continue
+            raise RunFileError(f"{path}:{number}: not valid JSON ({exc.msg}); the file is corrupted") from None
+        if not isinstance(obj, dict) or "kind" not in obj:
+            raise RunFileError(f"{path}:{number}: not a primbench record (no 'kind'); is this a run file?")
+        objects.append(obj)
+    if not objects or objects[0].get("kind") != "header":
+        raise RunFileError(f"{path}: no header on line 1; not a primbench run file")
+    header = objects[0]
+    version = header.get("schema")
+    if not isinstance(version, int):
+        raise RunFileError(f"{path}: header has no integer 'schema'; not a primbench run file")
+    if version > SCHEMA_VERSION:
+        raise RunFileError(
+            f"{path}: schema version {version} is newer than this primbench reads ({SCHEMA_VERSION}); "
+            "update primbench (git pull) to read it"
+        )
+    run = Run(path=path, header=_migrate(header, version, path), cases=[], warnings=warnings)
+    for obj in objects[1:]:
+        obj = _migrate(obj, version, path)
+        kind = obj["kind"]
+        if kind == "case":
+            run.cases.append(obj)
+        elif kind == "end":
+            run.end = obj
+        elif kind == "resume":
+            run.resumes.append(obj)
+            run.end = None  # a resumed run is finished only by a later end line
+        elif kind == "header":
+            raise RunFileError(f"{path}: a second header; two runs were written into one file")
+    return run
+
+
+class RunWriter:
+    """Appends JSON lines to a run file, flushing each so an interruption loses nothing finished."""
+
+    def __init__(self, path, *, create: bool):
+        self.path = Path(path)
+        if create:
+            if self.path.exists():
+                raise RunFileError(f"{self.path}: already exists; primbench never overwrites a run")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "x", encoding="utf-8")
+        else:
+            self._file = open(self.path, "a", encoding="utf-8")
+
+    def append(self, obj: dict) -> None:
+        """Write one record as one line and push it to disk."""
+        line = json.dumps(obj, separators=(",", ":"), allow_nan=False, default=_json_default)
+        self._file.write(line + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _json_default(value):
+    # numpy scalars reach here from measurements; NaN is not JSON, so it becomes null.
+    if hasattr(value, "item"):
+        value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+    raise TypeError(f"cannot store {type(value).__name__} in a run file")
+
+
+def repair_truncated_tail(path) -> bool:
+    """Cut a last line left half-written by an interruption, so that appending can go on."""
+    path = Path(path)
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    cut = data.rfind(b"\n") + 1
+    with open(path, "r+b") as handle:
+        handle.truncate(cut)
+    return True
+
+
+def to_frame(run: Run):
+    """One row per case, with median, noise, GB/s and % of both peaks derived from raw samples."""
+    import pandas as pd
+
+    device = run.device
+    peak = device.get("peak_gbps") or math.nan
+    l2_bytes = device.get("l2_bytes") or 0
+    copy_gbps = run.copy_gbps
+    variants = run.header.get("variants", {})
+    rows = []
+    for case in run.cases:
+        samples = case.get("samples") or {}
+        cold = stats.summarize(samples.get("cold_ms") or [])
+        batch = stats.summarize(samples.get("batch_ms") or [])
+        info = variants.get(f"{case['op']}/{case['variant']}", {})
+        verify = case.get("verify") or {}
+        float_check = verify.get("float") or {}
+        exact_check = verify.get("exact") or {}
+        determinism = case.get("determinism") or {}
+        median = cold.median if cold else math.nan
+        gbps = stats.bandwidth_gbps(case.get("bytes", 0), median) if cold else math.nan
+        rows.append(
+            {
+                "key": case["key"],
+                "op": case["op"],
+                "variant": case["variant"],
+                "variant_hash": case.get("variant_hash"),
+                "series": info.get("series", ""),
+                "order": info.get("order", 0),
+                "dtype": case["dtype"],
+                "n": case["n"],
+                "block": case.get("block"),
+                "distribution": case.get("distribution"),
+                "bytes": case.get("bytes"),
+                "status": case["status"],
+                "reason": case.get("reason"),
+                "median_ms": median,
+                "noise": cold.noise if cold else math.nan,
+                "samples": cold.count if cold else 0,
+                "p05_ms": cold.p05 if cold else math.nan,
+                "p95_ms": cold.p95 if cold else math.nan,
+                "batch_median_ms": batch.median if batch else math.nan,
+                "batch_size": samples.get("batch_size"),
+                "gbps": gbps,
+                "pct_peak": 100.0 * gbps / peak if peak else math.nan,
+                "pct_copy": 100.0 * gbps / copy_gbps if copy_gbps else math.nan,
+                "l2_resident": bool(l2_bytes and case.get("bytes", 0) <= l2_bytes),
+                "stop": (case.get("timing") or {}).get("stop"),
+                "exact_ok": exact_check.get("ok"),
+                "float_ok": float_check.get("ok"),
+                "error": float_check.get("error"),
+                "tolerance": float_check.get("tolerance"),
+                "bitwise_equal": determinism.get("bitwise_equal"),
+                "flags": ",".join(case.get("flags") or []),
+                "grid": ((case.get("launches") or [{}])[0]).get("grid"),
+                "launches": len(case.get("launches") or []),
+            }
+        )
+    columns = None if rows else ["key", "op", "variant", "status", "n", "block", "median_ms", "gbps"]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,312 @@
+"""Runs a sweep: for each case make inputs, verify, time, and append the record to the run file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import platform
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import kernels
+from primbench import __version__, inputs, results, stats, verify
+from primbench.build import KernelBuildError, load_module
+from primbench.config import Case, Config, config_from_header
+from primbench.errors import UserError
+
+COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class RunSummary:
+    path: Path
+    ok: int = 0
+    failed: int = 0
+    skipped: int = 0
+    interrupted: bool = False
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def git_state() -> dict:
+    """The commit the code came from; env PRIMBENCH_GIT_SHA stands in where the tree has no .git."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
+                                    capture_output=True, text=True, check=True).stdout.strip())
+        return {"sha": sha, "dirty": dirty}
+    except (OSError, subprocess.CalledProcessError):
+        sha = os.environ.get("PRIMBENCH_GIT_SHA") or None
+        dirty = os.environ.get("PRIMBENCH_GIT_DIRTY")
+        return {"sha": sha, "dirty": None if dirty is None else dirty == "1", "source": "environment" if sha else "none"}
+
+
+def run_file_name(device_name: str) -> str:
+    """results/<date>-<gpu>-<id>.jsonl naming, e.g. 2026-12-01-nvidia-h200-1a2b3c."""
+    slug = re.sub(r"[^a-z0-9]+", "-", device_name.lower()).strip("-")
+    return f"{dt.date.today().isoformat()}-{slug}-{uuid.uuid4().hex[:6]}"
+
+
+def case_seed(run_id: str, key: str) -> int:
+    """A seed fixed by run and case, so that a resumed case draws the same inputs."""
+    return int.from_bytes(hashlib.sha256(f"{run_id}|{key}".encode()).digest()[:4], "little")
+
+
+class _Progress:
+    """A bar on a terminal, one line per case in a log."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.done = 0
+        self.bar = None
+        if sys.stdout.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+            self.task = self.bar.add_task("primbench", total=total)
+            self.bar.start()
+
+    def line(self, text: str) -> None:
+        self.done += 1
+        message = f"[{self.done}/{self.total}] {text}"
+        if self.bar:
+            self.bar.console.print(message, markup=False, highlight=False)
+            self.bar.advance(self.task)
+        else:
+            print(message, flush=True)
+
+    def close(self) -> None:
+        if self.bar:
+            self.bar.stop()
+
+
+def _describe_result(case: Case, record: dict, device_info: dict) -> str:
+    label = f"{case.op}/{case.variant} n={case.n} block={case.block or 'lib'}"
+    if record["status"] != "ok":
+        return f"{label}: {record['status'].upper()} {record.get('reason', '')}"
+    summary = stats.summarize(record["samples"]["cold_ms"])
+    gbps = stats.bandwidth_gbps(record["bytes"], summary.median)
+    return (f"{label}: {summary.median * 1e3:.1f} us ±{summary.noise * 100:.1f}% "
+            f"{gbps:.0f} GB/s ({100 * gbps / device_info['peak_gbps']:.0f}% of peak) ok")
+
+
+class Runner:
+    """Holds the GPU state of one run: device, timer, compiled modules."""
+
+    def __init__(self, config: Config):
+        from primbench.device import Device
+        from primbench.timing import Timer
+
+        self.config = config
+        self.device = Device()
+        self.timer = Timer(self.device.l2_bytes)
+
+    # -- the header ----------------------------------------------------------------------------
+    def measure_copy(self) -> dict:
+        """Device-to-device copy bandwidth at run start: the achievable peak the report compares to."""
+        import cupy
+
+        src = inputs.random_input(COPY_N, "float32", "uniform", seed=1)
+        dst = cupy.empty_like(src)
+        policy = self.config.timing
+        candidates = {
+            "cudaMemcpyAsync": lambda: dst.data.copy_from_device_async(src.data, src.nbytes),
+            "cupy.copyto": lambda: cupy.copyto(dst, src),
+        }
+        measured = {name: self.timer.measure(op, policy).cold_ms for name, op in candidates.items()}
+        best = min(measured, key=lambda name: stats.summarize(measured[name]).median)
+        del src, dst
+        return {"n": COPY_N, "bytes": 2 * COPY_N * 4, "method": best, "samples_ms": measured[best],
+                "alternatives": {name: samples for name, samples in measured.items() if name != best}}
+
+    def header(self, run_id: str, variants_used: list) -> dict:
+        from primbench.device import software_versions
+
+        return {
+            "kind": "header",
+            "schema": results.SCHEMA_VERSION,
+            "run_id": run_id,
+            "started": _now(),
+            "tool": {"name": "primbench", "version": __version__},
+            "git": git_state(),
+            "config_path": self.config.path,
+            "config_hash": self.config.hash(),
+            "config": self.config.resolved(),
+            "host": {"hostname": socket.gethostname(), "platform": platform.platform(),
+                     "python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+            "device": self.device.info,
+            "copy": self.measure_copy(),
+            "software": software_versions(),
+            "timing": self.config.timing.as_dict(),
+            "variants": {v.key: v.describe() for v in variants_used},
+        }
+
+    # -- one case ------------------------------------------------------------------------------
+    def run_case(self, case: Case, seed: int) -> dict:
+        """Verify then time one case; never raises for a kernel's own failure."""
+        import cupy
+
+        variant = kernels.get(case.op, case.variant)
+        itemsize = cupy.dtype(case.dtype).itemsize
+        record = {
+            "kind": "case", "key": case.key, "op": case.op, "variant": case.variant, "variant_hash": variant.hash(),
+            "dtype": case.dtype, "n": case.n, "block": case.block, "distribution": case.distribution,
+            "bytes": variant.minimal_bytes(case.n, itemsize), "seed": seed, "started": _now(),
+            "status": "ok", "reason": None, "launches": [], "samples": {"cold_ms": [], "batch_ms": [], "batch_size": None},
+        }
+        started = time.perf_counter()
+        # Inputs (exact and float), the variant's scratch and the L2 flush buffer, with room to spare.
+        needed = 3 * case.n * itemsize + (64 << 20)
+        free = self.device.free_memory() if needed > (1 << 30) else None
+        try:
+            if free is not None and needed > free:
+                record.update(status="skipped", reason=f"needs about {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free")
+                return record
+            module = load_module(variant.source, variant.kernels) if variant.source else None
+            self._verify_and_time(case, variant, module, seed, record)
+        except KernelBuildError as exc:
+            record.update(status="failed", reason=str(exc).splitlines()[0], log=str(exc))
+        except cupy.cuda.memory.OutOfMemoryError as exc:
+            record.update(status="skipped", reason=f"out of GPU memory: {exc}")
+        except (cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError, RuntimeError) as exc:
+            record.update(status="failed", reason=f"{type(exc).__name__}: {exc}")
+        finally:
+            record["elapsed_s"] = round(time.perf_counter() - started, 3)
+            cupy.get_default_memory_pool().free_all_blocks()
+        return record
+
+    def _verify_and_time(self, case: Case, variant, module, seed: int, record: dict) -> None:
+        import cupy
+
+        from kernels import LaunchContext
+
+        sm_count = self.device.sm_count
+        x_exact, expected = inputs.exact_sum_input(case.n, seed)
+        plan_exact = variant.prepare(LaunchContext(module, x_exact, case.n, case.block, sm_count))
+        verify.poison(plan_exact.scratch)
+        plan_exact.run()
+        got_exact = verify.scalar(plan_exact.result())
+        del plan_exact, x_exact
+
+        x = inputs.random_input(case.n, case.dtype, case.distribution, seed + 1)
+        x64 = x.astype(cupy.float64)
+        reference, abs_sum = float(x64.sum()), float(cupy.abs(x64).sum())
+        del x64
+        plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count))
+        record["launches"] = plan.launches
+        verify.poison(plan.scratch)
+        plan.run()
+        first = plan.result()
+        got = verify.scalar(first)
+        exact = verify.check_exact_sum(got_exact, expected)
+        float_check = verify.check_float_sum(got, reference, abs_sum, plan.depth)
+        record["verify"] = {"exact": exact, "float": float_check, "written": float_check["got"] is not None}
+        patterns = [first.get().tobytes()]
+        for _ in range(self.config.determinism_runs - 1):
+            plan.run()
+            patterns.append(plan.result().get().tobytes())
+        record["determinism"] = {"runs": self.config.determinism_runs, "bitwise_equal": len(set(patterns)) == 1}
+        reason = verify.failure_reason(exact, float_check)
+        if reason:
+            record.update(status="failed", reason=reason)
+            return
+        measurement = self.timer.measure(plan.run, self.config.timing)
+        record["samples"], record["timing"] = measurement.as_record()
+        state = self.device.clock_state()
+        record["nvml"] = state
+        flags = self.device.clock_flags(state)
+        if measurement.stop != "converged":
+            flags.append("noise_target_missed")
+        record["flags"] = flags
+
+
+def _install_sigterm() -> None:
+    # SIGTERM (a CI timeout, a job scheduler) ends the run like Ctrl-C: the file keeps every finished case.
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def run(config: Config, *, output: str | None = None) -> RunSummary:
+    """Start a new run of `config`; returns where it was written and how the cases ended."""
+    runner = Runner(config)
+    run_id = run_file_name(runner.device.info["name"])
+    folder = Path(output or config.output)
+    path = folder / f"{run_id}.jsonl"
+    cases = config.cases()
+    variants_used = [kernels.get(c.op, c.variant) for c in cases]
+    unique = list({v.key: v for v in variants_used}.values())
+    _warn_other_processes(runner)
+    header = runner.header(run_id, unique)
+    with results.RunWriter(path, create=True) as writer:
+        writer.append(header)
+        return _run_cases(runner, writer, run_id, cases, done=set())
+
+
+def resume(path) -> RunSummary:
+    """Finish an interrupted run: re-expand its config from the header and run the missing cases."""
+    path = Path(path)
+    existing = results.load_run(path)
+    if existing.finished:
+        raise UserError(f"{path}: this run already finished (it has an end record); start a new run instead")
+    config = config_from_header(existing.header, path)
+    runner = Runner(config)
+    device = existing.device
+    if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
+        raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
+                        f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
+    for key, recorded in existing.header.get("variants", {}).items():
+        op, name = key.split("/", 1)
+        current = kernels.get(op, name).hash()
+        if current != recorded["hash"]:
+            raise UserError(f"{path}: variant {key} changed since the run started (hash {recorded['hash']} -> {current}); "
+                            "start a new run")
+    for warning in existing.warnings:
+        print(f"primbench: warning: {warning}", file=sys.stderr)
+    results.repair_truncated_tail(path)
+    done = {c["key"] for c in existing.cases}
+    with results.RunWriter(path, create=False) as writer:
+        writer.append({"kind": "resume", "at": _now(), "done_before": len(done)})
+        return _run_cases(runner, writer, existing.header["run_id"], config.cases(), done=done,
+                          counts=existing.cases)
+
+
+def _warn_other_processes(runner: Runner) -> None:
+    others = runner.device.other_processes()
+    if others:
+        print(f"primbench: warning: other processes use this GPU (pids {', '.join(map(str, others))}); "
+              "their work will disturb the timings", file=sys.stderr)
+
+
+def _run_cases(runner: Runner, writer, run_id: str, cases: list[Case], *, done: set, counts=()) -> RunSummary:
+    summary = RunSummary(path=writer.path)
+    for record in counts:
+        setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
+    todo = [c for c in cases if c.key not in done]
+    progress = _Progress(len(todo))
+    _install_sigterm()
+    try:
+        for case in todo:
+            record = runner.run_case(case, case_seed(run_id, case.key))
+            writer.append(record)
+            setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
+            progress.line(_describe_result(case, record, runner.device.info))
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        return summary
+    finally:
+        progress.close()
+    writer.append({"kind": "end", "finished": _now(), "ok": summary.ok, "failed": summary.failed, "skipped": summary.skipped})
+    return summary

@@ -1,0 +1,73 @@
+"""Summaries of raw timing samples. Everything here is derived when a run file is read."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# 1.4826 x MAD estimates the standard deviation of normal data while ignoring the rare slow
+# outlier (a preempted sample, a late clock ramp) that would inflate a plain stdev.
+MAD_TO_SIGMA = 1.4826
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The statistics primbench reports for one list of samples (milliseconds)."""
+
+    count: int
+    median: float
+    mean: float
+    stdev: float
+    min: float
+    max: float
+    p05: float
+    p95: float
+    noise: float  # robust relative spread: 1.4826 * MAD / median
+
+    @property
+    def median_us(self) -> float:
+        return self.median * 1e3
+
+
+def robust_noise(samples) -> float:
+    """Relative spread of the samples: 1.4826 * MAD / median (inf for fewer than two samples)."""
+    values = np.asarray(samples, dtype=np.float64)
+    if values.size < 2:
+        return math.inf
+    median = float(np.median(values))
+    if median <= 0:
+        return math.inf
+    mad = float(np.median(np.abs(values - median)))
+    return MAD_TO_SIGMA * mad / median
+
+
+def summarize(samples) -> Summary | None:
+    """Summary of a list of samples, or None when there are none."""
+    values = np.asarray(samples, dtype=np.float64)
+    if values.size == 0:
+        return None
+    return Summary(
+        count=int(values.size),
+        median=float(np.median(values)),
+        mean=float(values.mean()),
+        stdev=float(values.std(ddof=1)) if values.size > 1 else 0.0,
+        min=float(values.min()),
+        max=float(values.max()),
+        p05=float(np.percentile(values, 5)),
+        p95=float(np.percentile(values, 95)),
+        noise=robust_noise(values),
+    )
+
+
+def bandwidth_gbps(nbytes: float, time_ms: float) -> float:
+    """Achieved bandwidth in GB/s (1 GB = 1e9 B) for `nbytes` moved in `time_ms`."""
+    if not time_ms or time_ms <= 0:
+        return math.nan
+    return nbytes / (time_ms * 1e-3) / 1e9
+
+
+def peak_gbps(max_mem_clock_mhz: float, bus_width_bits: float) -> float:
+    """Theoretical DRAM bandwidth: 2 (double data rate) x max memory clock x bus width / 8."""
+    return 2.0 * max_mem_clock_mhz * 1e6 * bus_width_bits / 8.0 / 1e9
