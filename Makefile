@@ -1,6 +1,7 @@
 # primbench: `make bench` measures, `make test` checks. `make help` lists the rest.
 PYTHON ?= python3
 CONFIG ?= configs/default.yaml
+REPEAT ?= 0
 # The newest committed run, for `make report` (override: make report RUN=results/<run>.jsonl)
 RUN ?= $(lastword $(sort $(wildcard results/*.jsonl)))
 
@@ -32,7 +33,7 @@ gpu-test:
 
 gpu-check:
 	@$(PYTHON) -m primbench.setup_env --gpu
-	CONFIG=$(CONFIG) tools/gpu_check.sh
+	CONFIG=$(CONFIG) REPEAT=$(REPEAT) tools/gpu_check.sh
 
 info:
 	$(PYTHON) bench.py info

@@ -58,7 +58,7 @@ def copy_bandwidth_gbps(header: dict) -> float:
     """Median bandwidth of the copy measured at run start, from its raw samples."""
     copy = header.get("copy") or {}
     summary = stats.summarize(copy.get("samples_ms") or [])
-    if summary is None:
+    if summary is None or not copy.get("bytes"):
         return math.nan
     return stats.bandwidth_gbps(copy["bytes"], summary.median)
 
@@ -197,7 +197,7 @@ def to_frame(run: Run):
         exact_check = verify.get("exact") or {}
         determinism = case.get("determinism") or {}
         median = cold.median if cold else math.nan
-        gbps = stats.bandwidth_gbps(case.get("bytes", 0), median) if cold else math.nan
+        gbps = stats.bandwidth_gbps(case.get("bytes") or 0, median) if cold else math.nan
         rows.append(
             {
                 "key": case["key"],
@@ -223,7 +223,7 @@ def to_frame(run: Run):
                 "gbps": gbps,
                 "pct_peak": 100.0 * gbps / peak if peak else math.nan,
                 "pct_copy": 100.0 * gbps / copy_gbps if copy_gbps else math.nan,
-                "l2_resident": bool(l2_bytes and case.get("bytes", 0) <= l2_bytes),
+                "l2_resident": bool(l2_bytes and (case.get("bytes") or 0) <= l2_bytes),
                 "stop": (case.get("timing") or {}).get("stop"),
                 "exact_ok": exact_check.get("ok"),
                 "float_ok": float_check.get("ok"),
@@ -231,7 +231,8 @@ def to_frame(run: Run):
                 "tolerance": float_check.get("tolerance"),
                 "bitwise_equal": determinism.get("bitwise_equal"),
                 "flags": ",".join(case.get("flags") or []),
-                "grid": ((case.get("launches") or [{}])[0]).get("grid"),
+                # The first launch with a grid: atomic variants start with the memset of their target.
+                "grid": next((launch["grid"] for launch in case.get("launches") or [] if launch.get("grid")), None),
                 "launches": len(case.get("launches") or []),
             }
         )

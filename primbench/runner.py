@@ -127,8 +127,8 @@ class Runner:
         measured = {name: self.timer.measure(op, policy).cold_ms for name, op in candidates.items()}
         best = min(measured, key=lambda name: stats.summarize(measured[name]).median)
         del src, dst
-        return {"n": COPY_N, "bytes": 2 * COPY_N * 4, "method": best, "samples_ms": measured[best],
-                "alternatives": {name: samples for name, samples in measured.items() if name != best}}
+        return {"n": COPY_N, "bytes": 2 * COPY_N * 4, "method": best, "samples_ms": [round(t, 6) for t in measured[best]],
+                "alternatives": {name: [round(t, 6) for t in samples] for name, samples in measured.items() if name != best}}
 
     def header(self, run_id: str, variants_used: list) -> dict:
         from primbench.device import software_versions

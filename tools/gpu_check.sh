@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
-# One device call does it all: GPU tests, a bench run, the do_bench cross-check. Logs and the run
-# file land in $OUT (the device tool brings that folder back) or build/gpu-check.
-# Usage: make gpu-check [CONFIG=configs/default.yaml]
+# One device call does it all: the GPU tests, `make bench` end to end, optionally the same config
+# again (REPEAT=1) with the reproducibility check, and the do_bench cross-check. Logs, run files and
+# the report land in $OUT (the device tool brings that folder back; at most 8 files) or build/gpu-check.
+# Usage: make gpu-check [CONFIG=configs/default.yaml] [REPEAT=1]
 set -uo pipefail
 OUT="${OUT:-build/gpu-check}"
 CONFIG="${CONFIG:-configs/default.yaml}"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 status=0
-nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv > "$OUT/nvidia-smi.csv" 2>&1
+
 echo "== GPU tests"
-python3 -m pytest -m gpu -q -p no:cacheprovider tests 2>&1 | tee "$OUT/gpu-tests.log" | tail -15 || status=1
-echo "== bench: $CONFIG"
-start=$(date +%s)
-python3 bench.py run "$CONFIG" --output "$OUT" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | tail -25 || status=1
-echo "bench wall time: $(( $(date +%s) - start )) s" | tee -a "$OUT/bench.log"
-run_file=$(ls -t "$OUT"/*.jsonl 2>/dev/null | head -1)
+python3 -m pytest -m gpu -q -p no:cacheprovider tests > "$OUT/gpu-tests.log" 2>&1 || status=1
+tail -3 "$OUT/gpu-tests.log"
+
+echo "== make bench CONFIG=$CONFIG"
+{
+  nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+  start=$(date +%s)
+  make --no-print-directory bench CONFIG="$CONFIG" || echo "make bench exited $?"
+  echo "bench wall time: $(( $(date +%s) - start )) s"
+} > "$OUT/bench.log" 2>&1
+tail -4 "$OUT/bench.log"
+run_file=$(ls -t results/*.jsonl 2>/dev/null | head -1)
+[ -n "$run_file" ] && cp "$run_file" "${run_file%.jsonl}.html" "$OUT/" 2>/dev/null
+
+if [ "${REPEAT:-0}" = 1 ] && [ -n "$run_file" ]; then
+  echo "== the same config again, for reproducibility"
+  mkdir -p "$OUT/repeat"
+  {
+    python3 bench.py run "$CONFIG" --output "$OUT/repeat" --no-report
+    python3 tools/repro_check.py "$run_file" "$(ls -t "$OUT"/repeat/*.jsonl | head -1)"
+  } > "$OUT/repeat.log" 2>&1
+  tail -3 "$OUT/repeat.log"
+fi
+
 if [ -n "$run_file" ] && python3 -c "import triton, torch" 2>/dev/null; then
   echo "== do_bench cross-check"
-  python3 tools/crosscheck_do_bench.py "$run_file" --json "$OUT/crosscheck.json" 2>&1 | tee "$OUT/crosscheck.log"
+  python3 tools/crosscheck_do_bench.py "$run_file" --json "$OUT/crosscheck.json" 2>&1 | tail -8
 fi
 exit $status

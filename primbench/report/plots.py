@@ -29,7 +29,7 @@ def _data_uri(figure) -> str:
 def _label(text) -> str:
     # Run-file strings are plain text: a '$' would start mathtext, a leading '_' hides a legend entry.
     text = str(text).replace("$", r"\$")
-    return "\u200b" + text if text.startswith("_") else text
+    return " " + text if text.startswith("_") else text
 
 
 def line_styles(count: int) -> list[dict]:
@@ -49,6 +49,17 @@ def line_styles(count: int) -> list[dict]:
             }
         )
     return styles
+
+
+def styles_by_variant(variants) -> dict:
+    """A fixed style per variant, so that one variant looks the same in every plot of an op."""
+    return dict(zip(variants, line_styles(len(variants))))
+
+
+def _styles_for(variants, styles):
+    styles = styles or {}
+    spare = iter(line_styles(len(variants) + len(styles)))
+    return [styles.get(v) or next(spare) for v in variants]
 
 
 def _log2_axis(axis, values, as_powers: bool) -> None:
@@ -77,7 +88,7 @@ def progression_chart(progression, references, device_label: str) -> str:
     variants = list(progression["variant"])
     groups = [(device_label, list(progression["cumulative_speedup"]))]
     for reference in references:
-        groups.append((f"{reference.label} ({reference.device})", list(progression[f"{reference.id}_cumulative"])))
+        groups.append((f"{reference.label} (published)", list(progression[f"{reference.id}_cumulative"])))
     width = 0.8 / len(groups)
     x = np.arange(len(variants))
     colours = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
@@ -99,12 +110,12 @@ def progression_chart(progression, references, device_label: str) -> str:
     return _data_uri(figure)
 
 
-def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, title: str) -> str:
+def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, title: str, styles=None) -> str:
     """GB/s against n (log2) per variant, with both peaks and the L2-resident sizes shaded."""
     figure = _figure(11, 5.5)
     axis = figure.add_subplot()
     variants = list(dict.fromkeys(lines["variant"]))
-    for style, variant in zip(line_styles(len(variants)), variants):
+    for style, variant in zip(_styles_for(variants, styles), variants):
         mine = lines[lines["variant"] == variant]
         block = mine["chosen_block"].iloc[0]
         suffix = " (library block)" if block is None or (isinstance(block, float) and math.isnan(block)) else f" ({int(block)})"
@@ -123,8 +134,8 @@ def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, t
         low = min(min(sizes), l2_n) / 1.2
         axis.axvspan(low, l2_n, color="#f2c744", alpha=0.18, linewidth=0)
         axis.axvline(l2_n, color="#b8860b", linewidth=1)
-        axis.annotate("fits in L2: not DRAM bandwidth", (l2_n, 0.97), xycoords=("data", "axes fraction"),
-                      ha="right", va="top", fontsize=8, color="#8a6d00", xytext=(-4, 0), textcoords="offset points")
+        axis.annotate("fits in L2:\nnot DRAM bandwidth", (l2_n, 0.6), xycoords=("data", "axes fraction"),
+                      ha="right", va="center", fontsize=9, color="#8a6d00", xytext=(-6, 0), textcoords="offset points")
         axis.set_xlim(left=low)
     _log2_axis(axis, sizes, as_powers=True)
     axis.set_xlabel("n (elements, log2)")
@@ -136,12 +147,12 @@ def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, t
     return _data_uri(figure)
 
 
-def block_sweep_chart(sweep, *, n: int, title: str) -> str:
+def block_sweep_chart(sweep, *, n: int, title: str, styles=None) -> str:
     """GB/s against block size (log2) per variant, at one size n."""
     figure = _figure(10, 4.5)
     axis = figure.add_subplot()
     variants = list(dict.fromkeys(sweep["variant"]))
-    for style, variant in zip(line_styles(len(variants)), variants):
+    for style, variant in zip(_styles_for(variants, styles), variants):
         mine = sweep[sweep["variant"] == variant].sort_values("block")
         axis.plot([int(b) for b in mine["block"]], mine["gbps"], label=_label(variant), markersize=5,
                   linewidth=1.3, **style)

@@ -21,12 +21,13 @@ CUB_VARIANT = "cub_device_reduce"
 def _finite(value) -> bool:
     try:
         return value is not None and math.isfinite(float(value))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError):  # None, pd.NA, text
         return False
 
 
 def _block_or_none(value):
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else int(value)
+    """A block size as int, or None for the library's choice (stored as null, NaN or pd.NA)."""
+    return int(value) if _finite(value) else None
 
 
 def annotate(frame, variants_info: dict):
@@ -35,19 +36,18 @@ def annotate(frame, variants_info: dict):
 
     frame = frame.copy()
     if frame.empty:
-        for column in ("origin", "hazard", "notes", "deterministic_expected", "valid"):
+        for column in ("origin", "hazard", "notes", "deterministic_expected", "noise_pct", "valid"):
             frame[column] = pd.Series(dtype=object)
         return frame
     # pandas turns the library variants' null block into NaN and every block into a float.
     frame["block"] = pd.array([_block_or_none(b) for b in frame["block"]], dtype="Int64")
 
-    def info(row, field, default):
-        return (variants_info.get(f"{row['op']}/{row['variant']}") or {}).get(field, default)
-
-    frame["origin"] = [info(r, "origin", "") for _, r in frame.iterrows()]
-    frame["hazard"] = [info(r, "hazard", None) for _, r in frame.iterrows()]
-    frame["notes"] = [info(r, "notes", "") for _, r in frame.iterrows()]
-    frame["deterministic_expected"] = [info(r, "deterministic_expected", None) for _, r in frame.iterrows()]
+    declared = [variants_info.get(f"{op}/{variant}") or {} for op, variant in zip(frame["op"], frame["variant"])]
+    frame["origin"] = [d.get("origin", "") for d in declared]
+    frame["hazard"] = [d.get("hazard") for d in declared]
+    frame["notes"] = [d.get("notes", "") for d in declared]
+    frame["deterministic_expected"] = [d.get("deterministic_expected") for d in declared]
+    frame["noise_pct"] = frame["noise"] * 100
     frame["valid"] = (frame["status"] == "ok") & frame["median_ms"].map(lambda t: _finite(t) and t > 0)
     return frame
 
@@ -87,9 +87,16 @@ def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
     return counts.most_common(1)[0][0]
 
 
+def _matches(column, value):
+    # A null distribution must select the null rows; `column == None` would select none.
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return column.isna()
+    return column == value
+
+
 def slice_of(frame, op: str, dtype, distribution):
     """The cases of one op, dtype and input distribution."""
-    return frame[(frame["op"] == op) & (frame["dtype"] == dtype) & (frame["distribution"] == distribution)]
+    return frame[(frame["op"] == op) & _matches(frame["dtype"], dtype) & _matches(frame["distribution"], distribution)]
 
 
 def choose_progression_size(frame, op: str = STORY_OP, preferred: int = PROGRESSION_N) -> tuple[int | None, bool]:
@@ -105,21 +112,18 @@ def choose_progression_size(frame, op: str = STORY_OP, preferred: int = PROGRESS
 
 
 def choose_block(variant_cases, n: int | None = None, preferred: int = PREFERRED_BLOCK):
-    """The block size shown for one variant: `preferred` if measured (at n), else the one with most records.
+    """The block size shown for one variant: `preferred` if it was run (at n), else the one with most records.
 
-    Returns None for library variants, whose block is the library's choice.
+    The choice ignores status on purpose: a failure at block 256 is shown as a failure, not
+    replaced by another block's time. Returns None for library variants (the library chooses).
     """
-    cases = variant_cases
-    candidates = cases[cases["valid"]] if n is None else cases[(cases["n"] == n) & cases["valid"]]
-    if candidates.empty:
-        candidates = cases if n is None else cases[cases["n"] == n]
-    blocks = [_block_or_none(b) for b in candidates["block"]]
-    if not blocks or all(b is None for b in blocks):
+    at_n = variant_cases if n is None else variant_cases[variant_cases["n"] == n]
+    present = {b for b in (_block_or_none(x) for x in at_n["block"]) if b is not None}
+    if not present:
         return None
-    present = {b for b in blocks if b is not None}
     if preferred in present:
         return preferred
-    counts = Counter(b for b in (_block_or_none(x) for x in cases["block"]) if b in present)
+    counts = Counter(_block_or_none(x) for x in variant_cases["block"])
     # Ties go to the block nearest the preferred one, so the choice does not depend on run order.
     return max(present, key=lambda b: (counts[b], -abs(math.log2(b) - math.log2(preferred))))
 
@@ -214,13 +218,15 @@ class OrderingDifference:
     def _verdict(earlier: float, later: float, tie: float) -> str:
         ratio = later / earlier
         if abs(ratio - 1) <= tie:
-            return "about as fast as"
-        return "faster than" if ratio < 1 else "slower than"
+            return "about as fast"
+        return "faster" if ratio < 1 else "slower"
 
     def here_verdict(self, tie: float = 0.01) -> str:
+        """'faster', 'slower' or 'about as fast': the later kernel against the earlier, in this run."""
         return self._verdict(self.here_earlier_us, self.here_later_us, tie)
 
     def reference_verdict(self, tie: float = 0.01) -> str:
+        """The same verdict in the published progression."""
         return self._verdict(self.reference_earlier_ms, self.reference_later_ms, tie)
 
 
@@ -230,20 +236,27 @@ def ordering_differences(progression, references, tie: float = 0.01) -> list[Ord
     Changes within `tie` (relative) count as "about as fast" and differ from a clear step either way.
     """
     found = []
-    if progression.empty:
-        return found
-    harris = progression[progression["series"] == HARRIS_SERIES]
     for reference in references:
-        paired = [
-            (row["variant"], row["time_us"], reference.time_ms(row["variant"]))
-            for _, row in harris.iterrows()
-            if _finite(row["time_us"]) and reference.time_ms(row["variant"])
-        ]
-        for (a, here_a, ref_a), (b, here_b, ref_b) in zip(paired, paired[1:]):
-            difference = OrderingDifference(a, b, here_a, here_b, reference.label, reference.device, ref_a, ref_b)
+        for difference in compared_steps(progression, reference):
             if difference.here_verdict(tie) != difference.reference_verdict(tie):
                 found.append(difference)
     return found
+
+
+def compared_steps(progression, reference) -> list[OrderingDifference]:
+    """Every consecutive pair of Harris-series kernels timed both here and in `reference`."""
+    if progression.empty:
+        return []
+    harris = progression[progression["series"] == HARRIS_SERIES]
+    paired = [
+        (row["variant"], row["time_us"], reference.time_ms(row["variant"]))
+        for _, row in harris.iterrows()
+        if _finite(row["time_us"]) and reference.time_ms(row["variant"])
+    ]
+    return [
+        OrderingDifference(a, b, here_a, here_b, reference.label, reference.device, ref_a, ref_b)
+        for (a, here_a, ref_a), (b, here_b, ref_b) in zip(paired, paired[1:])
+    ]
 
 
 def best_case(frame, op: str, n: int, exclude_series=(BASELINE_SERIES,), dtype=None, distribution=None):
@@ -257,8 +270,20 @@ def best_case(frame, op: str, n: int, exclude_series=(BASELINE_SERIES,), dtype=N
     return cases.sort_values("median_ms").iloc[0]
 
 
-def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str = CUB_VARIANT) -> float:
+def baseline_variant(frame, op: str) -> str | None:
+    """The library variant `op` is compared with: CUB for reduce, else the first of the baseline series."""
+    cases = frame[(frame["op"] == op) & (frame["series"] == BASELINE_SERIES)]
+    names = list(cases.sort_values(["order", "variant"])["variant"].drop_duplicates())
+    if CUB_VARIANT in names:
+        return CUB_VARIANT
+    return names[0] if names else None
+
+
+def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str | None = None) -> float:
     """The median time of the library baseline at size n (its fastest valid case), or NaN."""
+    variant = variant or baseline_variant(frame, op)
+    if variant is None:
+        return math.nan
     if dtype is None:
         dtype, distribution = primary_slice(frame, op)
     cases = slice_of(frame, op, dtype, distribution)
@@ -266,7 +291,7 @@ def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, vari
     return float(cases["median_ms"].min()) if not cases.empty else math.nan
 
 
-def ranking_table(frame, op: str, n: int, dtype=None, distribution=None, baseline: str = CUB_VARIANT):
+def ranking_table(frame, op: str, n: int, dtype=None, distribution=None, baseline: str | None = None):
     """Every variant of `op` at size n at its fastest block, ranked by median time; valid cases only."""
     if dtype is None:
         dtype, distribution = primary_slice(frame, op)
@@ -286,7 +311,7 @@ def unranked_cases(frame, op: str, n: int):
     return cases.sort_values(["variant", "block"], na_position="last")
 
 
-def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str = CUB_VARIANT):
+def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str | None = None):
     """For each size of `op`, the fastest valid variant (any block) and how it compares with the baseline."""
     import pandas as pd
 

@@ -1,0 +1,381 @@
+"""Render a run into one self-contained HTML file: CSS inlined, plots as data URIs, no network.
+
+Every string from the run file reaches the page through Jinja2 with autoescape on, so a variant
+name or a compiler log can never become markup.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+from primbench.report import tables
+from primbench.report.reference import load_published
+from primbench.results import load_run
+
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "report_templates"
+REPORT_TEMPLATE = "report.html.j2"
+STYLESHEET = "style.css"
+
+
+def render_report(run_path, out_path, *, reference_path=None) -> Path:
+    """Write the HTML report of the run file at `run_path` to `out_path` and return that path."""
+    run = load_run(run_path)
+    references = [r for r in load_published(reference_path) if r.op == tables.STORY_OP]
+    html = render_html(run, references)
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(html, encoding="utf-8")
+    return out_path
+
+
+def render_html(run, references=()) -> str:
+    """The report of a loaded run as one HTML string."""
+    from markupsafe import Markup
+
+    environment = _environment()
+    # The stylesheet is ours, not run data: it goes in verbatim (escaping would break '>' selectors).
+    css = Markup((TEMPLATE_DIR / STYLESHEET).read_text(encoding="utf-8"))
+    return environment.get_template(REPORT_TEMPLATE).render(css=css, **build_context(run, references))
+
+
+def _environment():
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        autoescape=True,  # on for every template, whatever its file extension
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters.update(
+        us=format_us,
+        gbps=format_gbps,
+        pct=format_pct,
+        speedup=format_speedup,
+        ratio=format_ratio,
+        size=format_size,
+        block=format_block,
+        value=format_value,
+        sci=format_sci,
+        slug=slug,
+    )
+    return environment
+
+
+# --- number formats: one place, so every table rounds the same way --------------------------
+
+
+def _missing(value) -> bool:
+    if value is None:
+        return True
+    try:
+        return not math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return True
+
+
+def format_us(value) -> str:
+    """Microseconds with one decimal; blank when missing."""
+    return "" if _missing(value) else f"{float(value):,.1f}"
+
+
+def format_gbps(value) -> str:
+    """GB/s as an integer; blank when missing."""
+    return "" if _missing(value) else f"{float(value):,.0f}"
+
+
+def format_pct(value) -> str:
+    """A percentage with one decimal; blank when missing."""
+    return "" if _missing(value) else f"{float(value):.1f}"
+
+
+def format_speedup(value) -> str:
+    """A speedup as '2.34×'; blank when missing."""
+    return "" if _missing(value) else f"{float(value):.2f}\u00d7"
+
+
+def format_ratio(value) -> str:
+    """A plain ratio with two decimals; blank when missing."""
+    return "" if _missing(value) else f"{float(value):.2f}"
+
+
+def format_sci(value) -> str:
+    """A small quantity in scientific notation; blank when missing."""
+    return "" if _missing(value) else f"{float(value):.2e}"
+
+
+def format_size(n):
+    """n as 2<sup>k</sup> when it is a power of two, else with thousands separators."""
+    from markupsafe import Markup
+
+    if _missing(n):
+        return ""
+    n = int(n)
+    if n > 0 and n & (n - 1) == 0:
+        return Markup(f"2<sup>{n.bit_length() - 1}</sup>")  # only an int goes into the markup
+    return f"{n:,}"
+
+
+def size_text(n) -> str:
+    """n as plain text, 2^k for a power of two (for plot titles, which take no markup)."""
+    n = int(n)
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"
+
+
+def format_block(block) -> str:
+    """A block size, or 'library' where the library chooses."""
+    return "library" if _missing(block) else str(int(block))
+
+
+def format_value(value) -> str:
+    """Any header value as text: nested data as JSON, booleans as yes/no, null as a dash."""
+    if value is None:
+        return "\u2014"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def slug(text) -> str:
+    """A string safe inside an HTML id (letters, digits, '-')."""
+    return "".join(c if c.isalnum() else "-" for c in str(text)).strip("-") or "x"
+
+
+# --- context ---------------------------------------------------------------------------------
+
+
+def _records(frame) -> list[dict]:
+    """DataFrame rows as dicts with every missing value (NaN, NA, NaT) turned into None."""
+    import pandas as pd
+
+    if frame is None or len(frame) == 0:
+        return []
+    records = []
+    for record in frame.to_dict("records"):
+        clean = {}
+        for key, value in record.items():
+            if not isinstance(value, (list, tuple, dict)) and pd.isna(value):
+                value = None
+            elif hasattr(value, "item"):  # numpy scalars
+                value = value.item()
+            clean[key] = value
+        records.append(clean)
+    return records
+
+
+def build_context(run, references=()) -> dict:
+    """Everything the template shows, computed from a loaded run and the published references."""
+    from primbench.report import plots
+
+    header = run.header
+    device = header.get("device") or {}
+    frame = tables.annotate(run.frame(), header.get("variants") or {})
+    device_name = device.get("name") or "this GPU"
+    peak = device.get("peak_gbps")
+    copy_gbps = run.copy_gbps
+    ops = tables.ops_in(frame)
+
+    story = None
+    if tables.STORY_OP in ops:
+        story = _story(frame, references, device_name, plots)
+
+    # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
+    logs = {c["key"]: c["log"] for c in run.cases if c.get("log")}
+    per_op = [_op_section(frame, op, device, copy_gbps, plots, logs) for op in ops]
+    quality = tables.timing_quality(frame)
+    end = run.end or {}
+    interrupted = run.end is None or bool(end.get("interrupted"))
+    git = header.get("git") or {}
+    copy = header.get("copy") or {}
+    copy_samples = copy.get("samples_ms") or []
+    return {
+        "run": {
+            "id": header.get("run_id") or run.path.stem,
+            "path": run.path.name,
+            "device_name": device_name,
+            "started": header.get("started"),
+            "finished": end.get("finished"),
+            "interrupted": interrupted,
+            "git_sha": git.get("sha"),
+            "git_dirty": git.get("dirty"),
+            "end": end,
+            "resumes": run.resumes,
+            "case_count": len(run.cases),
+            "status_counts": dict(frame["status"].value_counts()) if not frame.empty else {},
+        },
+        "peak_gbps": peak,
+        "copy_gbps": copy_gbps,
+        "story": story,
+        "ops": per_op,
+        "quality": {
+            "measured": quality.measured,
+            "stops": quality.stops,
+            "flags": quality.flags,
+            "flagged": _records(quality.flagged),
+            "l2_resident": _records(quality.l2_resident),
+            "l2_resident_by_size": sorted(Counter(int(n) for n in quality.l2_resident["n"]).items())
+            if len(quality.l2_resident)
+            else [],
+            "over_peak": _records(quality.over_peak),
+        },
+        "meta": {
+            "device": tables.flatten(device),
+            "copy_bandwidth": {
+                "median_gbps": copy_gbps,
+                "samples": len(copy_samples),
+                "median_us": _median(copy_samples) * 1e3 if copy_samples else None,
+                "rows": tables.flatten({k: v for k, v in copy.items() if k not in ("samples_ms", "alternatives")}),
+                "alternatives": _copy_alternatives(copy),
+            },
+            "software": tables.flatten(header.get("software")),
+            "host": tables.flatten(header.get("host")),
+            "git": tables.flatten(git),
+            "tool": tables.flatten(header.get("tool")),
+            "timing": tables.flatten(header.get("timing")),
+            "config_path": header.get("config_path"),
+            "config_hash": header.get("config_hash"),
+            "config_json": json.dumps(header.get("config"), indent=2, ensure_ascii=False, default=str),
+            "variants": sorted(
+                (header.get("variants") or {}).values(),
+                key=lambda v: (str(v.get("op")), v.get("order") or 0, str(v.get("name"))),
+            ),
+            "warnings": list(run.warnings),
+            "schema": header.get("schema"),
+        },
+    }
+
+
+def _copy_alternatives(copy: dict) -> list[dict]:
+    """The copy methods measured but not chosen, as median GB/s from their raw samples."""
+    from primbench import stats
+
+    rows = []
+    for method, samples in (copy.get("alternatives") or {}).items():
+        summary = stats.summarize(samples or [])
+        gbps = stats.bandwidth_gbps(copy.get("bytes") or 0, summary.median) if summary else None
+        rows.append({"method": method, "gbps": gbps, "samples": summary.count if summary else 0})
+    return rows
+
+
+def _median(values) -> float:
+    import numpy as np
+
+    return float(np.median(np.asarray(values, dtype=float)))
+
+
+def _story(frame, references, device_name, plots) -> dict:
+    """The reduce story: summary, progression at the seed's size, ranking, and the progression chart."""
+    op = tables.STORY_OP
+    dtype, distribution = tables.primary_slice(frame, op)
+    n, exact = tables.choose_progression_size(frame, op)
+    progression = tables.progression_table(frame, n, references, op, dtype, distribution)
+    ranking = tables.ranking_table(frame, op, n, dtype, distribution)
+    shown = tables.slice_of(frame, op, dtype, distribution)
+    largest = max(shown[shown["valid"]]["n"], default=n)
+    summary = []
+    for size in dict.fromkeys([n, int(largest)]):
+        best = tables.best_case(frame, op, size, dtype=dtype, distribution=distribution)
+        cub_ms = tables.baseline_time_ms(frame, op, size, dtype, distribution)
+        if best is None:
+            summary.append({"n": size, "best": None})
+            continue
+        summary.append(
+            {
+                "n": size,
+                "best": _records(best.to_frame().T)[0],
+                "cub_us": cub_ms * 1e3,
+                "ratio_to_cub": best["median_ms"] / cub_ms if math.isfinite(cub_ms) else None,
+            }
+        )
+    hazards = {}
+    for row in _records(progression):
+        if row.get("hazard"):
+            hazards.setdefault(row["hazard"], []).append(row["variant"])
+    chart = None
+    if not progression.empty and progression["cumulative_speedup"].notna().any():
+        chart = plots.progression_chart(progression, references, f"{device_name} (this run)")
+    return {
+        "n": n,
+        "n_exact": exact,
+        "preferred_n": tables.PROGRESSION_N,
+        "dtype": dtype,
+        "distribution": distribution,
+        "progression": _records(progression),
+        "references": [
+            {"id": r.id, "label": r.label, "device": r.device, "n": r.n, "dtype": r.dtype, "peak_gbps": r.peak_gbps,
+             "citation": r.citation, "url_text": _without_scheme(r.url)}
+            for r in references
+        ],
+        "differences": tables.ordering_differences(progression, references),
+        "compared_steps": sum(len(tables.compared_steps(progression, r)) for r in references),
+        "hazards": [{"text": text, "variants": names} for text, names in hazards.items()],
+        "ranking": _records(ranking),
+        "unranked": _records(tables.unranked_cases(frame, op, n)),
+        "summary": summary,
+        "chart": chart,
+        "cub_variant": tables.baseline_variant(frame, op) or tables.CUB_VARIANT,
+    }
+
+
+def _without_scheme(url) -> str | None:
+    # The page must not link out (it is opened from disk or as a CI artifact): cite as plain text.
+    if not url:
+        return None
+    return url.split("://", 1)[-1]
+
+
+def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
+    """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures."""
+    import numpy as np
+
+    dtype, distribution = tables.primary_slice(frame, op)
+    lines = tables.bandwidth_lines(frame, op, dtype, distribution)
+    # One colour per variant across all of the op's plots, in progression order.
+    ordered = frame[frame["op"] == op].sort_values(["order", "variant"])["variant"].drop_duplicates()
+    styles = plots.styles_by_variant(list(ordered))
+    itemsize = np.dtype(dtype).itemsize if dtype else 0
+    bandwidth_chart = None
+    if not lines.empty:
+        bandwidth_chart = plots.bandwidth_vs_size(
+            lines,
+            peak_gbps=device.get("peak_gbps"),
+            copy_gbps=copy_gbps,
+            l2_bytes=device.get("l2_bytes"),
+            itemsize=itemsize,
+            title=f"{op}: bandwidth vs size ({dtype}, {distribution})",
+            styles=styles,
+        )
+    sweeps = []
+    for n, sweep in tables.block_sweeps(frame, op, dtype, distribution).items():
+        sweeps.append(
+            {
+                "n": n,
+                "variants": sweep["variant"].nunique(),
+                "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
+            }
+        )
+    other_slices = sorted(
+        {(d, s) for d, s in zip(frame[frame["op"] == op]["dtype"], frame[frame["op"] == op]["distribution"])}
+        - {(dtype, distribution)},
+        key=str,
+    )
+    return {
+        "name": op,
+        "dtype": dtype,
+        "distribution": distribution,
+        "other_slices": other_slices,
+        "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
+        "best_per_size": _records(tables.best_per_size(frame, op, dtype, distribution)),
+        "bandwidth_chart": bandwidth_chart,
+        "sweeps": sweeps,
+        "verification": _records(tables.verification_table(frame, op)),
+        "failures": [{**case, "log": logs.get(case["key"])} for case in _records(tables.failures_table(frame, op))],
+    }

@@ -1,0 +1,110 @@
+"""The command line end to end on the real recorded run, and its one-line errors."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from primbench.device import require_gpu
+from primbench.errors import NoGPUError
+
+
+def _has_gpu() -> bool:
+    try:
+        require_gpu()
+        return True
+    except NoGPUError:
+        return False
+
+
+def bench(repo, *args):
+    return subprocess.run([sys.executable, "bench.py", *args], cwd=repo, capture_output=True, text=True)
+
+
+def assert_one_line_error(result, code, *words):
+    assert result.returncode == code, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith("primbench: ")
+    for word in words:
+        assert word in lines[0]
+
+
+@pytest.fixture(scope="module")
+def recorded_run(repo):
+    runs = sorted((repo / "results").glob("*.jsonl"))
+    if not runs:
+        pytest.skip("no recorded run under results/ yet")
+    return runs[-1]
+
+
+def test_report_renders_the_recorded_run_into_one_html_file(repo, recorded_run, tmp_path):
+    out = tmp_path / "report.html"
+    result = bench(repo, "report", str(recorded_run), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(out)
+    html = out.read_text()
+    assert "reduce0_interleaved_divergent" in html and "<img" in html
+
+
+def test_make_report_renders_a_recorded_run_beside_it(repo, recorded_run, tmp_path):
+    run = shutil.copy(recorded_run, tmp_path / recorded_run.name)
+    result = subprocess.run(["make", "--no-print-directory", "report", f"RUN={run}"], cwd=repo, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / recorded_run.name).with_suffix(".html").stat().st_size > 10_000
+
+
+def test_a_missing_results_file_is_one_line_and_exit_2(repo, tmp_path):
+    assert_one_line_error(bench(repo, "report", str(tmp_path / "missing.jsonl")), 2, "no such run file")
+
+
+def test_resuming_a_finished_run_is_refused_in_one_line(repo, recorded_run, tmp_path):
+    run = shutil.copy(recorded_run, tmp_path / recorded_run.name)
+    assert_one_line_error(bench(repo, "run", "--resume", str(run)), 2, "already finished")
+
+
+def test_resuming_a_missing_run_is_one_line(repo, tmp_path):
+    assert_one_line_error(bench(repo, "run", "--resume", str(tmp_path / "gone.jsonl")), 2, "no such run file")
+
+
+@pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
+def test_bench_run_without_a_gpu_says_so_and_points_to_make_report(repo):
+    assert_one_line_error(bench(repo, "run", "configs/progression.yaml"), 3, "no NVIDIA GPU", "make report")
+
+
+@pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
+def test_make_bench_without_a_gpu_fails_with_one_clear_line(repo):
+    result = subprocess.run(["make", "--no-print-directory", "bench"], cwd=repo, capture_output=True, text=True)
+    assert result.returncode != 0
+    ours = [line for line in result.stderr.splitlines() if line.startswith("primbench:")]
+    assert ours == ["primbench: no NVIDIA GPU here (nvidia-smi finds none); to see a real run, render the bundled one: make report"]
+
+
+def test_a_dry_run_validates_and_lists_every_case_without_a_gpu(repo):
+    result = bench(repo, "run", "configs/progression.yaml", "--dry-run")
+    assert result.returncode == 0
+    assert result.stdout.strip().splitlines()[-1].endswith("16 cases in 1 sweeps")
+
+
+def test_list_names_every_reduce_variant_and_flags_the_hazards(repo):
+    result = bench(repo, "list")
+    assert result.returncode == 0
+    assert "reduce/cub_device_reduce" in result.stdout
+    assert result.stdout.count("[hazard]") == 2
+
+
+def test_compile_builds_every_kernel_for_two_architectures(repo):
+    result = bench(repo, "compile", "--arch", "sm_90", "sm_80")
+    assert result.returncode == 0, result.stderr
+    assert "reduce.cu sm_90" in result.stdout and "reduce.cu sm_80" in result.stdout
+
+
+def test_the_recorded_run_is_a_real_finished_h200_run_with_raw_samples(recorded_run):
+    from primbench.results import load_run
+
+    run = load_run(recorded_run)
+    assert run.finished and run.warnings == []
+    assert "H200" in run.device["name"] and run.copy_gbps > 1000
+    ok = [c for c in run.cases if c["status"] == "ok"]
+    assert ok and all(len(c["samples"]["cold_ms"]) >= run.header["timing"]["min_samples"] for c in ok)

@@ -1,0 +1,97 @@
+"""Config validation: good configs expand to the expected cases; every bad one is one clear line."""
+
+import subprocess
+import sys
+
+import pytest
+
+from primbench.config import ConfigError, load_config
+
+# file in tests/bad_configs -> (line the error must point at, or None; words the message must contain)
+BAD_CONFIGS = {
+    "unknown_variant.yaml": (3, ["reduce9_magic", "valid:", "reduce2_sequential"]),
+    "malformed_yaml.yaml": (4, ["YAML syntax error"]),
+    "block_size_48.yaml": (5, ["block size 48", "power of two"]),
+    "size_2_pow_40.yaml": (4, ["2^40", "2^30"]),
+    "unknown_key.yaml": (3, ["varients", "valid keys", "variants"]),
+    "unknown_op.yaml": (2, ["'sort'", "valid ops: reduce"]),
+    "no_sweeps.yaml": (None, ["no 'sweeps'"]),
+    "empty_sweeps.yaml": (1, ["non-empty list"]),
+    "zero_size.yaml": (3, ["size 0", "at least 1"]),
+    "negative_size.yaml": (3, ["size -5"]),
+    "block_size_2048.yaml": (4, ["block size 2048", "1024"]),
+    "noise_not_a_fraction.yaml": (2, ["max_noise", "fraction"]),
+    "max_time_below_min_time.yaml": (3, ["max_time_s", "shorter than min_time_s"]),
+    "duplicate_key.yaml": (4, ["appears twice"]),
+    "size_not_a_number.yaml": (3, ["'lots'", "2^25"]),
+    "unknown_dtype.yaml": (4, ["complex128", "valid: float32"]),
+    "unknown_distribution.yaml": (4, ["'zeros'", "uniform"]),
+    "explicit_variant_refuses_blocks.yaml": (5, ["reduce2_sequential takes none of the block sizes [32]", "it takes 64"]),
+    "top_level_list.yaml": (None, ["top level must be a mapping"]),
+    "duplicate_size.yaml": (3, ["twice"]),
+    "empty_file.yaml": (None, ["empty"]),
+}
+
+
+def test_the_bundled_configs_expand_to_the_documented_sweeps(repo):
+    default = load_config(repo / "configs/default.yaml")
+    cases = default.cases()
+    sizes = sorted({c.n for c in cases})
+    assert sizes[0] == 2**10 and sizes[-1] == 2**28
+    assert {c.block for c in cases if c.variant == "reduce2_sequential"} == {64, 128, 256, 512, 1024}
+    assert {c.block for c in cases if c.variant == "cub_device_reduce"} == {None}
+    assert len({c.key for c in cases}) == len(cases)
+    progression = load_config(repo / "configs/progression.yaml")
+    assert {c.n for c in progression.cases()} == {2**25}
+
+
+def test_sizes_accept_powers_of_two_offsets_and_ranges(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("sweeps:\n  - op: reduce\n    variants: [reduce2_*]\n    sizes: [1, 1000, '2^20+3', '2^10-1']\n"
+                    "    block_sizes: {pow2: [7, 8]}\n")
+    config = load_config(path)
+    assert sorted({c.n for c in config.cases()}) == [1, 1000, 1023, 2**20 + 3]
+    assert {c.block for c in config.cases()} == {128, 256}
+
+
+def test_a_glob_skips_block_sizes_a_variant_cannot_take_but_keeps_the_others(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("sweeps:\n  - op: reduce\n    variants: ['*']\n    sizes: [1024]\n    block_sizes: [32, 64]\n")
+    cases = load_config(path).cases()
+    assert {c.block for c in cases} == {64, None}
+
+
+def test_the_resolved_config_hash_changes_when_the_sweep_does(tmp_path):
+    one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"
+    one.write_text("sweeps:\n  - op: reduce\n    sizes: [1024]\n")
+    two.write_text("sweeps:\n  - op: reduce\n    sizes: [2048]\n")
+    assert load_config(one).hash() != load_config(two).hash()
+    assert load_config(one).hash() == load_config(one).hash()
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CONFIGS))
+def test_every_bad_config_gives_one_line_naming_the_file_line_and_fix(name, repo):
+    path = repo / "tests/bad_configs" / name
+    line, words = BAD_CONFIGS[name]
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    prefix = f"{path}:{line}" if line else str(path)
+    assert message.startswith(prefix), message
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"
+
+
+def test_the_bad_config_corpus_is_all_tested(repo):
+    assert {p.name for p in (repo / "tests/bad_configs").glob("*.yaml")} == set(BAD_CONFIGS)
+
+
+@pytest.mark.parametrize("name", ["unknown_variant.yaml", "malformed_yaml.yaml", "block_size_48.yaml", "size_2_pow_40.yaml"])
+def test_bench_run_on_a_bad_config_prints_one_line_and_exits_2_without_a_traceback(name, repo):
+    result = subprocess.run([sys.executable, "bench.py", "run", f"tests/bad_configs/{name}"], cwd=repo,
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("primbench: tests/bad_configs/")

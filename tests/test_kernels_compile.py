@@ -1,0 +1,48 @@
+"""Every kernel compiles with NVRTC for sm_90 and sm_80, on a machine with no GPU, without warnings."""
+
+import pytest
+
+import kernels
+from primbench.build import compile_for_arch
+
+SOURCES = sorted(kernels.sources().items())
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
+@pytest.mark.parametrize("source,names", SOURCES, ids=[s for s, _ in SOURCES])
+def test_every_kernel_compiles_cleanly_for_hopper_and_ampere(source, names, arch):
+    compiled = compile_for_arch(source, names, arch)
+    assert compiled.cubin_bytes > 0
+    assert set(compiled.lowered_names) == set(names)
+    assert compiled.log.strip() == "", compiled.log
+
+
+def test_every_registered_variant_names_kernels_its_source_provides():
+    for variant in kernels.variants():
+        if variant.source:
+            assert variant.kernels, variant.key
+            assert set(variant.kernels) <= set(kernels.sources()[variant.source])
+
+
+def test_every_templated_variant_is_instantiated_for_each_block_size_it_accepts():
+    for variant in kernels.variants():
+        templated = [k for k in variant.kernels if "<" in k and "{" not in k]
+        if any(str(b) in k for k in templated for b in variant.block_sizes):
+            for block in variant.block_sizes:
+                assert any(f"<{block}" in k for k in variant.kernels), (variant.key, block)
+
+
+def test_a_kernel_with_a_syntax_error_fails_with_the_nvrtc_log(tmp_path, monkeypatch):
+    from primbench import build
+
+    broken = tmp_path / "broken.cu"
+    broken.write_text('extern "C" __global__ void k(float* x) { x[0] = undefined_name; }\n')
+    monkeypatch.setattr(build, "KERNEL_DIR", tmp_path)
+    with pytest.raises(build.KernelBuildError, match="undefined_name"):
+        build.compile_for_arch("broken.cu", ["k"], "sm_90")
+
+
+def test_variant_hashes_are_stable_and_distinct():
+    hashes = {v.key: v.hash() for v in kernels.variants()}
+    assert hashes == {v.key: v.hash() for v in kernels.variants()}
+    assert len(set(hashes.values())) == len(hashes)

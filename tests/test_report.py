@@ -1,0 +1,361 @@
+"""The HTML report: rendered from the newest recorded run under results/, plus table arithmetic.
+
+Tests that need a modified run build it in tmp_path from the real run; each such transformation
+is test-only and says what it changes. Nothing here needs a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from primbench.report import render_report, tables
+from primbench.report.reference import load_published
+from primbench.results import load_run
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS_DIR = REPO / "results"
+
+
+@pytest.fixture(scope="module")
+def real_run() -> Path:
+    """The newest recorded run (run files are named by date, so the last name is the newest)."""
+    runs = sorted(RESULTS_DIR.glob("*.jsonl"))
+    if not runs:
+        pytest.skip("no recorded run under results/ yet")
+    return runs[-1]
+
+
+@pytest.fixture(scope="module")
+def real_report(real_run, tmp_path_factory) -> tuple[Path, str]:
+    """The real run rendered once (rendering draws every plot): its folder and its HTML."""
+    out_dir = tmp_path_factory.mktemp("real_report")
+    return out_dir, _render(real_run, out_dir)
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+class _Page(HTMLParser):
+    """Every start tag with its attributes, the text of every element id, and all <style> text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict, tuple[str, ...]]] = []  # (tag, attrs, ids of enclosing elements)
+        self.text_by_id: dict[str, list[str]] = {}
+        self.style = []
+        self._stack: list[tuple[str, str | None]] = []
+
+    VOID = {"meta", "img", "br", "hr", "link", "input", "col", "area", "base", "source", "wbr"}
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs, tuple(i for _, i in self._stack if i)))
+        if tag not in self.VOID:
+            self._stack.append((tag, attrs.get("id")))
+
+    def handle_endtag(self, tag):
+        while self._stack:
+            open_tag, _ = self._stack.pop()
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data):
+        if self._stack and self._stack[-1][0] == "style":
+            self.style.append(data)
+        for _, element_id in self._stack:
+            if element_id:
+                self.text_by_id.setdefault(element_id, []).append(data)
+
+    def inside(self, element_id: str, tag: str | None = None, **classes):
+        """Start tags inside the element `element_id` (optionally of one tag / with a class)."""
+        found = []
+        for name, attrs, enclosing in self.tags:
+            if element_id in enclosing and (tag is None or name == tag):
+                if "cls" in classes and classes["cls"] not in (attrs.get("class") or "").split():
+                    continue
+                found.append(attrs)
+        return found
+
+    def text(self, element_id: str) -> str:
+        return " ".join(" ".join(self.text_by_id.get(element_id, [])).split())
+
+
+def _parse(html: str) -> _Page:
+    page = _Page()
+    page.feed(html)
+    return page
+
+
+def _render(run_path: Path, out_dir: Path) -> str:
+    out = render_report(run_path, out_dir / "report.html")
+    return out.read_text(encoding="utf-8")
+
+
+def _records(run_path: Path) -> list[dict]:
+    return [json.loads(line) for line in run_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _write_records(records: list[dict], path: Path) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+# --- the report from the real run --------------------------------------------------------------
+
+
+def test_the_report_renders_from_the_real_run_into_one_self_contained_file(real_run, real_report):
+    out_dir, html = real_report
+    assert [p.name for p in out_dir.iterdir()] == ["report.html"]
+    assert html.lstrip().lower().startswith("<!doctype html>")
+    page = _parse(html)
+    assert page.style and "table" in "".join(page.style)  # the stylesheet is inlined
+    assert not [t for t, _, _ in page.tags if t in ("link", "script", "iframe", "object", "embed")]
+    assert load_run(real_run).header["run_id"] in html
+
+
+def test_the_progression_table_lists_every_harris_variant_in_the_run(real_run, real_report):
+    run = load_run(real_run)
+    variants = run.header["variants"]
+    harris = {
+        c["variant"]
+        for c in run.cases
+        if c["op"] == "reduce" and variants.get(f"reduce/{c['variant']}", {}).get("series") == "harris"
+    }
+    assert harris, "the real run should measure the Harris progression"
+    page = _parse(real_report[1])
+    rows = [a["data-variant"] for a in page.inside("progression", "tr") if "data-variant" in a]
+    assert harris <= set(rows)
+    # The library baseline follows the progression when it was measured.
+    if any(c["variant"] == tables.CUB_VARIANT for c in run.cases):
+        assert rows.index(tables.CUB_VARIANT) > max(rows.index(v) for v in harris)
+
+
+def test_every_image_is_a_data_uri_and_nothing_points_at_the_network(real_report):
+    page = _parse(real_report[1])
+    images = [attrs for tag, attrs, _ in page.tags if tag == "img"]
+    assert images, "the report should carry its plots"
+    assert all(a.get("src", "").startswith("data:image/png;base64,") for a in images)
+    for tag, attrs, _ in page.tags:
+        for name, value in attrs.items():
+            value = (value or "").strip().lower()
+            assert "http://" not in value and "https://" not in value, f"<{tag} {name}> links out"
+            assert not value.startswith("//"), f"<{tag} {name}> is a protocol-relative URL"
+            if name in ("href", "src", "action", "srcset", "poster"):
+                assert value.startswith(("#", "data:")), f"<{tag} {name}={value[:40]!r}> is not inline"
+    style = "".join(page.style).lower()
+    assert "@import" not in style and "url(" not in style and "http" not in style
+    # Any http(s):// left on the page can only be text taken from the run (escaped), never markup.
+
+
+def test_a_variant_name_with_a_script_tag_appears_as_text(real_run, tmp_path):
+    # Test-only transformation of the real run: one Harris variant is renamed, in the header and
+    # in every one of its cases, to a name carrying markup.
+    records = _records(real_run)
+    header = records[0]
+    target = next(
+        c["variant"]
+        for c in records[1:]
+        if c["kind"] == "case" and header["variants"].get(f"{c['op']}/{c['variant']}", {}).get("series") == "harris"
+    )
+    hostile = target + "<script>alert(1)</script>"
+    info = header["variants"].pop(f"reduce/{target}")
+    header["variants"][f"reduce/{hostile}"] = {**info, "name": hostile}
+    for record in records[1:]:
+        if record["kind"] == "case" and record["variant"] == target:
+            record["variant"] = hostile
+            record["key"] = record["key"].replace(f"/{target}/", f"/{hostile}/")
+    html = _render(_write_records(records, tmp_path / real_run.name), tmp_path)
+    assert "<script" not in html.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    rows = [a["data-variant"] for a in _parse(html).inside("progression", "tr") if "data-variant" in a]
+    assert hostile in rows  # the attribute round-trips as the plain name
+
+
+def test_a_failed_case_is_listed_with_its_reason_and_never_ranked(real_run, real_report, tmp_path):
+    original = _parse(real_report[1])
+    ranked = [a["data-key"] for a in original.inside("ranking", "tr", cls="ranked")]
+    assert ranked, "the real run should have valid cases at the progression size"
+    victim = ranked[0]
+    # Test-only transformation of the real run: the fastest ranked case is marked failed (its
+    # samples are kept, so the report must exclude it by status alone).
+    records = _records(real_run)
+    reason = "test-only: marked failed to check that failures are never ranked"
+    for record in records:
+        if record.get("kind") == "case" and record["key"] == victim:
+            record["status"], record["reason"] = "failed", reason
+    page = _parse(_render(_write_records(records, tmp_path / real_run.name), tmp_path))
+    assert victim not in [a["data-key"] for a in page.inside("ranking", "tr", cls="ranked")]
+    op = victim.split("/")[0]
+    assert victim in [a["data-key"] for a in page.inside(f"failures-{op}", "tr", cls="failure")]
+    assert reason in page.text(f"failures-{op}")
+
+
+def test_a_run_without_an_end_record_is_reported_as_interrupted(real_run, tmp_path):
+    # Test-only transformation of the real run: its end record is dropped, as when a run is killed.
+    records = [r for r in _records(real_run) if r.get("kind") != "end"]
+    page = _parse(_render(_write_records(records, tmp_path / real_run.name), tmp_path))
+    assert page.text("run-status") == "interrupted"
+
+
+# --- published reference data ------------------------------------------------------------------
+
+
+def test_published_figures_are_marked_as_quotes_and_map_to_real_variants():
+    raw = json.loads((REPO / "results" / "reference" / "published.json").read_text(encoding="utf-8"))
+    assert raw["schema"] == 1 and raw["kind"] == "published" and raw["raw_samples"] is False
+    import kernels
+
+    names = {v.name for v in kernels.variants("reduce")}
+    progressions = {p.id: p for p in load_published()}
+    assert set(progressions) == {"seed002_rtx3080", "harris_g80"}
+    for progression in progressions.values():
+        assert progression.citation
+        assert {e.variant for e in progression.entries} <= names
+    assert progressions["seed002_rtx3080"].time_ms("reduce5_complete_unroll_volatile") is None
+    assert progressions["harris_g80"].time_ms("reduce6_grid_stride_shuffle") == 0.268
+
+
+def test_the_report_package_never_imports_cupy():
+    # The report runs in CI and on laptops without a GPU (DESIGN.md: report never imports CuPy).
+    import re
+
+    for source in (REPO / "primbench" / "report").glob("*.py"):
+        assert not re.search(r"^\s*(import|from)\s+cupy\b", source.read_text(encoding="utf-8"), re.M), source.name
+
+
+# --- table arithmetic on hand-made frames ------------------------------------------------------
+
+
+def _frame(rows):
+    import pandas as pd
+
+    defaults = {
+        "op": "reduce", "dtype": "float32", "distribution": "uniform", "status": "ok", "reason": None,
+        "series": "harris", "order": 0, "noise": 0.001, "gbps": 1.0, "pct_peak": 1.0, "pct_copy": 1.0,
+        "l2_resident": False, "stop": "converged", "flags": "", "exact_ok": True, "float_ok": True,
+        "error": 0.0, "tolerance": 1.0, "bitwise_equal": True, "launches": 1,
+    }
+    full = []
+    for row in rows:
+        row = {**defaults, **row}
+        row.setdefault("key", f"{row['op']}/{row['variant']}/{row['dtype']}/{row['n']}/{row['block']}/{row['distribution']}")
+        full.append(row)
+    variants = {
+        f"{r['op']}/{r['variant']}": {"origin": "", "hazard": None, "notes": "", "deterministic_expected": True}
+        for r in full
+    }
+    return tables.annotate(pd.DataFrame(full), variants)
+
+
+def test_step_speedup_is_over_the_previous_timed_row_and_cumulative_over_the_first():
+    times = [8.0, 4.0, math.nan, 2.0, 4.0]
+    step = tables.step_speedups(times)
+    cumulative = tables.cumulative_speedups(times)
+    assert math.isnan(step[0]) and step[1] == 2.0 and math.isnan(step[2]) and step[3] == 2.0 and step[4] == 0.5
+    assert cumulative[0] == 1.0 and cumulative[1] == 2.0 and math.isnan(cumulative[2]) and cumulative[3] == 4.0
+
+
+def test_cumulative_speedup_starts_at_the_first_row_that_has_a_time():
+    assert tables.cumulative_speedups([math.nan, 6.0, 3.0])[1:] == [1.0, 2.0]
+
+
+def test_block_256_is_chosen_when_present_else_the_most_measured_block():
+    frame = _frame(
+        [
+            {"variant": "a", "n": 1024, "block": 128, "median_ms": 1.0},
+            {"variant": "a", "n": 1024, "block": 256, "median_ms": 2.0},
+            {"variant": "b", "n": 1024, "block": 128, "median_ms": 1.0},
+            {"variant": "b", "n": 2048, "block": 128, "median_ms": 1.0},
+            {"variant": "b", "n": 1024, "block": 512, "median_ms": 1.0},
+            {"variant": "cub", "n": 1024, "block": None, "median_ms": 1.0},
+        ]
+    )
+    assert tables.choose_block(frame[frame["variant"] == "a"], 1024) == 256
+    assert tables.choose_block(frame[frame["variant"] == "b"], 1024) == 128
+    assert tables.choose_block(frame[frame["variant"] == "cub"], 1024) is None
+
+
+def test_the_progression_falls_back_to_the_largest_size_when_2_to_the_25_is_absent():
+    frame = _frame([{"variant": "a", "n": n, "block": 256, "median_ms": 1.0} for n in (2**20, 2**24)])
+    assert tables.choose_progression_size(frame) == (2**24, False)
+    frame = _frame([{"variant": "a", "n": n, "block": 256, "median_ms": 1.0} for n in (2**25, 2**28)])
+    assert tables.choose_progression_size(frame) == (2**25, True)
+
+
+def test_progression_rows_follow_the_harris_order_then_the_baseline_with_speedups():
+    frame = _frame(
+        [
+            {"variant": "cub_device_reduce", "series": "baseline", "order": 90, "n": 2**25, "block": None, "median_ms": 0.5},
+            {"variant": "r1", "order": 11, "n": 2**25, "block": 256, "median_ms": 2.0},
+            {"variant": "r0", "order": 10, "n": 2**25, "block": 256, "median_ms": 4.0},
+            {"variant": "seed", "series": "seed000", "order": 30, "n": 2**25, "block": 256, "median_ms": 0.1},
+        ]
+    )
+    table = tables.progression_table(frame, 2**25)
+    assert list(table["variant"]) == ["r0", "r1", "cub_device_reduce"]
+    assert list(table["time_us"]) == [4000.0, 2000.0, 500.0]
+    assert list(table["cumulative_speedup"]) == [1.0, 2.0, 8.0]
+    assert list(table["step_speedup"])[1:] == [2.0, 4.0]
+
+
+def test_an_ordering_difference_is_found_where_the_reference_went_the_other_way():
+    from primbench.report.reference import PublishedEntry, PublishedProgression
+
+    seed = PublishedProgression(
+        id="seed", label="seed", op="reduce", device="RTX 3080", dtype="float32", n=2**25, peak_gbps=760,
+        citation="test", url=None,
+        entries=(PublishedEntry("r0", "reduce0", 5.7, None), PublishedEntry("r1", "reduce1", 6.9, None),
+                 PublishedEntry("r2", "reduce2", 4.7, None)),
+    )
+    frame = _frame(
+        [
+            {"variant": "r0", "order": 10, "n": 2**25, "block": 256, "median_ms": 0.39},
+            {"variant": "r1", "order": 11, "n": 2**25, "block": 256, "median_ms": 0.21},
+            {"variant": "r2", "order": 12, "n": 2**25, "block": 256, "median_ms": 0.16},
+        ]
+    )
+    table = tables.progression_table(frame, 2**25, [seed])
+    assert table["seed_cumulative"].round(3).tolist() == [1.0, round(5.7 / 6.9, 3), round(5.7 / 4.7, 3)]
+    differences = tables.ordering_differences(table, [seed])
+    assert [(d.earlier, d.later) for d in differences] == [("r0", "r1")]
+    assert differences[0].here_verdict() == "faster" and differences[0].reference_verdict() == "slower"
+
+
+def test_failed_cases_are_not_ranked_and_the_ratio_is_to_cub():
+    frame = _frame(
+        [
+            {"variant": "fast_but_wrong", "n": 2**25, "block": 256, "median_ms": 0.01, "status": "failed", "reason": "x"},
+            {"variant": "a", "n": 2**25, "block": 256, "median_ms": 0.2},
+            {"variant": "a", "n": 2**25, "block": 512, "median_ms": 0.1},
+            {"variant": "cub_device_reduce", "series": "baseline", "n": 2**25, "block": None, "median_ms": 0.08},
+        ]
+    )
+    ranking = tables.ranking_table(frame, "reduce", 2**25)
+    assert list(ranking["variant"]) == ["cub_device_reduce", "a"]
+    assert int(ranking.loc[1, "block"]) == 512  # each variant at its fastest block
+    assert ranking.loc[1, "ratio_to_baseline"] == pytest.approx(1.25)
+    assert list(tables.unranked_cases(frame, "reduce", 2**25)["variant"]) == ["fast_but_wrong"]
+
+
+def test_determinism_is_yes_no_or_mixed_across_a_variants_cases():
+    assert tables.determinism_verdict([True, True]) == "yes"
+    assert tables.determinism_verdict([False, False]) == "no"
+    assert tables.determinism_verdict([True, False, None]) == "mixed"
+    assert tables.determinism_verdict([None]) == ""
+
+
+def test_a_case_over_100_percent_of_peak_is_reported_as_a_bytes_model_problem():
+    frame = _frame(
+        [
+            {"variant": "a", "n": 2**25, "block": 256, "median_ms": 0.1, "pct_peak": 130.0},
+            {"variant": "b", "n": 2**25, "block": 256, "median_ms": 0.1, "pct_peak": 50.0, "flags": "throttled"},
+        ]
+    )
+    quality = tables.timing_quality(frame)
+    assert list(quality.over_peak["variant"]) == ["a"]
+    assert quality.flags == {"throttled": 1}

@@ -1,0 +1,95 @@
+"""The run file: written line by line, read back, interruptions and bad files handled.
+
+The records here are minimal format fixtures (no measurement is read from them); measurement
+tests use the real recorded run under results/.
+"""
+
+import json
+
+import pytest
+
+from primbench import results
+from primbench.results import RunFileError, RunWriter, load_run
+
+HEADER = {"kind": "header", "schema": 1, "run_id": "t", "device": {"peak_gbps": 4814.3, "l2_bytes": 62914560},
+          "copy": {"bytes": 8, "samples_ms": [1.0]}, "variants": {}}
+
+
+def _case(key, status="ok"):
+    return {"kind": "case", "key": key, "op": "reduce", "variant": key, "dtype": "float32", "n": 4, "block": 64,
+            "distribution": "uniform", "bytes": 16, "status": status, "samples": {"cold_ms": [0.001, 0.002, 0.003]}}
+
+
+def _write(path, objects, tail=""):
+    path.write_text("".join(json.dumps(o) + "\n" for o in objects) + tail)
+    return path
+
+
+def test_a_run_written_line_by_line_reads_back_with_its_end(tmp_path):
+    path = tmp_path / "r.jsonl"
+    with RunWriter(path, create=True) as writer:
+        writer.append(HEADER)
+        writer.append(_case("a"))
+        writer.append({"kind": "end", "ok": 1, "failed": 0, "skipped": 0})
+    run = load_run(path)
+    assert run.finished and [c["key"] for c in run.cases] == ["a"]
+    assert run.frame().loc[0, "median_ms"] == pytest.approx(0.002)
+
+
+def test_a_writer_never_overwrites_an_existing_run(tmp_path):
+    path = _write(tmp_path / "r.jsonl", [HEADER])
+    with pytest.raises(RunFileError, match="never overwrites"):
+        RunWriter(path, create=True)
+
+
+def test_a_truncated_last_line_is_dropped_with_a_warning_and_can_be_repaired(tmp_path):
+    path = _write(tmp_path / "r.jsonl", [HEADER, _case("a")], tail='{"kind": "case", "key": "b", "sam')
+    run = load_run(path)
+    assert [c["key"] for c in run.cases] == ["a"] and not run.finished
+    assert "truncated" in run.warnings[0]
+    assert results.repair_truncated_tail(path)
+    assert path.read_text().endswith("\n") and load_run(path).warnings == []
+
+
+def test_a_corrupted_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(HEADER) + "\n{not json\n" + json.dumps(_case("a")) + "\n")
+    with pytest.raises(RunFileError, match=r"r.jsonl:2: not valid JSON"):
+        load_run(path)
+
+
+def test_a_newer_schema_is_refused_with_the_versions(tmp_path):
+    path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=99)])
+    with pytest.raises(RunFileError, match="schema version 99 is newer than this primbench reads \\(1\\)"):
+        load_run(path)
+
+
+@pytest.mark.parametrize("content,message", [
+    ("", "no header"),
+    (json.dumps(_case("a")) + "\n", "no header"),
+    ('["a list"]\n', "not a primbench record"),
+])
+def test_files_that_are_not_run_files_are_refused_in_one_line(tmp_path, content, message):
+    path = tmp_path / "r.jsonl"
+    path.write_text(content)
+    with pytest.raises(RunFileError, match=message):
+        load_run(path)
+
+
+def test_a_missing_run_file_names_the_path_and_where_runs_live(tmp_path):
+    with pytest.raises(RunFileError, match="no such run file.*results/"):
+        load_run(tmp_path / "nope.jsonl")
+
+
+def test_a_resumed_run_is_finished_only_by_a_later_end(tmp_path):
+    path = _write(tmp_path / "r.jsonl", [HEADER, _case("a"), {"kind": "resume", "at": "x"}, _case("b")])
+    run = load_run(path)
+    assert not run.finished and len(run.cases) == 2 and len(run.resumes) == 1
+
+
+def test_failed_cases_have_no_bandwidth_in_the_frame(tmp_path):
+    failed = dict(_case("f", status="failed"), samples={"cold_ms": []})
+    run = load_run(_write(tmp_path / "r.jsonl", [HEADER, _case("a"), failed]))
+    frame = run.frame().set_index("key")
+    assert frame.loc["f", "gbps"] != frame.loc["f", "gbps"]  # NaN
+    assert frame.loc["a", "gbps"] == pytest.approx(16 / 0.002e-3 / 1e9)

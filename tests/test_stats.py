@@ -1,0 +1,30 @@
+"""Statistics over raw samples."""
+
+import math
+
+import pytest
+
+from primbench import stats
+
+
+def test_the_median_and_robust_noise_ignore_one_wild_sample():
+    samples = [1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 50.0]
+    summary = stats.summarize(samples)
+    assert summary.median == pytest.approx(1.0)
+    assert summary.noise < 0.03  # a plain stdev would be ~17x the median
+    assert summary.stdev > 10
+
+
+def test_noise_is_infinite_with_fewer_than_two_samples_so_sampling_never_stops_early():
+    assert math.isinf(stats.robust_noise([1.0]))
+    assert stats.summarize([]) is None
+
+
+def test_bandwidth_counts_1e9_bytes_per_gb():
+    # 2^28 floats read in 246.5 us: the CUB figure measured on the H200.
+    assert stats.bandwidth_gbps(2**28 * 4, 0.2465) == pytest.approx(4355.9, rel=1e-4)
+    assert math.isnan(stats.bandwidth_gbps(100, 0.0))
+
+
+def test_the_nvml_peak_of_the_h200_is_4814_gbps():
+    assert stats.peak_gbps(3201, 6016) == pytest.approx(4814.3, abs=0.1)
