@@ -3,7 +3,7 @@ is wrong and the valid choices; none is a traceback.
 
     name: default
     output: results
-    timing: {min_samples: 10, max_noise: 0.005, min_time_s: 0.005, max_time_s: 0.5}
+    timing: {min_samples: 10, max_noise: 0.005, max_median_error: 0.0025, min_time_s: 0.005, max_time_s: 0.5}
     verify: {determinism_runs: 3}
     sweeps:
       - name: sizes
@@ -47,7 +47,8 @@ class TimingPolicy:
     """When to stop sampling a case (the YAML's `timing:` block)."""
 
     min_samples: int = 10
-    max_noise: float = 0.005  # relative: 1.4826 x MAD / median
+    max_noise: float = 0.005  # spread of single samples, relative: 1.4826 x MAD / median ...
+    max_median_error: float = 0.0025  # ... or the median's relative standard error, whichever is met first
     min_time_s: float = 0.005  # accumulated measured GPU time
     max_time_s: float = 1.0  # wall-clock cap per case (then the noise target is reported as missed)
     max_samples: int = 10000
@@ -284,8 +285,9 @@ def _timing(raw, src) -> TimingPolicy:
     policy = TimingPolicy(**values)
     if policy.min_samples < 3:
         raise src.error(path + ("min_samples",), "needs at least 3 samples for a median with a noise estimate")
-    if not 0 < policy.max_noise < 1:
-        raise src.error(path + ("max_noise",), f"{policy.max_noise} is not a fraction between 0 and 1 (0.005 means 0.5 %)")
+    for key in ("max_noise", "max_median_error"):
+        if not 0 < getattr(policy, key) < 1:
+            raise src.error(path + (key,), f"{getattr(policy, key)} is not a fraction between 0 and 1 (0.005 means 0.5 %)")
     if policy.min_time_s < 0 or policy.max_time_s <= 0:
         raise src.error(path, "min_time_s and max_time_s must be positive seconds")
     if policy.max_time_s < policy.min_time_s:

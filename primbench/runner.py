@@ -226,7 +226,7 @@ class Runner:
         state = self.device.clock_state()
         record["nvml"] = state
         flags = self.device.clock_flags(state)
-        if measurement.stop != "converged":
+        if measurement.stop not in ("converged", "median_converged"):
             flags.append("noise_target_missed")
         record["flags"] = flags
 

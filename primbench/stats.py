@@ -43,6 +43,18 @@ def robust_noise(samples) -> float:
     return MAD_TO_SIGMA * mad / median
 
 
+def median_standard_error(samples) -> float:
+    """Relative standard error of the median: 1.2533 x robust sigma / sqrt(N) / median.
+
+    The spread of single samples (robust_noise) does not shrink with more samples; this does. A
+    noisy short kernel sampled 1000 times has a median known far better than its spread suggests.
+    """
+    values = np.asarray(samples, dtype=np.float64)
+    if values.size < 2:
+        return math.inf
+    return 1.2533 * robust_noise(values) / math.sqrt(values.size)
+
+
 def summarize(samples) -> Summary | None:
     """Summary of a list of samples, or None when there are none."""
     values = np.asarray(samples, dtype=np.float64)

@@ -99,14 +99,17 @@ class Timer:
             samples.extend(self.cupy.cuda.get_elapsed_time(start, end) for start, end in used)
             per_sample_wall = (time.perf_counter() - chunk_start) / chunk
             count = len(samples)
-            enough = count >= policy.min_samples
-            if enough and sum(samples) * 1e-3 >= policy.min_time_s and stats.robust_noise(samples) <= policy.max_noise:
+            enough = count >= policy.min_samples and sum(samples) * 1e-3 >= policy.min_time_s
+            if enough and stats.robust_noise(samples) <= policy.max_noise:
                 return samples, "converged"
+            if enough and stats.median_standard_error(samples) <= policy.max_median_error:
+                return samples, "median_converged"
             if count >= policy.max_samples:
                 return samples, "max_samples"
-            if enough and time.perf_counter() - wall_start >= wall_cap:
+            if count >= policy.min_samples and time.perf_counter() - wall_start >= wall_cap:
                 return samples, "max_time"
             chunk = int(min(MAX_EVENTS_PER_CHUNK, max(4, CHUNK_WALL_S / max(per_sample_wall, 1e-6))))
+            chunk = min(chunk, max(1, policy.max_samples - count))
 
     def measure(self, operation, policy: TimingPolicy) -> Measurement:
         """Warm up, then cold samples (and batch samples for short operations) of `operation`."""

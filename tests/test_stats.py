@@ -28,3 +28,13 @@ def test_bandwidth_counts_1e9_bytes_per_gb():
 
 def test_the_nvml_peak_of_the_h200_is_4814_gbps():
     assert stats.peak_gbps(3201, 6016) == pytest.approx(4814.3, abs=0.1)
+
+
+def test_the_median_error_shrinks_with_more_samples_while_the_spread_does_not():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    few, many = rng.normal(5.0, 0.15, 200), rng.normal(5.0, 0.15, 20000)
+    assert stats.robust_noise(many) == pytest.approx(stats.robust_noise(few), rel=0.2)
+    assert stats.median_standard_error(many) < stats.median_standard_error(few) / 5
+    assert stats.median_standard_error(many) == pytest.approx(1.2533 * 0.03 / np.sqrt(20000), rel=0.1)

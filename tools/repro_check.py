@@ -24,7 +24,7 @@ def main() -> int:
     args = parser.parse_args()
     a = load_run(args.run_a).frame().set_index("key")
     b = load_run(args.run_b).frame().set_index("key")
-    both = a.join(b, lsuffix="_a", rsuffix="_b", how="inner")
+    both = a.merge(b, left_index=True, right_index=True, suffixes=("_a", "_b"))
     both = both[(both.status_a == "ok") & (both.status_b == "ok")]
     long_cases = both[(both.median_ms_a * 1e3 >= args.min_us) | (both.median_ms_b * 1e3 >= args.min_us)].copy()
     long_cases["ratio"] = long_cases.median_ms_b / long_cases.median_ms_a
