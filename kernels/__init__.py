@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 KERNEL_DIR = Path(__file__).resolve().parent
 OP_MODULES = ("reduce",)  # kernels/<op>.py, imported on first use of the registry
-MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90
+MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
 
 
@@ -51,13 +51,15 @@ class LaunchContext:
     n: int
     block: int | None
     sm_count: int
+    threads_per_sm: int = MAX_THREADS_PER_SM  # the runner passes the device's own limits
+    blocks_per_sm: int = MAX_BLOCKS_PER_SM
 
     def kernel(self, name: str):
         return self.module.get_function(name)
 
     def one_wave_grid(self, block: int, elements_per_thread: int = 1) -> int:
         """Blocks for a grid-stride kernel: enough to fill every SM once, never more than the data needs."""
-        per_sm = min(MAX_BLOCKS_PER_SM, MAX_THREADS_PER_SM // block)
+        per_sm = max(1, min(self.blocks_per_sm, self.threads_per_sm // block))
         needed = -(-self.n // (block * elements_per_thread))
         return max(1, min(needed, self.sm_count * per_sm))
 
@@ -104,6 +106,7 @@ class Variant:
         captured = inspect.getclosurevars(self.prepare).nonlocals
         digest.update(repr(sorted((k, repr(v)) for k, v in captured.items() if not callable(v))).encode())
         digest.update(repr((self.kernels, self.block_sizes, self.bytes_model, self.dtypes)).encode())
+        digest.update(inspect.getsource(LaunchContext).encode())  # grid sizing is part of the launch
         if self.source is None:  # a library variant changes when the library does
             digest.update(library_version(self.op).encode())
         return digest.hexdigest()[:16]

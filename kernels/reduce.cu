@@ -41,8 +41,9 @@ extern "C" __global__ void seed000_v2_shared_tree(const float* in, float* out, i
 // tree only sdata[0..63] hold partial sums; sdata[64..] still hold values already folded into
 // them, so the seed's kernel counts most of the input twice. Only the first 64 threads (two
 // warps) finish here. With blockDim.x == 64 the tree loop does not run and the same holds.
-extern "C" __global__ void seed000_v3_warp_shuffle(const float* in, float* out, int N) {
-    extern __shared__ float sdata[];
+// v3 and v4 share the seed's first two steps: a grid-stride sum per thread into shared memory,
+// then the tree down to 64 partial sums in sdata[0..63].
+__device__ __forceinline__ void seed000_sum_then_tree_to_64(const float* in, int N, float* sdata) {
     int tid = threadIdx.x;
     int idx = blockIdx.x * blockDim.x + tid;
     float local = 0.0f;
@@ -53,6 +54,12 @@ extern "C" __global__ void seed000_v3_warp_shuffle(const float* in, float* out, 
         if (tid < s) sdata[tid] += sdata[tid + s];
         __syncthreads();
     }
+}
+
+extern "C" __global__ void seed000_v3_warp_shuffle(const float* in, float* out, int N) {
+    extern __shared__ float sdata[];
+    int tid = threadIdx.x;
+    seed000_sum_then_tree_to_64(in, N, sdata);
     if (tid < 64) {
         float val = warp_reduce_sum(sdata[tid]);
         if (tid % 32 == 0) atomicAdd(out, val);
@@ -64,15 +71,7 @@ extern "C" __global__ void seed000_v3_warp_shuffle(const float* in, float* out, 
 extern "C" __global__ void seed000_v4_block_partials(const float* in, float* partials, int N) {
     extern __shared__ float sdata[];
     int tid = threadIdx.x;
-    int idx = blockIdx.x * blockDim.x + tid;
-    float local = 0.0f;
-    for (int i = idx; i < N; i += gridDim.x * blockDim.x) local += in[i];
-    sdata[tid] = local;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 32; s >>= 1) {
-        if (tid < s) sdata[tid] += sdata[tid + s];
-        __syncthreads();
-    }
+    seed000_sum_then_tree_to_64(in, N, sdata);
     if (tid < 32) {
         float val = warp_reduce_sum(sdata[tid] + sdata[tid + 32]);
         if (tid == 0) partials[blockIdx.x] = val;

@@ -2,7 +2,8 @@
 
 Each `prepare` builds the complete operation a user would call: every pass down to one value,
 and the memset of an atomic target. Allocation happens in `prepare`, never in `run`, so that
-timing sees only GPU work.
+timing sees only GPU work; the exception is CUB, whose CuPy wrapper takes its output and
+workspace from CuPy's memory pool on each call (host work only: the pool caches the blocks).
 
 Tolerance model: summing in any order where each element passes through at most `depth`
 dependent float32 additions errs by at most depth * 2^-24 * sum(|x|) (Higham's gamma bound).
@@ -20,8 +21,9 @@ from kernels import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register
 SOURCE = "reduce.cu"
 BLOCKS = pow2(64, 1024)
 BYTES = "n * itemsize"  # every element read once; the one-value output is negligible
-FIXED_TREE_TILE = int(re.search(r"#define FIXED_TREE_TILE (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
-FIXED_TREE_FINAL_THREADS = 1024
+_DEFINES = dict(re.findall(r"#define (FIXED_TREE_\w+) (\d+)", (KERNEL_DIR / SOURCE).read_text()))
+FIXED_TREE_TILE = int(_DEFINES["FIXED_TREE_TILE"])  # read from reduce.cu: one source of truth
+FIXED_TREE_FINAL_THREADS = int(_DEFINES["FIXED_TREE_FINAL_THREADS"])
 
 
 def _ceil_div(a: int, b: int) -> int:

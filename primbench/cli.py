@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -54,6 +55,9 @@ def cmd_run(args) -> int:
 
     if args.resume and args.config:
         raise UserError("give either a config or --resume RUN.jsonl, not both")
+    if args.resume and (args.dry_run or args.output):
+        raise UserError("--resume continues the run file where it is, with the config in its header; "
+                        "--dry-run and --output do not apply")
     if args.resume:
         summary = runner.resume(args.resume)
     else:
@@ -68,6 +72,14 @@ def cmd_run(args) -> int:
             return EXIT_OK
         summary = runner.run(config, output=args.output)
     print(f"run file: {summary.path}")
+    if summary.context_lost:
+        print(f"primbench: {summary.context_lost} broke the CUDA context (recorded as failed); the run stopped. "
+              f"Run the remaining cases in a fresh process: python bench.py run --resume {summary.path}",
+              file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        # A broken context makes CuPy's teardown print a traceback per freed buffer; every record
+        # is already on disk (fsynced line by line), so leave without tearing down.
+        os._exit(EXIT_FAILED_CASES)
     if summary.interrupted:
         print(f"primbench: interrupted; every finished case is kept. Finish with: python bench.py run --resume {summary.path}",
               file=sys.stderr)
@@ -87,6 +99,8 @@ def cmd_report(args) -> int:
     run_path = Path(args.run)
     load_run(run_path)  # a missing or unreadable file is one clear line before any rendering work
     out = Path(args.output) if args.output else run_path.with_suffix(".html")
+    if out.is_dir():
+        raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / run_path.with_suffix('.html').name}")
     print(render_report(run_path, out))
     return EXIT_OK
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import math
 import json
 import re
 from dataclasses import dataclass, field, fields
@@ -165,7 +166,7 @@ def _compose(node, path: tuple, lines: dict, constructor):
         for key_node, value_node in node.value:
             key = constructor.construct_object(key_node, deep=True)
             if not isinstance(key, str):
-                raise ConfigError(f"line {key_node.start_mark.line + 1}: key {key!r} is not a name; keys are words like 'sizes'")
+                raise _BadKey(key, key_node.start_mark.line + 1)
             lines[path + (key,)] = key_node.start_mark.line + 1
             if key in result:
                 raise _DuplicateKey(path + (key,))
@@ -174,6 +175,11 @@ def _compose(node, path: tuple, lines: dict, constructor):
     if isinstance(node, yaml.SequenceNode):
         return [_compose(item, path + (i,), lines, constructor) for i, item in enumerate(node.value)]
     return constructor.construct_object(node, deep=True)
+
+
+class _BadKey(Exception):
+    def __init__(self, key, line):
+        self.key, self.line = key, line
 
 
 class _DuplicateKey(Exception):
@@ -207,6 +213,10 @@ def load_config(path) -> Config:
         raise ConfigError(f"{label}: YAML error: {exc}") from None
     except _DuplicateKey as dup:
         raise _Source(label, lines).error(dup.path, "appears twice; keep one") from None
+    except _BadKey as bad:
+        raise ConfigError(f"{label}:{bad.line}: key {bad.key!r} is not a name; keys are words like 'sizes'") from None
+    except RecursionError:
+        raise ConfigError(f"{label}: a YAML alias refers to itself; write the values out") from None
     return config_from_dict(raw, _Source(label, lines))
 
 
@@ -266,6 +276,8 @@ def _integer(value, path, src, *, minimum=None, maximum=None) -> int:
 def _number(value, path, src) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise src.error(path, f"must be a number, not {value!r}")
+    if not math.isfinite(value):
+        raise src.error(path, f"must be a finite number, not {value!r}")
     return float(value)
 
 
@@ -312,6 +324,8 @@ def parse_size(value, path, src, *, what="size") -> int:
         return int(value)
     if isinstance(value, str):
         match = _SIZE_EXPR.match(value)
+        if match and int(match.group(1)) > 62:
+            raise src.error(path, f"{what} {value!r} is beyond anything a GPU can hold; the largest allowed is 2^30")
         if match:
             base, sign, offset = 2 ** int(match.group(1)), match.group(2), int(match.group(3) or 0)
             return base + offset if sign != "-" else base - offset

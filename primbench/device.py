@@ -85,6 +85,11 @@ class Device:
         return self.info["sm_count"]
 
     @property
+    def sm_limits(self) -> dict:
+        """Resident threads and blocks per SM, for grids sized to one full wave."""
+        return {"threads_per_sm": self.info["max_threads_per_sm"], "blocks_per_sm": self.info["max_blocks_per_sm"]}
+
+    @property
     def l2_bytes(self) -> int:
         return self.info["l2_bytes"]
 
@@ -100,6 +105,8 @@ class Device:
             "pci_bus_id": self.cupy_device.pci_bus_id,
             "compute_capability": f"{props['major']}.{props['minor']}",
             "sm_count": int(props["multiProcessorCount"]),
+            "max_threads_per_sm": int(props["maxThreadsPerMultiProcessor"]),
+            "max_blocks_per_sm": int(props.get("maxBlocksPerMultiProcessor", 32)),
             "l2_bytes": int(props["l2CacheSize"]),
             "memory_bytes": int(props["totalGlobalMem"]),
             "max_sm_clock_mhz": nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_SM),

@@ -104,6 +104,8 @@ def load_run(path) -> Run:
     version = header.get("schema")
     if not isinstance(version, int):
         raise RunFileError(f"{path}: header has no integer 'schema'; not a primbench run file")
+    if version < 1 or (version < SCHEMA_VERSION and version not in MIGRATIONS):
+        raise RunFileError(f"{path}: schema version {version} is not one primbench ever wrote (it reads 1 to {SCHEMA_VERSION})")
     if version > SCHEMA_VERSION:
         raise RunFileError(
             f"{path}: schema version {version} is newer than this primbench reads ({SCHEMA_VERSION}); "
@@ -114,6 +116,7 @@ def load_run(path) -> Run:
         obj = _migrate(obj, version, path)
         kind = obj["kind"]
         if kind == "case":
+            _check_case(obj, path)
             run.cases.append(obj)
         elif kind == "end":
             run.end = obj
@@ -123,6 +126,20 @@ def load_run(path) -> Run:
         elif kind == "header":
             raise RunFileError(f"{path}: a second header; two runs were written into one file")
     return run
+
+
+CASE_FIELDS = ("key", "op", "variant", "dtype", "n", "status")
+
+
+def _check_case(case: dict, path: Path) -> None:
+    """A case record has its identifying fields and numeric samples, or the file is refused."""
+    missing = [name for name in CASE_FIELDS if name not in case]
+    if missing:
+        raise RunFileError(f"{path}: case {case.get('key', '?')!r} lacks {', '.join(missing)}; the file is damaged")
+    for name, samples in (case.get("samples") or {}).items():
+        if name.endswith("_ms") and not (isinstance(samples, list) and all(
+                isinstance(t, (int, float)) and not isinstance(t, bool) for t in samples)):
+            raise RunFileError(f"{path}: case {case['key']!r} has non-numeric {name}; the file is damaged")
 
 
 class RunWriter:

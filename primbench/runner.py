@@ -26,6 +26,24 @@ COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs v
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+class ContextLost(Exception):
+    """A kernel left a sticky CUDA error (e.g. an illegal address): this process can run nothing more."""
+
+    def __init__(self, record: dict):
+        super().__init__(record["reason"])
+        self.record = record
+
+
+def _context_alive() -> bool:
+    import cupy
+
+    try:
+        cupy.cuda.runtime.deviceSynchronize()
+        return True
+    except (cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError):
+        return False
+
+
 @dataclass
 class RunSummary:
     path: Path
@@ -33,6 +51,7 @@ class RunSummary:
     failed: int = 0
     skipped: int = 0
     interrupted: bool = False
+    context_lost: str | None = None  # the case whose kernel broke the CUDA context
 
 
 def _now() -> str:
@@ -181,9 +200,11 @@ class Runner:
             record.update(status="skipped", reason=f"out of GPU memory: {exc}")
         except (cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError, RuntimeError) as exc:
             record.update(status="failed", reason=f"{type(exc).__name__}: {exc}")
-        finally:
-            record["elapsed_s"] = round(time.perf_counter() - started, 3)
-            cupy.get_default_memory_pool().free_all_blocks()
+            if not _context_alive():
+                record["elapsed_s"] = round(time.perf_counter() - started, 3)
+                raise ContextLost(record) from None
+        record["elapsed_s"] = round(time.perf_counter() - started, 3)
+        cupy.get_default_memory_pool().free_all_blocks()
         return record
 
     def _verify_and_time(self, case: Case, variant, module, seed: int, record: dict) -> None:
@@ -193,7 +214,8 @@ class Runner:
 
         sm_count = self.device.sm_count
         x_exact, expected = inputs.exact_sum_input(case.n, seed)
-        plan_exact = variant.prepare(LaunchContext(module, x_exact, case.n, case.block, sm_count))
+        limits = self.device.sm_limits
+        plan_exact = variant.prepare(LaunchContext(module, x_exact, case.n, case.block, sm_count, **limits))
         verify.poison(plan_exact.scratch)
         plan_exact.run()
         got_exact = verify.scalar(plan_exact.result())
@@ -203,7 +225,7 @@ class Runner:
         x64 = x.astype(cupy.float64)
         reference, abs_sum = float(x64.sum()), float(cupy.abs(x64).sum())
         del x64
-        plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count))
+        plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count, **limits))
         record["launches"] = plan.launches
         verify.poison(plan.scratch)
         plan.run()
@@ -216,16 +238,18 @@ class Runner:
         for _ in range(self.config.determinism_runs - 1):
             plan.run()
             patterns.append(plan.result().get().tobytes())
-        record["determinism"] = {"runs": self.config.determinism_runs, "bitwise_equal": len(set(patterns)) == 1}
-        reason = verify.failure_reason(exact, float_check)
+        record["determinism"], nondeterministic = verify.determinism(patterns, variant.deterministic_expected)
+        reason = verify.failure_reason(exact, float_check) or nondeterministic
         if reason:
             record.update(status="failed", reason=reason)
             return
+        before = self.device.clock_state()
         measurement = self.timer.measure(plan.run, self.config.timing)
         record["samples"], record["timing"] = measurement.as_record()
-        state = self.device.clock_state()
-        record["nvml"] = state
-        flags = self.device.clock_flags(state)
+        after = self.device.clock_state()
+        record["nvml"] = dict(after, before=before)
+        # NVML is sampled, not traced: reading on both sides catches a clock dip that lasted the case.
+        flags = sorted(set(self.device.clock_flags(before)) | set(self.device.clock_flags(after)))
         if measurement.stop not in ("converged", "median_converged"):
             flags.append("noise_target_missed")
         record["flags"] = flags
@@ -269,6 +293,8 @@ def resume(path) -> RunSummary:
                         f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
     for key, recorded in existing.header.get("variants", {}).items():
         op, name = key.split("/", 1)
+        if not kernels.select(op, name):
+            raise UserError(f"{path}: variant {key} no longer exists in kernels/; start a new run")
         current = kernels.get(op, name).hash()
         if current != recorded["hash"]:
             raise UserError(f"{path}: variant {key} changed since the run started (hash {recorded['hash']} -> {current}); "
@@ -305,6 +331,13 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[Case], *, done: 
             progress.line(_describe_result(case, record, runner.device.info))
     except KeyboardInterrupt:
         summary.interrupted = True
+        return summary
+    except ContextLost as lost:
+        # The failed case is kept; the run stops without an end record so that --resume, in a fresh
+        # process, runs what is left. (Running each op in a restartable worker is the next step.)
+        writer.append(lost.record)
+        summary.failed += 1
+        summary.context_lost = lost.record["key"]
         return summary
     finally:
         progress.close()

@@ -29,6 +29,7 @@ class Measurement:
     batch_ms: list[float] = field(default_factory=list)
     batch_size: int | None = None
     stop: str = ""
+    batch_stop: str | None = None
     spin_us: float = 0.0
     host_enqueue_us: float = 0.0
     wall_s: float = 0.0
@@ -40,11 +41,27 @@ class Measurement:
         samples = {"cold_ms": _ns(self.cold_ms), "batch_ms": _ns(self.batch_ms), "batch_size": self.batch_size}
         timing = {
             "stop": self.stop,
+            "batch_stop": self.batch_stop,
             "spin_us": round(self.spin_us, 1),
             "host_enqueue_us": round(self.host_enqueue_us, 1),
             "wall_s": round(self.wall_s, 3),
         }
         return samples, timing
+
+
+def stop_reason(samples_ms: list[float], policy: TimingPolicy, elapsed_s: float, wall_cap_s: float) -> str | None:
+    """Why sampling should stop now, or None to take more samples (the adaptive stopping rule)."""
+    count = len(samples_ms)
+    enough = count >= policy.min_samples and sum(samples_ms) * 1e-3 >= policy.min_time_s
+    if enough and stats.robust_noise(samples_ms) <= policy.max_noise:
+        return "converged"
+    if enough and stats.median_standard_error(samples_ms) <= policy.max_median_error:
+        return "median_converged"
+    if count >= policy.max_samples:
+        return "max_samples"
+    if count >= policy.min_samples and elapsed_s >= wall_cap_s:
+        return "max_time"
+    return None
 
 
 def _ns(samples_ms: list[float]) -> list[float]:
@@ -98,18 +115,11 @@ class Timer:
             used[-1][1].synchronize()
             samples.extend(self.cupy.cuda.get_elapsed_time(start, end) for start, end in used)
             per_sample_wall = (time.perf_counter() - chunk_start) / chunk
-            count = len(samples)
-            enough = count >= policy.min_samples and sum(samples) * 1e-3 >= policy.min_time_s
-            if enough and stats.robust_noise(samples) <= policy.max_noise:
-                return samples, "converged"
-            if enough and stats.median_standard_error(samples) <= policy.max_median_error:
-                return samples, "median_converged"
-            if count >= policy.max_samples:
-                return samples, "max_samples"
-            if count >= policy.min_samples and time.perf_counter() - wall_start >= wall_cap:
-                return samples, "max_time"
+            reason = stop_reason(samples, policy, time.perf_counter() - wall_start, wall_cap)
+            if reason:
+                return samples, reason
             chunk = int(min(MAX_EVENTS_PER_CHUNK, max(4, CHUNK_WALL_S / max(per_sample_wall, 1e-6))))
-            chunk = min(chunk, max(1, policy.max_samples - count))
+            chunk = min(chunk, max(1, policy.max_samples - len(samples)))
 
     def measure(self, operation, policy: TimingPolicy) -> Measurement:
         """Warm up, then cold samples (and batch samples for short operations) of `operation`."""
@@ -150,8 +160,9 @@ class Timer:
                     operation()
                 end.record()
 
-            batch_start = time.perf_counter()
-            raw, _stop = self._sample(batch_sample, policy, batch_start, policy.max_time_s / 2)
+            # The same wall-clock budget as the cold samples, counted from the case's start: a case
+            # that used it all gets min_samples batch samples and no more.
+            raw, result.batch_stop = self._sample(batch_sample, policy, wall_start, policy.max_time_s)
             result.batch_ms = [t / batch for t in raw]
             result.batch_size = batch
         result.wall_s = time.perf_counter() - wall_start

@@ -50,7 +50,7 @@ def check_float_sum(got: float, reference: float, abs_sum: float, depth: int) ->
 def failure_reason(exact: dict, float_check: dict) -> str | None:
     """One line saying what a failed verification got wrong, or None if it passed."""
     if exact["got"] is None or float_check["got"] is None:
-        return "output not written: still NaN after the operation (poisoned before it)"
+        return "output is NaN after the operation: not written (it was poisoned with NaN first) or NaN computed"
     if not exact["ok"]:
         off = exact["got"] - exact["expected"]
         return (f"exact check: sum of small integers gave {exact['got']:.0f}, expected {exact['expected']} "
@@ -61,9 +61,11 @@ def failure_reason(exact: dict, float_check: dict) -> str | None:
     return None
 
 
-def bitwise_equal(values) -> bool:
-    """True when every value has the same bits (NaN payloads included)."""
-    import struct
-
-    patterns = {struct.pack("<f", v) if not isinstance(v, bytes) else v for v in values}
-    return len(patterns) == 1
+def determinism(bit_patterns: list[bytes], declared: bool) -> tuple[dict, str | None]:
+    """Compare the outputs of one input run several times; a declared-deterministic variant must match."""
+    equal = len(set(bit_patterns)) == 1
+    reason = None
+    if declared and not equal:
+        reason = (f"declared deterministic, but {len(bit_patterns)} runs of the same input gave "
+                  f"{len(set(bit_patterns))} different bit patterns (a race or an order-dependent atomic?)")
+    return {"runs": len(bit_patterns), "bitwise_equal": equal}, reason

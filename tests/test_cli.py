@@ -64,6 +64,24 @@ def test_resuming_a_finished_run_is_refused_in_one_line(repo, recorded_run, tmp_
     assert_one_line_error(bench(repo, "run", "--resume", str(run)), 2, "already finished")
 
 
+def test_report_into_a_folder_asks_for_a_file(repo, recorded_run, tmp_path):
+    assert_one_line_error(bench(repo, "report", str(recorded_run), "-o", str(tmp_path)), 2, "is a folder")
+
+
+def test_resume_refuses_options_that_do_not_apply(repo, recorded_run):
+    assert_one_line_error(bench(repo, "run", "--resume", str(recorded_run), "--dry-run"), 2, "do not apply")
+
+
+def test_the_newest_recorded_run_measured_the_kernels_as_they_are_now(recorded_run):
+    # The bundled report must describe this code: a kernel or launch change needs a new GPU run.
+    import kernels
+    from primbench.results import load_run
+
+    recorded = load_run(recorded_run).header["variants"]
+    stale = [key for key, info in recorded.items() if kernels.get(*key.split("/", 1)).hash() != info["hash"]]
+    assert not stale, f"{recorded_run.name} was measured with other code for {stale}: run `make bench` on a GPU"
+
+
 def test_resuming_a_missing_run_is_one_line(repo, tmp_path):
     assert_one_line_error(bench(repo, "run", "--resume", str(tmp_path / "gone.jsonl")), 2, "no such run file")
 
@@ -71,6 +89,14 @@ def test_resuming_a_missing_run_is_one_line(repo, tmp_path):
 @pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
 def test_bench_run_without_a_gpu_says_so_and_points_to_make_report(repo):
     assert_one_line_error(bench(repo, "run", "configs/progression.yaml"), 3, "no NVIDIA GPU", "make report")
+
+
+@pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
+def test_resuming_an_interrupted_run_checks_the_file_then_needs_the_gpu(repo, recorded_run, tmp_path):
+    # Test-only transformation of a real run: drop its end record, as an interrupted run lacks it.
+    interrupted = tmp_path / recorded_run.name
+    interrupted.write_text("".join(recorded_run.read_text().splitlines(keepends=True)[:-1]))
+    assert_one_line_error(bench(repo, "run", "--resume", str(interrupted)), 3, "no NVIDIA GPU")
 
 
 @pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")

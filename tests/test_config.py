@@ -30,6 +30,10 @@ BAD_CONFIGS = {
     "top_level_list.yaml": (None, ["top level must be a mapping"]),
     "duplicate_size.yaml": (3, ["twice"]),
     "empty_file.yaml": (None, ["empty"]),
+    "timing_not_finite.yaml": (2, ["min_time_s", "finite"]),
+    "recursive_alias.yaml": (None, ["refers to itself"]),
+    "huge_exponent.yaml": (3, ["2^14300", "2^30"]),
+    "non_string_key.yaml": (1, ["key 1 is not a name"]),
 }
 
 

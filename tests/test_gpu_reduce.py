@@ -95,19 +95,11 @@ def test_device_info_reports_the_nvml_peak_from_clock_and_bus_width():
     assert info["peak_gbps"] == pytest.approx(stats.peak_gbps(info["max_mem_clock_mhz"], info["bus_width_bits"]), rel=1e-3)
 
 
-def test_a_tiny_run_writes_a_complete_run_file(tmp_path, repo):
-    from primbench import config as config_module
-    from primbench import runner
-    from primbench.results import load_run
-
-    path = tmp_path / "tiny.yaml"
-    path.write_text(
-        "name: tiny\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\n"
-        "sweeps:\n  - op: reduce\n    variants: [reduce2_sequential, cub_device_reduce]\n"
-        "    sizes: [1000, '2^20+3']\n    block_sizes: [128]\n"
-    )
-    summary = runner.run(config_module.load_config(path), output=str(tmp_path))
-    run = load_run(summary.path)
-    assert run.finished and len(run.cases) == 4
-    assert all(c["status"] == "ok" and len(c["samples"]["cold_ms"]) >= 5 for c in run.cases)
-    assert run.header["device"]["peak_gbps"] > 0 and run.copy_gbps > 0
+def test_a_variant_that_drops_two_elements_is_caught_by_the_exact_check(sm_count):
+    # Two dropped values could cancel with symmetric inputs; the exact check's values cannot.
+    variant = kernels.get("reduce", "reduce6_grid_stride_shuffle")
+    n = 2**25 + 2
+    for seed in range(8):
+        exact, expected = inputs.exact_sum_input(n, seed=seed)
+        _plan, got = _run(variant, exact[: n - 2], n - 2, 256, sm_count)
+        assert not verify.check_exact_sum(got, expected)["ok"]

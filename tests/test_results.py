@@ -93,3 +93,18 @@ def test_failed_cases_have_no_bandwidth_in_the_frame(tmp_path):
     frame = run.frame().set_index("key")
     assert frame.loc["f", "gbps"] != frame.loc["f", "gbps"]  # NaN
     assert frame.loc["a", "gbps"] == pytest.approx(16 / 0.002e-3 / 1e9)
+
+
+def test_a_schema_older_than_any_primbench_wrote_is_refused(tmp_path):
+    path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=0)])
+    with pytest.raises(RunFileError, match="schema version 0 is not one primbench ever wrote"):
+        load_run(path)
+
+
+@pytest.mark.parametrize("case,message", [
+    ({"kind": "case"}, "lacks key, op, variant"),
+    (dict(_case("a"), samples={"cold_ms": ["a"]}), "non-numeric cold_ms"),
+])
+def test_damaged_case_records_are_refused_in_one_line(tmp_path, case, message):
+    with pytest.raises(RunFileError, match=message):
+        load_run(_write(tmp_path / "r.jsonl", [HEADER, case]))

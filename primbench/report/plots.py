@@ -140,6 +140,11 @@ def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, t
     _log2_axis(axis, sizes, as_powers=True)
     axis.set_xlabel("n (elements, log2)")
     axis.set_ylabel("GB/s (minimal bytes / median cold time)")
+    return _finish_with_side_legend(figure, axis, title)
+
+
+def _finish_with_side_legend(figure, axis, title: str) -> str:
+    """Common ending of the line charts: y from 0, title, grid, legend beside the plot."""
     axis.set_ylim(bottom=0)
     axis.set_title(_label(title))
     axis.grid(alpha=0.3)
@@ -159,8 +164,4 @@ def block_sweep_chart(sweep, *, n: int, title: str, styles=None) -> str:
     _log2_axis(axis, [int(b) for b in sweep["block"]], as_powers=False)
     axis.set_xlabel("block size (threads, log2)")
     axis.set_ylabel("GB/s")
-    axis.set_ylim(bottom=0)
-    axis.set_title(_label(title))
-    axis.grid(alpha=0.3)
-    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return _data_uri(figure)
+    return _finish_with_side_legend(figure, axis, title)

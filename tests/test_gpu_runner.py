@@ -1,0 +1,97 @@
+"""The runner end to end on the GPU: a tiny sweep into a run file, and --resume after an interruption."""
+
+import json
+
+import pytest
+
+from primbench import config as config_module
+from primbench import runner
+from primbench.results import load_run
+
+pytestmark = pytest.mark.gpu
+
+TINY = ("name: tiny\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\n"
+        "sweeps:\n  - op: reduce\n    variants: [reduce2_sequential, cub_device_reduce]\n"
+        "    sizes: [1000, '2^20+3']\n    block_sizes: [128]\n")
+
+
+@pytest.fixture
+def tiny_run(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY)
+    return runner.run(config_module.load_config(path), output=str(tmp_path)).path
+
+
+def test_a_tiny_run_writes_a_complete_run_file(tiny_run):
+    run = load_run(tiny_run)
+    assert run.finished and len(run.cases) == 4
+    assert all(c["status"] == "ok" and len(c["samples"]["cold_ms"]) >= 5 for c in run.cases)
+    assert all(c["verify"]["exact"]["ok"] and c["determinism"]["runs"] == 3 for c in run.cases)
+    assert run.header["device"]["peak_gbps"] > 0 and run.copy_gbps > 0
+
+
+def test_resume_finishes_an_interrupted_run_without_rerunning_finished_cases(tiny_run):
+    lines = tiny_run.read_text().splitlines()
+    kept = lines[:-2]  # drop the end record and the last case ...
+    tiny_run.write_text("\n".join(kept) + "\n" + lines[-2][:40])  # ... and leave half a line, as a kill mid-write would
+    finished_before = [json.loads(line)["key"] for line in kept[1:]]
+    samples_before = [json.loads(line)["samples"] for line in kept[1:]]
+
+    summary = runner.resume(tiny_run)
+
+    run = load_run(tiny_run)
+    assert run.finished and summary.ok == 4 and len(run.cases) == 4 and len(run.resumes) == 1
+    assert [c["key"] for c in run.cases[:3]] == finished_before
+    assert [c["samples"] for c in run.cases[:3]] == samples_before  # kept, not re-measured
+    assert run.warnings == []
+
+
+BROKEN = r'''
+import sys
+sys.path.insert(0, {repo!r})
+import kernels
+from kernels import Plan, Variant, register
+
+
+def write_to_nowhere(ctx):
+    import cupy
+
+    kernel = cupy.RawKernel('extern "C" __global__ void k(float* out) {{ ((float*)16)[threadIdx.x] = out[0]; }}', "k")
+    out = cupy.empty(1, dtype=cupy.float32)
+    return Plan(run=lambda: kernel((1,), (32,), (out,)), result=lambda: out, launches=[], depth=1, scratch=[out])
+
+
+kernels.variants()
+register(Variant(op="reduce", name="test_only_illegal_address", origin="a test-only broken kernel", series="test",
+                 order=0, prepare=write_to_nowhere, block_sizes=(64,), bytes_model="n * itemsize",
+                 tolerance_model="-", deterministic_expected=True))
+from primbench.cli import main
+sys.exit(main(sys.argv[1:]))
+'''
+
+
+def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_resume_runs_the_rest(tmp_path, repo):
+    import subprocess
+    import sys
+
+    script = tmp_path / "broken.py"
+    script.write_text(BROKEN.format(repo=str(repo)))
+    config = tmp_path / "c.yaml"
+    config.write_text("timing: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\nsweeps:\n  - op: reduce\n"
+                      "    variants: [test_only_illegal_address, reduce2_sequential]\n    sizes: [1000]\n    block_sizes: [64]\n")
+    first = subprocess.run([sys.executable, str(script), "run", str(config), "--output", str(tmp_path), "--no-report"],
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 1, first.stderr
+    assert "Traceback" not in first.stderr
+    assert [line for line in first.stderr.splitlines() if line.startswith("primbench:")][0].startswith(
+        "primbench: reduce/test_only_illegal_address")
+    path = next(tmp_path.glob("*.jsonl"))
+    run = load_run(path)
+    assert not run.finished and [c["status"] for c in run.cases] == ["failed"]
+    assert "ILLEGAL_ADDRESS" in run.cases[0]["reason"].upper().replace(" ", "_")
+
+    second = subprocess.run([sys.executable, str(script), "run", "--resume", str(path), "--no-report"],
+                            capture_output=True, text=True, timeout=300)
+    assert second.returncode == 1, second.stderr  # the broken case is still a failed case of the run
+    run = load_run(path)
+    assert run.finished and [c["status"] for c in run.cases] == ["failed", "ok"]
