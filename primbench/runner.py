@@ -52,6 +52,9 @@ class RunSummary:
     skipped: int = 0
     interrupted: bool = False
     context_lost: str | None = None  # the case whose kernel broke the CUDA context
+    # With a broken context, every CUDA object freed afterwards (the timer's events, pooled memory)
+    # prints a traceback; the summary holds the runner so that nothing is freed before the CLI exits.
+    keep_alive: object = None
 
 
 def _now() -> str:
@@ -338,6 +341,7 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[Case], *, done: 
         writer.append(lost.record)
         summary.failed += 1
         summary.context_lost = lost.record["key"]
+        summary.keep_alive = runner
         return summary
     finally:
         progress.close()

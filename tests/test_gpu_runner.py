@@ -83,12 +83,13 @@ def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_resume_runs_th
                            capture_output=True, text=True, timeout=300)
     assert first.returncode == 1, first.stderr
     assert "Traceback" not in first.stderr
-    assert [line for line in first.stderr.splitlines() if line.startswith("primbench:")][0].startswith(
-        "primbench: reduce/test_only_illegal_address")
+    # (pytest's own process holds the GPU too, so the run also warns about another process.)
+    ours = [line for line in first.stderr.splitlines() if line.startswith("primbench: reduce/")]
+    assert len(ours) == 1 and ours[0].startswith("primbench: reduce/test_only_illegal_address") and "--resume" in ours[0]
     path = next(tmp_path.glob("*.jsonl"))
     run = load_run(path)
     assert not run.finished and [c["status"] for c in run.cases] == ["failed"]
-    assert "ILLEGAL_ADDRESS" in run.cases[0]["reason"].upper().replace(" ", "_")
+    assert "illegal memory access" in run.cases[0]["reason"].lower()
 
     second = subprocess.run([sys.executable, str(script), "run", "--resume", str(path), "--no-report"],
                             capture_output=True, text=True, timeout=300)
