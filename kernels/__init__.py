@@ -9,6 +9,7 @@ listed, hashed and compiled (through NVRTC) on a machine without a GPU.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import importlib
 import inspect
@@ -99,17 +100,7 @@ class Variant:
 
     def hash(self) -> str:
         """Identity of the variant: its CUDA source, its launch code and its declared metadata."""
-        digest = hashlib.sha256()
-        digest.update(self.source_text().encode())
-        digest.update(inspect.getsource(self.prepare).encode())
-        # Plans built by a factory differ only in what the factory captured (kernel name, span).
-        captured = inspect.getclosurevars(self.prepare).nonlocals
-        digest.update(repr(sorted((k, repr(v)) for k, v in captured.items() if not callable(v))).encode())
-        digest.update(repr((self.kernels, self.block_sizes, self.bytes_model, self.dtypes)).encode())
-        digest.update(inspect.getsource(LaunchContext).encode())  # grid sizing is part of the launch
-        if self.source is None:  # a library variant changes when the library does
-            digest.update(library_version(self.op).encode())
-        return digest.hexdigest()[:16]
+        return _variant_hash(self)
 
     def describe(self) -> dict:
         """What the run file's header stores about the variant, so that reports need no registry."""
@@ -128,6 +119,22 @@ class Variant:
             "tolerance_model": self.tolerance_model,
             "source": self.source,
         }
+
+
+@functools.lru_cache(maxsize=None)
+def _variant_hash(variant: Variant) -> str:
+    # Cached: the runner asks for it on every case, and it reads files and inspects source.
+    digest = hashlib.sha256()
+    digest.update(variant.source_text().encode())
+    digest.update(inspect.getsource(variant.prepare).encode())
+    # Plans built by a factory differ only in what the factory captured (kernel name, span).
+    captured = inspect.getclosurevars(variant.prepare).nonlocals
+    digest.update(repr(sorted((k, repr(v)) for k, v in captured.items() if not callable(v))).encode())
+    digest.update(repr((variant.kernels, variant.block_sizes, variant.bytes_model, variant.dtypes)).encode())
+    digest.update(inspect.getsource(LaunchContext).encode())  # grid sizing is part of the launch
+    if variant.source is None:  # a library variant changes when the library does
+        digest.update(library_version(variant.op).encode())
+    return digest.hexdigest()[:16]
 
 
 def eval_bytes_model(model: str, n: int, itemsize: int) -> int:

@@ -94,10 +94,8 @@ def cmd_run(args) -> int:
 
 def cmd_report(args) -> int:
     from primbench.report.render import render_report
-    from primbench.results import load_run
 
     run_path = Path(args.run)
-    load_run(run_path)  # a missing or unreadable file is one clear line before any rendering work
     out = Path(args.output) if args.output else run_path.with_suffix(".html")
     if out.is_dir():
         raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / run_path.with_suffix('.html').name}")

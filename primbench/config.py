@@ -33,8 +33,7 @@ from primbench.errors import UserError
 
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
 MIN_BLOCK, MAX_BLOCK = 32, 1024
-TOP_KEYS = {"schema": "config schema version (1)", "name": "a label for the run", "output": "folder for run files",
-            "timing": "the timing policy", "verify": "verification settings", "sweeps": "the list of sweeps"}
+TOP_KEYS = ("schema", "name", "output", "timing", "verify", "sweeps")
 SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions")
 VERIFY_KEYS = ("determinism_runs",)
 

@@ -11,6 +11,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
+from primbench import stats
 from primbench.report import tables
 from primbench.report.reference import load_published
 from primbench.results import load_run
@@ -70,42 +71,25 @@ def _environment():
 
 
 def _missing(value) -> bool:
-    if value is None:
-        return True
-    try:
-        return not math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return True
+    return not tables.is_number(value)
 
 
-def format_us(value) -> str:
-    """Microseconds with one decimal; blank when missing."""
-    return "" if _missing(value) else f"{float(value):,.1f}"
+def _number_format(spec: str, suffix: str = "", doc: str = ""):
+    """A Jinja filter printing a number with `spec` (and `suffix`); blank when missing."""
+
+    def format_number(value) -> str:
+        return "" if _missing(value) else f"{float(value):{spec}}{suffix}"
+
+    format_number.__doc__ = doc
+    return format_number
 
 
-def format_gbps(value) -> str:
-    """GB/s as an integer; blank when missing."""
-    return "" if _missing(value) else f"{float(value):,.0f}"
-
-
-def format_pct(value) -> str:
-    """A percentage with one decimal; blank when missing."""
-    return "" if _missing(value) else f"{float(value):.1f}"
-
-
-def format_speedup(value) -> str:
-    """A speedup as '2.34×'; blank when missing."""
-    return "" if _missing(value) else f"{float(value):.2f}\u00d7"
-
-
-def format_ratio(value) -> str:
-    """A plain ratio with two decimals; blank when missing."""
-    return "" if _missing(value) else f"{float(value):.2f}"
-
-
-def format_sci(value) -> str:
-    """A small quantity in scientific notation; blank when missing."""
-    return "" if _missing(value) else f"{float(value):.2e}"
+format_us = _number_format(",.1f", doc="Microseconds with one decimal.")
+format_gbps = _number_format(",.0f", doc="GB/s as an integer.")
+format_pct = _number_format(".1f", doc="A percentage with one decimal.")
+format_speedup = _number_format(".2f", "\u00d7", doc="A speedup as '2.34x'.")
+format_ratio = _number_format(".2f", doc="A plain ratio with two decimals.")
+format_sci = _number_format(".2e", doc="A small quantity in scientific notation.")
 
 
 def format_size(n):
@@ -192,7 +176,7 @@ def build_context(run, references=()) -> dict:
     per_op = [_op_section(frame, op, device, copy_gbps, plots, logs) for op in ops]
     quality = tables.timing_quality(frame)
     end = run.end or {}
-    interrupted = run.end is None or bool(end.get("interrupted"))
+    interrupted = run.end is None  # a run file without an end record was cut short
     git = header.get("git") or {}
     copy = header.get("copy") or {}
     copy_samples = copy.get("samples_ms") or []
@@ -231,7 +215,7 @@ def build_context(run, references=()) -> dict:
             "copy_bandwidth": {
                 "median_gbps": copy_gbps,
                 "samples": len(copy_samples),
-                "median_us": _median(copy_samples) * 1e3 if copy_samples else None,
+                "median_us": stats.summarize(copy_samples).median * 1e3 if copy_samples else None,
                 "rows": tables.flatten({k: v for k, v in copy.items() if k not in ("samples_ms", "alternatives")}),
                 "alternatives": _copy_alternatives(copy),
             },
@@ -255,20 +239,12 @@ def build_context(run, references=()) -> dict:
 
 def _copy_alternatives(copy: dict) -> list[dict]:
     """The copy methods measured but not chosen, as median GB/s from their raw samples."""
-    from primbench import stats
-
     rows = []
     for method, samples in (copy.get("alternatives") or {}).items():
         summary = stats.summarize(samples or [])
         gbps = stats.bandwidth_gbps(copy.get("bytes") or 0, summary.median) if summary else None
         rows.append({"method": method, "gbps": gbps, "samples": summary.count if summary else 0})
     return rows
-
-
-def _median(values) -> float:
-    import numpy as np
-
-    return float(np.median(np.asarray(values, dtype=float)))
 
 
 def _story(frame, references, device_name, plots) -> dict:

@@ -18,7 +18,8 @@ BASELINE_SERIES = "baseline"
 CUB_VARIANT = "cub_device_reduce"
 
 
-def _finite(value) -> bool:
+def is_number(value) -> bool:
+    """True for a finite number; False for None, NaN, pd.NA or text."""
     try:
         return value is not None and math.isfinite(float(value))
     except (TypeError, ValueError):  # None, pd.NA, text
@@ -27,7 +28,7 @@ def _finite(value) -> bool:
 
 def _block_or_none(value):
     """A block size as int, or None for the library's choice (stored as null, NaN or pd.NA)."""
-    return int(value) if _finite(value) else None
+    return int(value) if is_number(value) else None
 
 
 def annotate(frame, variants_info: dict):
@@ -48,7 +49,7 @@ def annotate(frame, variants_info: dict):
     frame["notes"] = [d.get("notes", "") for d in declared]
     frame["deterministic_expected"] = [d.get("deterministic_expected") for d in declared]
     frame["noise_pct"] = frame["noise"] * 100
-    frame["valid"] = (frame["status"] == "ok") & frame["median_ms"].map(lambda t: _finite(t) and t > 0)
+    frame["valid"] = (frame["status"] == "ok") & frame["median_ms"].map(lambda t: is_number(t) and t > 0)
     return frame
 
 
@@ -62,7 +63,7 @@ def step_speedups(times) -> list[float]:
     """Each time's speedup over the previous row that has a time (NaN for the first or a missing one)."""
     result, previous = [], None
     for t in times:
-        if not _finite(t) or t <= 0:
+        if not is_number(t) or t <= 0:
             result.append(math.nan)
             continue
         result.append(previous / t if previous is not None else math.nan)
@@ -72,8 +73,8 @@ def step_speedups(times) -> list[float]:
 
 def cumulative_speedups(times) -> list[float]:
     """Each time's speedup over the first row that has a time (NaN where a row has none)."""
-    first = next((t for t in times if _finite(t) and t > 0), None)
-    return [first / t if first is not None and _finite(t) and t > 0 else math.nan for t in times]
+    first = next((t for t in times if is_number(t) and t > 0), None)
+    return [first / t if first is not None and is_number(t) and t > 0 else math.nan for t in times]
 
 
 def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
@@ -251,7 +252,7 @@ def compared_steps(progression, reference) -> list[OrderingDifference]:
     paired = [
         (row["variant"], row["time_us"], reference.time_ms(row["variant"]))
         for _, row in harris.iterrows()
-        if _finite(row["time_us"]) and reference.time_ms(row["variant"])
+        if is_number(row["time_us"]) and reference.time_ms(row["variant"])
     ]
     return [
         OrderingDifference(a, b, here_a, here_b, reference.label, reference.device, ref_a, ref_b)
@@ -300,7 +301,7 @@ def ranking_table(frame, op: str, n: int, dtype=None, distribution=None, baselin
     best = cases.sort_values(["median_ms", "variant"]).drop_duplicates("variant").reset_index(drop=True)
     base = baseline_time_ms(frame, op, n, dtype, distribution, baseline)
     best["time_us"] = best["median_ms"] * 1e3
-    best["ratio_to_baseline"] = best["median_ms"] / base if _finite(base) else math.nan
+    best["ratio_to_baseline"] = best["median_ms"] / base if is_number(base) else math.nan
     best["rank"] = range(1, len(best) + 1)
     return best
 
@@ -337,7 +338,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
                 "pct_copy": chosen["pct_copy"],
                 "l2_resident": bool(chosen["l2_resident"]),
                 "baseline_us": base * 1e3,
-                "ratio_to_baseline": chosen["median_ms"] / base if _finite(base) else math.nan,
+                "ratio_to_baseline": chosen["median_ms"] / base if is_number(base) else math.nan,
                 "fastest_overall": overall["variant"],
             }
         )
@@ -409,7 +410,7 @@ def verification_table(frame, op: str):
         ratios = [
             float(e) / float(t)
             for e, t in zip(mine["error"], mine["tolerance"])
-            if _finite(e) and _finite(t) and float(t) > 0
+            if is_number(e) and is_number(t) and float(t) > 0
         ]
         observed = determinism_verdict(mine.loc[mine["status"] == "ok", "bitwise_equal"])
         expected = mine["deterministic_expected"].iloc[0]
