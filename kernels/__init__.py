@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 KERNEL_DIR = Path(__file__).resolve().parent
-OP_MODULES = ("reduce",)  # kernels/<op>.py, imported on first use of the registry
+VARIANT_MODULES = ("reduce", "reduce_vector")  # kernels/<module>.py, imported on first use of the registry
 MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
 
@@ -41,6 +41,7 @@ class Plan:
     launches: list[dict]
     depth: int  # longest chain of dependent additions any element goes through (tolerance model)
     scratch: list = field(default_factory=list)  # every buffer the operation writes (poisoned first)
+    unit_roundoff: float = 2.0**-24  # of the arithmetic those additions round in (float32 unless stated)
 
 
 @dataclass
@@ -54,15 +55,30 @@ class LaunchContext:
     sm_count: int
     threads_per_sm: int = MAX_THREADS_PER_SM  # the runner passes the device's own limits
     blocks_per_sm: int = MAX_BLOCKS_PER_SM
+    dtype: str = "float32"
+    # Multiplies every grid the helpers below size (the reproducibility probe and tests vary it).
+    grid_scale: float = 1.0
 
     def kernel(self, name: str):
         return self.module.get_function(name)
+
+    def _scaled(self, blocks: int, needed: int) -> int:
+        return max(1, min(needed, round(blocks * self.grid_scale)))
 
     def one_wave_grid(self, block: int, elements_per_thread: int = 1) -> int:
         """Blocks for a grid-stride kernel: enough to fill every SM once, never more than the data needs."""
         per_sm = max(1, min(self.blocks_per_sm, self.threads_per_sm // block))
         needed = -(-self.n // (block * elements_per_thread))
-        return max(1, min(needed, self.sm_count * per_sm))
+        return self._scaled(self.sm_count * per_sm, needed)
+
+    def occupancy_grid(self, kernel, block: int, elements_per_thread: int = 1, dynamic_shared: int = 0) -> int:
+        """One full wave by the kernel's real occupancy (its registers and shared memory, from the driver)."""
+        from cupy.cuda import driver
+
+        function = kernel.kernel  # the cupy.RawKernel's driver function
+        per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, block, dynamic_shared)
+        needed = -(-self.n // (block * elements_per_thread))
+        return self._scaled(self.sm_count * max(1, per_sm), needed)
 
 
 @dataclass(frozen=True)
@@ -185,8 +201,8 @@ def _load() -> None:
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        for op in OP_MODULES:
-            importlib.import_module(f"kernels.{op}")
+        for module in VARIANT_MODULES:
+            importlib.import_module(f"kernels.{module}")
 
 
 def ops() -> list[str]:

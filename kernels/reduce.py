@@ -184,7 +184,8 @@ def cub_prepare(ctx: LaunchContext) -> Plan:
     state = {}
 
     def run():
-        result = cub.cub_reduction(ctx.x, cub.CUPY_CUB_SUM)
+        # dtype given: without it CuPy declines int32 (its sum would promote to int64).
+        result = cub.cub_reduction(ctx.x, cub.CUPY_CUB_SUM, dtype=ctx.x.dtype)
         if result is None:
             raise RuntimeError("cupy.cuda.cub.cub_reduction declined this input (CuPy built without CUB?)")
         state["out"] = result
@@ -209,7 +210,8 @@ VOLATILE_HAZARD = (
 )
 
 
-def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS, deterministic=True, notes="", hazard=None):
+def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS, deterministic=True, notes="", hazard=None,
+            dtypes=("float32",)):
     register(
         Variant(
             op="reduce",
@@ -226,6 +228,7 @@ def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS
             kernels=tuple(kernels),
             notes=notes,
             hazard=hazard,
+            dtypes=dtypes,
         )
     )
 
@@ -278,4 +281,6 @@ _reduce("seed004_fixed_tree_deterministic", 41, "seed004", "seed 004 fixed reduc
 
 # The baseline.
 _reduce("cub_device_reduce", 90, "baseline", "CUB DeviceReduce::Sum through cupy.cuda.cub (the library path CuPy takes for sum)",
-        cub_prepare, [], block_sizes=(), notes="The library chooses its grid and block.")
+        cub_prepare, [], block_sizes=(), dtypes=("float32", "int32"),
+        notes="The library chooses its grid and block. Not measured on float16 or bfloat16: CUB through CuPy would "
+              "accumulate float16 in float16 (overflowing at large n), and CuPy has no bfloat16 dtype.")

@@ -76,6 +76,11 @@ class Case:
         block = self.block if self.block is not None else "lib"
         return f"{self.op}/{self.variant}/{self.dtype}/n={self.n}/block={block}/{self.distribution}"
 
+    @property
+    def input_key(self) -> str:
+        """What decides the input: every variant and block size of one op sees the same data."""
+        return f"{self.op}/{self.dtype}/n={self.n}/{self.distribution}"
+
 
 @dataclass(frozen=True)
 class Sweep:

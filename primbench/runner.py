@@ -23,6 +23,8 @@ from primbench.config import Case, Config, config_from_header
 from primbench.errors import UserError
 
 COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
+# The reproducibility probe runs each plan again with its grid scaled by these factors.
+GRID_PROBE_SCALES = (0.5, 2.0)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -81,7 +83,8 @@ def run_file_name(device_name: str) -> str:
 
 
 def case_seed(run_id: str, key: str) -> int:
-    """A seed fixed by run and case, so that a resumed case draws the same inputs."""
+    """A seed fixed by run and input key, so that a resumed case draws the same inputs and every
+    variant of an op meets the same data (the report compares their results bit for bit)."""
     return int.from_bytes(hashlib.sha256(f"{run_id}|{key}".encode()).digest()[:4], "little")
 
 
@@ -133,6 +136,8 @@ class Runner:
         self.config = config
         self.device = Device()
         self.timer = Timer(self.device.l2_bytes)
+        # The last inputs made, kept while the next cases use the same ones (same input key).
+        self._inputs: dict = {}
 
     # -- the header ----------------------------------------------------------------------------
     def measure_copy(self) -> dict:
@@ -180,7 +185,7 @@ class Runner:
         import cupy
 
         variant = kernels.get(case.op, case.variant)
-        itemsize = cupy.dtype(case.dtype).itemsize
+        itemsize = inputs.itemsize(case.dtype)
         record = {
             "kind": "case", "key": case.key, "op": case.op, "variant": case.variant, "variant_hash": variant.hash(),
             "dtype": case.dtype, "n": case.n, "block": case.block, "distribution": case.distribution,
@@ -201,48 +206,61 @@ class Runner:
             record.update(status="failed", reason=str(exc).splitlines()[0], log=str(exc))
         except cupy.cuda.memory.OutOfMemoryError as exc:
             record.update(status="skipped", reason=f"out of GPU memory: {exc}")
+            self._inputs.clear()
         except (cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.driver.CUDADriverError, RuntimeError) as exc:
             record.update(status="failed", reason=f"{type(exc).__name__}: {exc}")
+            self._inputs.clear()
             if not _context_alive():
                 record["elapsed_s"] = round(time.perf_counter() - started, 3)
                 raise ContextLost(record) from None
         record["elapsed_s"] = round(time.perf_counter() - started, 3)
-        cupy.get_default_memory_pool().free_all_blocks()
         return record
 
-    def _verify_and_time(self, case: Case, variant, module, seed: int, record: dict) -> None:
+    def _inputs_for(self, case: Case, seed: int):
+        """(exact input, its expected result, random input, its Reference), made once per input key."""
         import cupy
 
+        if self._inputs.get("key") != (case.input_key, seed):
+            self._inputs.clear()
+            cupy.get_default_memory_pool().free_all_blocks()
+            x_exact, expected = inputs.exact_input(case.op, case.n, case.dtype, seed)
+            x = inputs.random_input(case.n, case.dtype, case.distribution, seed + 1)
+            reference = inputs.reference(case.op, x, case.dtype, case.distribution, seed + 1)
+            self._inputs = {"key": (case.input_key, seed), "value": (x_exact, expected, x, reference)}
+        return self._inputs["value"]
+
+    def _context(self, module, x, case: Case, grid_scale: float = 1.0):
         from kernels import LaunchContext
 
-        sm_count = self.device.sm_count
-        x_exact, expected = inputs.exact_sum_input(case.n, seed)
-        limits = self.device.sm_limits
-        plan_exact = variant.prepare(LaunchContext(module, x_exact, case.n, case.block, sm_count, **limits))
+        return LaunchContext(module, x, case.n, case.block, self.device.sm_count, dtype=case.dtype,
+                             grid_scale=grid_scale, **self.device.sm_limits)
+
+    def _verify_and_time(self, case: Case, variant, module, seed: int, record: dict) -> None:
+        x_exact, expected, x, reference = self._inputs_for(case, seed)
+        plan_exact = variant.prepare(self._context(module, x_exact, case))
         verify.poison(plan_exact.scratch)
         plan_exact.run()
-        got_exact = verify.scalar(plan_exact.result())
-        del plan_exact, x_exact
+        exact = verify.check_exact_sum(verify.scalar(plan_exact.result()), expected)
+        del plan_exact
 
-        x = inputs.random_input(case.n, case.dtype, case.distribution, seed + 1)
-        x64 = x.astype(cupy.float64)
-        reference, abs_sum = float(x64.sum()), float(cupy.abs(x64).sum())
-        del x64
-        plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count, **limits))
+        plan = variant.prepare(self._context(module, x, case))
         record["launches"] = plan.launches
         verify.poison(plan.scratch)
         plan.run()
-        first = plan.result()
-        got = verify.scalar(first)
-        exact = verify.check_exact_sum(got_exact, expected)
-        float_check = verify.check_float_sum(got, reference, abs_sum, plan.depth)
+        first = plan.result().get().tobytes()
+        float_check = verify.check_random(case.op, case.dtype, verify.scalar(plan.result()), reference, plan.depth,
+                                          plan.unit_roundoff)
+        if reference.serial_float32 is not None:  # the accuracy study's left-to-right float32 loop
+            float_check["serial_float32"] = reference.serial_float32
         record["verify"] = {"exact": exact, "float": float_check, "written": float_check["got"] is not None}
-        patterns = [first.get().tobytes()]
+        patterns = [first]
         for _ in range(self.config.determinism_runs - 1):
             plan.run()
             patterns.append(plan.result().get().tobytes())
         record["determinism"], nondeterministic = verify.determinism(patterns, variant.deterministic_expected)
-        reason = verify.failure_reason(exact, float_check) or nondeterministic
+        record["determinism"]["result_hex"] = first.hex()
+        record["determinism"]["across_grids"] = self._grid_probe(variant, module, x, case, plan.launches, first)
+        reason = verify.failure_reason(exact, float_check, case.op) or nondeterministic
         if reason:
             record.update(status="failed", reason=reason)
             return
@@ -256,6 +274,20 @@ class Runner:
         if measurement.stop not in ("converged", "median_converged"):
             flags.append("noise_target_missed")
         record["flags"] = flags
+
+    def _grid_probe(self, variant, module, x, case: Case, launches: list, first: bytes) -> list[dict]:
+        """The same input with the grid scaled: does the result keep its bits? (skipped where the
+        variant's grid is fixed by n and the block size, or chosen by a library)"""
+        tried = []
+        for scale in GRID_PROBE_SCALES:
+            plan = variant.prepare(self._context(module, x, case, grid_scale=scale))
+            if plan.launches == launches:
+                continue
+            verify.poison(plan.scratch)
+            plan.run()
+            tried.append({"grid_scale": scale, "grids": [launch["grid"] for launch in plan.launches],
+                          "bitwise_equal": plan.result().get().tobytes() == first})
+        return tried
 
 
 def _install_sigterm() -> None:
@@ -328,7 +360,7 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[Case], *, done: 
     _install_sigterm()
     try:
         for case in todo:
-            record = runner.run_case(case, case_seed(run_id, case.key))
+            record = runner.run_case(case, case_seed(run_id, case.input_key))
             writer.append(record)
             setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
             progress.line(_describe_result(case, record, runner.device.info))

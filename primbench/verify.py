@@ -9,17 +9,19 @@ FLOAT32_UNIT_ROUNDOFF = 2.0**-24
 
 
 def poison(arrays) -> None:
-    """Fill every buffer the operation writes with NaN (floats) or all ones (integers)."""
+    """Fill every buffer the operation writes with NaN (floats) or all one bits (integers)."""
     for array in arrays:
         if array.dtype.kind == "f":
             array.fill(math.nan)
+        elif array.dtype.kind == "u":
+            array.fill(2 ** (8 * array.dtype.itemsize) - 1)
         else:
             array.fill(-1)
 
 
-def sum_tolerance(depth: int, abs_sum: float) -> float:
-    """Bound on the float32 error of a sum whose elements each pass through `depth` additions."""
-    return depth * FLOAT32_UNIT_ROUNDOFF * abs_sum
+def sum_tolerance(depth: int, abs_sum: float, unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF) -> float:
+    """Bound on the error of a sum whose elements each pass through `depth` roundings of `unit_roundoff`."""
+    return depth * unit_roundoff * abs_sum
 
 
 def scalar(array) -> float:
@@ -27,15 +29,16 @@ def scalar(array) -> float:
     return float(array.reshape(-1)[0].get())
 
 
-def check_exact_sum(got: float, expected: int) -> dict:
-    """The exact check: small-integer input, so the sum must equal the integer sum exactly."""
+def check_exact_sum(got: float, expected: float) -> dict:
+    """The exact check: an input whose result is known exactly (inputs.exact_input), so it must match."""
     ok = math.isfinite(got) and got == expected
     return {"ok": ok, "got": got if math.isfinite(got) else None, "expected": expected}
 
 
-def check_float_sum(got: float, reference: float, abs_sum: float, depth: int) -> dict:
+def check_float_sum(got: float, reference: float, abs_sum: float, depth: int,
+                    unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF) -> dict:
     """The float check: |got - float64 reference| within the variant's bound for its depth."""
-    tolerance = sum_tolerance(depth, abs_sum)
+    tolerance = sum_tolerance(depth, abs_sum, unit_roundoff)
     error = abs(got - reference) if math.isfinite(got) else math.inf
     return {
         "ok": error <= tolerance,
@@ -47,15 +50,31 @@ def check_float_sum(got: float, reference: float, abs_sum: float, depth: int) ->
     }
 
 
-def failure_reason(exact: dict, float_check: dict) -> str | None:
+def check_random(op: str, dtype: str, got: float, ref, depth: int, unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF) -> dict:
+    """The check on the random input: float sums within depth x unit roundoff x sum|x|; integer
+    sums and maxima exactly (max picks an element, it never rounds)."""
+    if op == "reduce" and dtype != "int32":
+        check = check_float_sum(got, ref.value, ref.abs_sum, depth, unit_roundoff)
+    else:
+        check = check_float_sum(got, ref.value, 0.0, 0)
+    check["reference"] = "exact" if ref.exact else "float64"
+    return check
+
+
+def failure_reason(exact: dict, float_check: dict, op: str = "reduce") -> str | None:
     """One line saying what a failed verification got wrong, or None if it passed."""
     if exact["got"] is None or float_check["got"] is None:
         return "output is NaN after the operation: not written (it was poisoned with NaN first) or NaN computed"
     if not exact["ok"]:
+        if op == "reduce_max":
+            return (f"exact check: max of negative values with -1.5 planted last gave {exact['got']:g}, expected "
+                    f"{exact['expected']:g} (0 means padding with 0 instead of -inf; less, a dropped tail)")
         off = exact["got"] - exact["expected"]
         return (f"exact check: sum of small integers gave {exact['got']:.0f}, expected {exact['expected']} "
                 f"(off by {off:+.0f}: elements missed or counted twice)")
     if not float_check["ok"]:
+        if not float_check["tolerance"]:
+            return f"random-input check: got {float_check['got']!r}, expected exactly {float_check['expected']!r}"
         return (f"float check: error {float_check['error']:.3g} exceeds the tolerance "
                 f"{float_check['tolerance']:.3g} (depth {float_check['depth']})")
     return None

@@ -108,9 +108,13 @@ def test_make_bench_without_a_gpu_fails_with_one_clear_line(repo):
 
 
 def test_a_dry_run_validates_and_lists_every_case_without_a_gpu(repo):
+    import kernels
+
     result = bench(repo, "run", "configs/progression.yaml", "--dry-run")
     assert result.returncode == 0
-    assert result.stdout.strip().splitlines()[-1].endswith("16 cases in 1 sweeps")
+    every_float32_sum = [v for v in kernels.variants("reduce") if "float32" in v.dtypes]
+    assert len(every_float32_sum) >= 20
+    assert result.stdout.strip().splitlines()[-1].endswith(f"{len(every_float32_sum)} cases in 1 sweeps")
 
 
 def test_list_names_every_reduce_variant_and_flags_the_hazards(repo):

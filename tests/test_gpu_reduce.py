@@ -1,6 +1,8 @@
-"""Every reduce variant against its reference on the GPU (marker `gpu`; run with `make gpu-test`).
+"""Every reduce and reduce_max variant, at every dtype it takes, against its reference on the GPU
+(marker `gpu`; run with `make gpu-test`), through the same checks the runner applies.
 
-Sizes include n = 1, 1000 and 2^20 + 3, which are multiples of no block size, and the seed's 2^25.
+Sizes include n = 1, 1000 and 2^20 + 3, which are multiples of no block size and of no 16-byte
+vector width (4 or 8 elements), and the seed's 2^25.
 """
 
 import pytest
@@ -13,7 +15,8 @@ from primbench.build import load_module
 pytestmark = pytest.mark.gpu
 
 SIZES = [1, 1000, 2**20 + 3, 2**25]
-REDUCE_VARIANTS = kernels.variants("reduce")
+VARIANTS = kernels.variants("reduce") + kernels.variants("reduce_max")
+VARIANT_DTYPES = [(v, dtype) for v in VARIANTS for dtype in v.dtypes]
 
 
 @pytest.fixture(scope="module")
@@ -23,34 +26,40 @@ def sm_count():
     return cupy.cuda.Device().attributes["MultiProcessorCount"]
 
 
-@pytest.fixture(scope="module", params=SIZES, ids=lambda n: f"n={n}")
-def case_inputs(request):
-    import cupy
-
-    n = request.param
-    exact, expected = inputs.exact_sum_input(n, seed=1000 + n % 997)
-    x = inputs.random_input(n, "float32", "uniform", seed=2000 + n % 991)
-    x64 = x.astype(cupy.float64)
-    return n, exact, expected, x, float(x64.sum()), float(cupy.abs(x64).sum())
+_INPUTS: dict = {}
 
 
-def _run(variant, x, n, block, sm_count):
+def case_inputs(op, n, dtype, distribution="uniform"):
+    """(exact input, expected, random input, Reference), made once per op, size, dtype and distribution."""
+    key = (op, n, dtype, distribution)
+    if key not in _INPUTS:
+        _INPUTS.clear()  # one set at a time: 2^25 inputs of four dtypes add up
+        exact, expected = inputs.exact_input(op, n, dtype, seed=1000 + n % 997)
+        seed = 2000 + n % 991
+        x = inputs.random_input(n, dtype, distribution, seed)
+        _INPUTS[key] = (exact, expected, x, inputs.reference(op, x, dtype, distribution, seed))
+    return _INPUTS[key]
+
+
+def _run(variant, x, n, block, sm_count, dtype="float32", grid_scale=1.0):
     module = load_module(variant.source, variant.kernels) if variant.source else None
-    plan = variant.prepare(LaunchContext(module, x, n, block, sm_count))
+    plan = variant.prepare(LaunchContext(module, x, n, block, sm_count, dtype=dtype, grid_scale=grid_scale))
     verify.poison(plan.scratch)
     plan.run()
     return plan, verify.scalar(plan.result())
 
 
-@pytest.mark.parametrize("variant", REDUCE_VARIANTS, ids=lambda v: v.name)
-def test_every_reduce_variant_sums_exactly_and_within_tolerance_at_every_block_size(variant, case_inputs, sm_count):
-    n, exact, expected, x, reference, abs_sum = case_inputs
+@pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
+@pytest.mark.parametrize("variant,dtype", VARIANT_DTYPES, ids=lambda p: getattr(p, "key", p))
+def test_every_variant_is_exact_and_within_tolerance_at_every_block_size_and_dtype(variant, dtype, n, sm_count):
+    exact, expected, x, reference = case_inputs(variant.op, n, dtype)
     for block in variant.block_sizes or (None,):
-        _plan, got_exact = _run(variant, exact, n, block, sm_count)
-        assert got_exact == expected, f"{variant.name} block={block} n={n}: exact sum {got_exact} != {expected}"
-        plan, got = _run(variant, x, n, block, sm_count)
-        check = verify.check_float_sum(got, reference, abs_sum, plan.depth)
-        assert check["ok"], f"{variant.name} block={block} n={n}: {verify.failure_reason({'ok': True, 'got': 0}, check)}"
+        _plan, got_exact = _run(variant, exact, n, block, sm_count, dtype)
+        check_exact = verify.check_exact_sum(got_exact, expected)
+        plan, got = _run(variant, x, n, block, sm_count, dtype)
+        check = verify.check_random(variant.op, dtype, got, reference, plan.depth, plan.unit_roundoff)
+        reason = verify.failure_reason(check_exact, check, variant.op)
+        assert reason is None, f"{variant.key} {dtype} block={block} n={n}: {reason}"
 
 
 def test_the_fixed_tree_gives_the_same_bits_for_every_block_size_grid_and_repeat(sm_count):
@@ -73,6 +82,45 @@ def test_a_variant_that_skips_the_tail_is_caught_by_the_exact_check(sm_count):
     exact, expected = inputs.exact_sum_input(n, seed=5)
     _plan, got = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
     assert not verify.check_exact_sum(got, expected)["ok"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32"])
+def test_the_vector_fixed_tree_gives_the_same_bits_for_10_runs_every_block_size_and_three_grids(dtype, sm_count):
+    variant = kernels.get("reduce", "vector_fixed_tree_deterministic")
+    n = 2**24 + 12345
+    x = inputs.random_input(n, dtype, "normal", seed=7)
+    patterns, grids = set(), set()
+    for block in (128, 256, 512, 1024):
+        for scale in (0.1, 0.3, 1.0):
+            for _ in range(10):
+                plan, _value = _run(variant, x, n, block, sm_count, dtype, grid_scale=scale)
+                patterns.add(plan.result().get().tobytes())
+            grids.add((block, plan.launches[0]["grid"]))
+    assert len(grids) == 12, f"the grid scales did not give three grids per block size: {sorted(grids)}"
+    assert len(patterns) == 1
+
+
+def test_kahan_errs_at_most_a_tenth_of_the_plain_tree_on_the_ill_conditioned_input(sm_count):
+    # The acceptance figure is the committed run's at 2^28; this guards the mechanism at 2^26.
+    n = 2**26
+    _exact, _expected, x, reference = case_inputs("reduce", n, "float32", "ill_conditioned")
+    # The input is what it claims: the pairs cancel, so a float64 sum lands on the exact sum of
+    # the small values (up to its own rounding), about a millionth of sum |x|.
+    assert abs(float(x.astype("float64").sum()) - reference.value) <= 1e-12 * reference.abs_sum
+    assert 0 < reference.value < 1e-5 * reference.abs_sum
+    errors = {}
+    for name in ("vector_load_sum", "vector_kahan_sum"):
+        _plan, got = _run(kernels.get("reduce", name), x, n, 256, sm_count)
+        errors[name] = abs(got - reference.value)
+    assert errors["vector_kahan_sum"] <= 0.1 * errors["vector_load_sum"], errors
+
+
+def test_a_max_that_pads_with_zero_is_caught_by_the_exact_check():
+    # The exact max input is all negative with the maximum last: 0-padding gives 0.
+    exact, expected = inputs.exact_input("reduce_max", 1000, "float32", seed=3)
+    values = exact.get()
+    assert values.max() == expected == values[-1] < 0
+    assert not verify.check_exact_sum(max(0.0, float(values.max())), expected)["ok"]
 
 
 def test_poisoned_outputs_that_stay_unwritten_are_reported_as_not_written():

@@ -1,0 +1,258 @@
+"""Reduce beyond the seeds (kernels/reduce_vector.cu): 16-byte loads at the memory limit, a fixed
+tree that is bitwise reproducible at the same speed, compensated and float64 accumulation for
+accuracy, the same kernels for max, and a dtype axis (float32; float16 and bfloat16 read and
+summed in float32; int32).
+
+Each kernel is a single launch: every block writes one partial, and the last block to finish
+(an integer ticket tells it) combines them. The ticket resets itself, so it is zeroed once here.
+
+Tolerance model: as in kernels/reduce.py, depth x unit roundoff x sum|x|, the depth taken from
+the plan's grid: each accumulator's serial chain, the combining of the accumulators, the trees.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from kernels import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register
+
+SOURCE = "reduce_vector.cu"
+BLOCKS = pow2(64, 1024)
+BYTES = "n * itemsize"
+# 16-byte loads in flight per thread (independent accumulators), and whether each block also
+# issues L2 bulk prefetches ahead of its loads: chosen by tools/tune_reduce_vector.py on the H200
+# (docs/perf-notes.md).
+UNROLL = 8
+PREFETCH = 0
+# The fixed tree's virtual grid: at most this many virtual warps (8192 x 32 threads is about one
+# full wave of an H200), fewer for small n so that each virtual thread gets UNROLL vectors.
+MAX_VIRTUAL_WARPS = 8192
+FIXED_FINAL_LANES = int(re.search(r"#define FIXED_FINAL_LANES (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
+
+LOADS = {"float32": "LoadF32", "float16": "LoadF16", "bfloat16": "LoadBF16", "int32": "LoadI32"}
+PER_VECTOR = {"float32": 4, "float16": 8, "bfloat16": 8, "int32": 4}  # elements in 16 bytes
+# Policy -> (dtype of the partials passed between threads, dtype of the result)
+POLICY_TYPES = {
+    "SumFloat": ("float32", "float32"),
+    "SumKahan": ("float64", "float32"),
+    "SumDouble": ("float64", "float64"),
+    "SumInt": ("uint32", "int32"),
+    "MaxFloat": ("float32", "float32"),
+    "MaxInt": ("int32", "int32"),
+}
+SUM = {"float32": "SumFloat", "float16": "SumFloat", "bfloat16": "SumFloat", "int32": "SumInt"}
+MAX = {"float32": "MaxFloat", "float16": "MaxFloat", "bfloat16": "MaxFloat", "int32": "MaxInt"}
+KAHAN = {"float32": "SumKahan", "float16": "SumKahan", "bfloat16": "SumKahan"}
+DOUBLE = {"float32": "SumDouble", "float16": "SumDouble", "bfloat16": "SumDouble"}
+# A Kahan chain errs by at most 2u sum|x| (+ O(N u^2)); the float64 tree adds nothing near u; the
+# float32 result rounds once more: 3u sum|x| bounds it all.
+KAHAN_DEPTH = 3
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _log2(v: int) -> int:
+    return int(math.log2(v))
+
+
+def kernel_name(template: str, dtype: str, policy: str, unroll: int = UNROLL, prefetch: int = PREFETCH) -> str:
+    return f"{template}<{LOADS[dtype]}, {policy}, {unroll}, {prefetch}>"
+
+
+def _check_aligned(x) -> None:
+    if x.data.ptr % 16:
+        raise RuntimeError("the 16-byte-load kernels need a 16-byte-aligned input (CuPy allocations are 256-byte aligned)")
+
+
+def _buffers(policy: str, partial_count: int):
+    import cupy
+
+    partial_dtype, out_dtype = POLICY_TYPES[policy]
+    partials = cupy.empty(partial_count, dtype=partial_dtype)
+    counters = cupy.zeros(1, dtype=cupy.uint32)  # the last-block ticket: reset by the last block
+    out = cupy.empty(1, dtype=out_dtype)
+    return partials, counters, out
+
+
+def _unit_roundoff(policy: str) -> float:
+    return 2.0**-53 if policy == "SumDouble" else 2.0**-24
+
+
+def vector_plan(policies: dict[str, str], unroll: int = UNROLL, prefetch: int = PREFETCH):
+    """The grid-stride kernel with 16-byte loads, one wave of blocks by the kernel's occupancy."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import numpy
+
+        policy = policies[ctx.dtype]
+        name = kernel_name("vector_reduce", ctx.dtype, policy, unroll, prefetch)
+        kernel = ctx.kernel(name)
+        block = ctx.block
+        grid = ctx.occupancy_grid(kernel, block, elements_per_thread=PER_VECTOR[ctx.dtype] * unroll)
+        partials, counters, out = _buffers(policy, grid)
+        _check_aligned(ctx.x)
+        n = numpy.uint32(ctx.n)
+
+        def run():
+            kernel((grid,), (block,), (ctx.x, n, partials, counters, out))
+
+        chain = _ceil_div(ctx.n, grid * block * unroll) + 1  # + the tail element
+        depth = KAHAN_DEPTH if policy == "SumKahan" else chain + unroll + 2 * _log2(block) + _ceil_div(grid, block)
+        return Plan(
+            run=run,
+            result=lambda: out,
+            launches=[{"kernel": name, "grid": grid, "block": block}],
+            depth=depth,
+            scratch=[partials, out],
+            unit_roundoff=_unit_roundoff(policy),
+        )
+
+    return prepare
+
+
+def virtual_warps_for(n: int, dtype: str, unroll: int = UNROLL, max_virtual_warps: int = MAX_VIRTUAL_WARPS) -> int:
+    """The fixed tree's virtual grid, in warps: a function of n and the dtype alone, never of the GPU."""
+    return max(1, min(max_virtual_warps, _ceil_div(n, PER_VECTOR[dtype] * 32 * unroll)))
+
+
+def fixed_tree_plan(policies: dict[str, str], unroll: int = UNROLL, prefetch: int = PREFETCH,
+                    max_virtual_warps: int = MAX_VIRTUAL_WARPS):
+    """The vectorised kernel on a virtual grid fixed by n; the physical grid only decides who computes what."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import numpy
+
+        policy = policies[ctx.dtype]
+        name = kernel_name("fixed_tree_reduce", ctx.dtype, policy, unroll, prefetch)
+        kernel = ctx.kernel(name)
+        block = ctx.block
+        virtual_warps = virtual_warps_for(ctx.n, ctx.dtype, unroll, max_virtual_warps)
+        per_thread = _ceil_div(ctx.n, 32 * virtual_warps)  # elements per virtual thread
+        grid = ctx.occupancy_grid(kernel, block, elements_per_thread=per_thread)
+        partials, counters, out = _buffers(policy, virtual_warps)
+        _check_aligned(ctx.x)
+        args = (numpy.uint32(ctx.n), numpy.uint32(virtual_warps))
+
+        def run():
+            kernel((grid,), (block,), (ctx.x, *args, partials, counters, out))
+
+        depth = _ceil_div(per_thread, unroll) + 1 + unroll + 5 + _ceil_div(virtual_warps, FIXED_FINAL_LANES) + _log2(FIXED_FINAL_LANES)
+        return Plan(
+            run=run,
+            result=lambda: out,
+            launches=[{"kernel": name, "grid": grid, "block": block, "virtual_warps": virtual_warps}],
+            depth=depth,
+            scratch=[partials, out],
+            unit_roundoff=_unit_roundoff(policy),
+        )
+
+    return prepare
+
+
+BULK_STAGES = 4
+BULK_CHUNK_BYTES = int(re.search(r"#define BULK_CHUNK_BYTES (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
+BULK_ACCUMULATORS = int(re.search(r"#define BULK_ACCUMULATORS (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
+
+
+def bulk_plan(policies: dict[str, str], stages: int = BULK_STAGES, chunk_bytes: int = BULK_CHUNK_BYTES):
+    """Chunks copied to shared memory by the copy engine (cp.async.bulk), `stages` in flight per block."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+        import numpy
+
+        if cupy.cuda.Device().compute_capability < "90":
+            raise RuntimeError("bulk copies (cp.async.bulk) need compute capability 9.0 or newer")
+        policy = policies[ctx.dtype]
+        name = f"bulk_reduce<{LOADS[ctx.dtype]}, {policy}, {stages}>"
+        kernel = ctx.kernel(name)
+        shared = stages * chunk_bytes
+        if shared > 48 * 1024:
+            kernel.max_dynamic_shared_size_bytes = shared
+        block = ctx.block
+        chunk_elements = chunk_bytes // 16 * PER_VECTOR[ctx.dtype]
+        grid = ctx.occupancy_grid(kernel, block, elements_per_thread=_ceil_div(chunk_elements, block), dynamic_shared=shared)
+        partials, counters, out = _buffers(policy, grid)
+        _check_aligned(ctx.x)
+        n = numpy.uint32(ctx.n)
+
+        def run():
+            kernel((grid,), (block,), (ctx.x, n, partials, counters, out), shared_mem=shared)
+
+        depth = _ceil_div(ctx.n, grid * block * BULK_ACCUMULATORS) + 1 + BULK_ACCUMULATORS + 2 * _log2(block) + _ceil_div(grid, block)
+        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": block, "shared": shared}],
+                    depth=depth, scratch=[partials, out], unit_roundoff=_unit_roundoff(policy))
+
+    return prepare
+
+
+def cub_max_prepare(ctx: LaunchContext) -> Plan:
+    """CUB DeviceReduce::Max through cupy.cuda.cub."""
+    from cupy.cuda import cub
+
+    state = {}
+
+    def run():
+        result = cub.cub_reduction(ctx.x, cub.CUPY_CUB_MAX)
+        if result is None:
+            raise RuntimeError(f"cupy.cuda.cub.cub_reduction declined max of {ctx.dtype}")
+        state["out"] = result
+
+    return Plan(run=run, result=lambda: state["out"], launches=[{"kernel": "cub::DeviceReduce::Max", "grid": None, "block": None}],
+                depth=0)
+
+
+def _names(template: str, policies: dict[str, str]) -> list[str]:
+    return [kernel_name(template, dtype, policy) for dtype, policy in policies.items()]
+
+
+def _variant(op, name, order, origin, template, policies, *, tolerance, notes):
+    plan = fixed_tree_plan if template == "fixed_tree_reduce" else vector_plan
+    register(
+        Variant(
+            op=op,
+            name=name,
+            origin=origin,
+            series="beyond",
+            order=order,
+            prepare=plan(policies),
+            block_sizes=BLOCKS,
+            bytes_model=BYTES,
+            tolerance_model=tolerance,
+            deterministic_expected=True,
+            source=SOURCE,
+            kernels=tuple(_names(template, policies)),
+            dtypes=tuple(policies),
+            notes=notes,
+        )
+    )
+
+
+TREE = "depth x 2^-24 x sum|x|, depth from the plan's grid (see kernels/reduce_vector.py)"
+_variant("reduce", "vector_load_sum", 50, "primbench: 16-byte loads, 8 in flight per thread, one wave by occupancy, last block finishes",
+         "vector_reduce", SUM, tolerance=TREE,
+         notes="Run to run the same bits (no float atomics); a different grid or block size gives a different tree.")
+_variant("reduce", "vector_fixed_tree_deterministic", 51, "primbench: the 16-byte-load kernel on a virtual grid fixed by n (seed 004's fixed tree at full speed)",
+         "fixed_tree_reduce", SUM, tolerance=TREE,
+         notes=f"Bitwise the same for any block size and grid: a virtual grid of at most {MAX_VIRTUAL_WARPS} warps set by n, "
+               f"then {FIXED_FINAL_LANES} fixed lanes and a fixed tree.")
+_variant("reduce", "vector_kahan_sum", 52, "primbench: the 16-byte-load kernel with Kahan-compensated accumulators, float64 between threads",
+         "vector_reduce", KAHAN, tolerance=f"{KAHAN_DEPTH} x 2^-24 x sum|x| (Kahan's bound, then one float32 rounding)",
+         notes="Seed 004 names Kahan summation for reproducible, accurate sums.")
+_variant("reduce", "vector_float64_accumulate", 53, "primbench: the 16-byte-load kernel accumulating in float64 (float64 result)",
+         "vector_reduce", DOUBLE, tolerance="depth x 2^-53 x sum|x|",
+         notes="Hopper runs float64 at half the float32 rate: free in a memory-bound kernel.")
+_variant("reduce_max", "vector_max", 50, "primbench: the 16-byte-load kernel with max, padding with -inf (seed 004, common mistakes)",
+         "vector_reduce", MAX, tolerance="exact: max picks an element",
+         notes="Threads without data contribute -inf, never 0.")
+register(
+    Variant(
+        op="reduce_max", name="cub_device_max", origin="CUB DeviceReduce::Max through cupy.cuda.cub", series="baseline", order=90,
+        prepare=cub_max_prepare, block_sizes=(), bytes_model=BYTES, tolerance_model="exact: max picks an element",
+        deterministic_expected=True, dtypes=("float32", "float16", "int32"),
+        notes="CuPy has no bfloat16 dtype, so CUB is not measured on bfloat16.",
+    )
+)
