@@ -20,11 +20,11 @@ from kernels import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register
 SOURCE = "reduce_vector.cu"
 BLOCKS = pow2(64, 1024)
 BYTES = "n * itemsize"
-# 16-byte loads in flight per thread (independent accumulators), and whether each block also
-# issues L2 bulk prefetches ahead of its loads: chosen by tools/tune_reduce_vector.py on the H200
-# (docs/perf-notes.md).
+# 16-byte loads in flight per thread (independent accumulators), and the input size from which
+# the kernels load with plain ld.global.nc instead of L1::no_allocate: both chosen with
+# tools/tune_reduce_vector.py on the H200 (docs/perf-notes.md).
 UNROLL = 8
-PREFETCH = 0
+L1_ALLOCATE_FROM_BYTES = 512 << 20
 # The fixed tree's virtual grid: at most this many virtual warps (8192 x 32 threads is about one
 # full wave of an H200), fewer for small n so that each virtual thread gets UNROLL vectors.
 MAX_VIRTUAL_WARPS = 8192
@@ -32,10 +32,11 @@ FIXED_FINAL_LANES = int(re.search(r"#define FIXED_FINAL_LANES (\d+)", (KERNEL_DI
 
 LOADS = {"float32": "LoadF32", "float16": "LoadF16", "bfloat16": "LoadBF16", "int32": "LoadI32"}
 PER_VECTOR = {"float32": 4, "float16": 8, "bfloat16": 8, "int32": 4}  # elements in 16 bytes
+PER_VECTOR_BYTES = 16
 # Policy -> (dtype of the partials passed between threads, dtype of the result)
 POLICY_TYPES = {
     "SumFloat": ("float32", "float32"),
-    "SumKahan": ("float64", "float32"),
+    "SumCompensated": ("float64", "float32"),
     "SumDouble": ("float64", "float64"),
     "SumInt": ("uint32", "int32"),
     "MaxFloat": ("float32", "float32"),
@@ -43,11 +44,11 @@ POLICY_TYPES = {
 }
 SUM = {"float32": "SumFloat", "float16": "SumFloat", "bfloat16": "SumFloat", "int32": "SumInt"}
 MAX = {"float32": "MaxFloat", "float16": "MaxFloat", "bfloat16": "MaxFloat", "int32": "MaxInt"}
-KAHAN = {"float32": "SumKahan", "float16": "SumKahan", "bfloat16": "SumKahan"}
+COMPENSATED = {"float32": "SumCompensated", "float16": "SumCompensated", "bfloat16": "SumCompensated"}
 DOUBLE = {"float32": "SumDouble", "float16": "SumDouble", "bfloat16": "SumDouble"}
-# A Kahan chain errs by at most 2u sum|x| (+ O(N u^2)); the float64 tree adds nothing near u; the
-# float32 result rounds once more: 3u sum|x| bounds it all.
-KAHAN_DEPTH = 3
+# A compensated chain errs by at most about u sum|x| (the errors' own sum rounds) + O(N u^2); the
+# float64 tree adds nothing near u; the float32 result rounds once more: 3u sum|x| bounds it all.
+COMPENSATED_DEPTH = 3
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -58,8 +59,13 @@ def _log2(v: int) -> int:
     return int(math.log2(v))
 
 
-def kernel_name(template: str, dtype: str, policy: str, unroll: int = UNROLL, prefetch: int = PREFETCH) -> str:
-    return f"{template}<{LOADS[dtype]}, {policy}, {unroll}, {prefetch}>"
+def load_mode(n: int, dtype: str) -> int:
+    """kL1 in reduce_vector.cu: 1 (L1::no_allocate) below L1_ALLOCATE_FROM_BYTES of input, else 0."""
+    return 1 if n * PER_VECTOR_BYTES // PER_VECTOR[dtype] < L1_ALLOCATE_FROM_BYTES else 0
+
+
+def kernel_name(template: str, dtype: str, policy: str, unroll: int = UNROLL, l1_mode: int = 0) -> str:
+    return f"{template}<{LOADS[dtype]}<{l1_mode}>, {policy}, {unroll}>"
 
 
 def _check_aligned(x) -> None:
@@ -81,14 +87,15 @@ def _unit_roundoff(policy: str) -> float:
     return 2.0**-53 if policy == "SumDouble" else 2.0**-24
 
 
-def vector_plan(policies: dict[str, str], unroll: int = UNROLL, prefetch: int = PREFETCH):
+def vector_plan(policies: dict[str, str], unroll: int = UNROLL, l1_mode: int | None = None):
     """The grid-stride kernel with 16-byte loads, one wave of blocks by the kernel's occupancy."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import numpy
 
         policy = policies[ctx.dtype]
-        name = kernel_name("vector_reduce", ctx.dtype, policy, unroll, prefetch)
+        mode = load_mode(ctx.n, ctx.dtype) if l1_mode is None else l1_mode
+        name = kernel_name("vector_reduce", ctx.dtype, policy, unroll, mode)
         kernel = ctx.kernel(name)
         block = ctx.block
         grid = ctx.occupancy_grid(kernel, block, elements_per_thread=PER_VECTOR[ctx.dtype] * unroll)
@@ -100,7 +107,7 @@ def vector_plan(policies: dict[str, str], unroll: int = UNROLL, prefetch: int = 
             kernel((grid,), (block,), (ctx.x, n, partials, counters, out))
 
         chain = _ceil_div(ctx.n, grid * block * unroll) + 1  # + the tail element
-        depth = KAHAN_DEPTH if policy == "SumKahan" else chain + unroll + 2 * _log2(block) + _ceil_div(grid, block)
+        depth = COMPENSATED_DEPTH if policy == "SumCompensated" else chain + unroll + 2 * _log2(block) + _ceil_div(grid, block)
         return Plan(
             run=run,
             result=lambda: out,
@@ -118,15 +125,16 @@ def virtual_warps_for(n: int, dtype: str, unroll: int = UNROLL, max_virtual_warp
     return max(1, min(max_virtual_warps, _ceil_div(n, PER_VECTOR[dtype] * 32 * unroll)))
 
 
-def fixed_tree_plan(policies: dict[str, str], unroll: int = UNROLL, prefetch: int = PREFETCH,
-                    max_virtual_warps: int = MAX_VIRTUAL_WARPS):
+def fixed_tree_plan(policies: dict[str, str], unroll: int = UNROLL, max_virtual_warps: int = MAX_VIRTUAL_WARPS,
+                    l1_mode: int | None = None):
     """The vectorised kernel on a virtual grid fixed by n; the physical grid only decides who computes what."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import numpy
 
         policy = policies[ctx.dtype]
-        name = kernel_name("fixed_tree_reduce", ctx.dtype, policy, unroll, prefetch)
+        mode = load_mode(ctx.n, ctx.dtype) if l1_mode is None else l1_mode
+        name = kernel_name("fixed_tree_reduce", ctx.dtype, policy, unroll, mode)
         kernel = ctx.kernel(name)
         block = ctx.block
         virtual_warps = virtual_warps_for(ctx.n, ctx.dtype, unroll, max_virtual_warps)
@@ -139,7 +147,7 @@ def fixed_tree_plan(policies: dict[str, str], unroll: int = UNROLL, prefetch: in
         def run():
             kernel((grid,), (block,), (ctx.x, *args, partials, counters, out))
 
-        depth = _ceil_div(per_thread, unroll) + 1 + unroll + 5 + _ceil_div(virtual_warps, FIXED_FINAL_LANES) + _log2(FIXED_FINAL_LANES)
+        depth = _ceil_div(per_thread, unroll) + 1 + unroll + 5 + _ceil_div(virtual_warps, FIXED_FINAL_LANES) + 10
         return Plan(
             run=run,
             result=lambda: out,
@@ -148,43 +156,6 @@ def fixed_tree_plan(policies: dict[str, str], unroll: int = UNROLL, prefetch: in
             scratch=[partials, out],
             unit_roundoff=_unit_roundoff(policy),
         )
-
-    return prepare
-
-
-BULK_STAGES = 4
-BULK_CHUNK_BYTES = int(re.search(r"#define BULK_CHUNK_BYTES (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
-BULK_ACCUMULATORS = int(re.search(r"#define BULK_ACCUMULATORS (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
-
-
-def bulk_plan(policies: dict[str, str], stages: int = BULK_STAGES, chunk_bytes: int = BULK_CHUNK_BYTES):
-    """Chunks copied to shared memory by the copy engine (cp.async.bulk), `stages` in flight per block."""
-
-    def prepare(ctx: LaunchContext) -> Plan:
-        import cupy
-        import numpy
-
-        if cupy.cuda.Device().compute_capability < "90":
-            raise RuntimeError("bulk copies (cp.async.bulk) need compute capability 9.0 or newer")
-        policy = policies[ctx.dtype]
-        name = f"bulk_reduce<{LOADS[ctx.dtype]}, {policy}, {stages}>"
-        kernel = ctx.kernel(name)
-        shared = stages * chunk_bytes
-        if shared > 48 * 1024:
-            kernel.max_dynamic_shared_size_bytes = shared
-        block = ctx.block
-        chunk_elements = chunk_bytes // 16 * PER_VECTOR[ctx.dtype]
-        grid = ctx.occupancy_grid(kernel, block, elements_per_thread=_ceil_div(chunk_elements, block), dynamic_shared=shared)
-        partials, counters, out = _buffers(policy, grid)
-        _check_aligned(ctx.x)
-        n = numpy.uint32(ctx.n)
-
-        def run():
-            kernel((grid,), (block,), (ctx.x, n, partials, counters, out), shared_mem=shared)
-
-        depth = _ceil_div(ctx.n, grid * block * BULK_ACCUMULATORS) + 1 + BULK_ACCUMULATORS + 2 * _log2(block) + _ceil_div(grid, block)
-        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": block, "shared": shared}],
-                    depth=depth, scratch=[partials, out], unit_roundoff=_unit_roundoff(policy))
 
     return prepare
 
@@ -206,17 +177,17 @@ def cub_max_prepare(ctx: LaunchContext) -> Plan:
 
 
 def _names(template: str, policies: dict[str, str]) -> list[str]:
-    return [kernel_name(template, dtype, policy) for dtype, policy in policies.items()]
+    return [kernel_name(template, dtype, policy, UNROLL, mode) for dtype, policy in policies.items() for mode in (0, 1)]
 
 
-def _variant(op, name, order, origin, template, policies, *, tolerance, notes):
+def _variant(op, name, order, origin, template, policies, *, tolerance, notes, series="beyond"):
     plan = fixed_tree_plan if template == "fixed_tree_reduce" else vector_plan
     register(
         Variant(
             op=op,
             name=name,
             origin=origin,
-            series="beyond",
+            series=series,
             order=order,
             prepare=plan(policies),
             block_sizes=BLOCKS,
@@ -238,12 +209,14 @@ _variant("reduce", "vector_load_sum", 50, "primbench: 16-byte loads, 8 in flight
 _variant("reduce", "vector_fixed_tree_deterministic", 51, "primbench: the 16-byte-load kernel on a virtual grid fixed by n (seed 004's fixed tree at full speed)",
          "fixed_tree_reduce", SUM, tolerance=TREE,
          notes=f"Bitwise the same for any block size and grid: a virtual grid of at most {MAX_VIRTUAL_WARPS} warps set by n, "
-               f"then {FIXED_FINAL_LANES} fixed lanes and a fixed tree.")
-_variant("reduce", "vector_kahan_sum", 52, "primbench: the 16-byte-load kernel with Kahan-compensated accumulators, float64 between threads",
-         "vector_reduce", KAHAN, tolerance=f"{KAHAN_DEPTH} x 2^-24 x sum|x| (Kahan's bound, then one float32 rounding)",
-         notes="Seed 004 names Kahan summation for reproducible, accurate sums.")
+               f"then {FIXED_FINAL_LANES} fixed lanes and fixed shuffle trees.")
+_variant("reduce", "vector_compensated_sum", 52, "primbench: the 16-byte-load kernel with compensated (Kahan-Babuska-Neumaier) accumulators, float64 between threads",
+         "vector_reduce", COMPENSATED, tolerance=f"{COMPENSATED_DEPTH} x 2^-24 x sum|x| (the compensated bound, then one float32 rounding)",
+         series="accuracy",
+         notes="Seed 004 names Kahan summation for accurate sums; Kahan's own form loses its compensation when an "
+               "element is larger than the running sum, so this is Neumaier's (TwoSum) form.")
 _variant("reduce", "vector_float64_accumulate", 53, "primbench: the 16-byte-load kernel accumulating in float64 (float64 result)",
-         "vector_reduce", DOUBLE, tolerance="depth x 2^-53 x sum|x|",
+         "vector_reduce", DOUBLE, tolerance="depth x 2^-53 x sum|x|", series="accuracy",
          notes="Hopper runs float64 at half the float32 rate: free in a memory-bound kernel.")
 _variant("reduce_max", "vector_max", 50, "primbench: the 16-byte-load kernel with max, padding with -inf (seed 004, common mistakes)",
          "vector_reduce", MAX, tolerance="exact: max picks an element",

@@ -194,6 +194,11 @@ def repair_truncated_tail(path) -> bool:
     return True
 
 
+def _all_or_none(values):
+    values = list(values)
+    return all(values) if values else None
+
+
 def to_frame(run: Run):
     """One row per case, with median, noise, GB/s and % of both peaks derived from raw samples."""
     import pandas as pd
@@ -247,6 +252,14 @@ def to_frame(run: Run):
                 "error": float_check.get("error"),
                 "tolerance": float_check.get("tolerance"),
                 "bitwise_equal": determinism.get("bitwise_equal"),
+                "result_hex": determinism.get("result_hex"),
+                # The reproducibility probe: True if every scaled grid gave the same bits, None if not tried.
+                "grids_bitwise_equal": _all_or_none(probe.get("bitwise_equal") for probe in determinism.get("across_grids") or []),
+                "got": float_check.get("got"),
+                "expected": float_check.get("expected"),
+                "reference_kind": float_check.get("reference"),
+                "abs_sum": float_check.get("abs_sum"),
+                "serial_float32": float_check.get("serial_float32"),
                 "flags": ",".join(case.get("flags") or []),
                 # The first launch with a grid: atomic variants start with the memset of their target.
                 "grid": next((launch["grid"] for launch in case.get("launches") or [] if launch.get("grid")), None),

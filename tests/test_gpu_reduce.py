@@ -100,19 +100,22 @@ def test_the_vector_fixed_tree_gives_the_same_bits_for_10_runs_every_block_size_
     assert len(patterns) == 1
 
 
-def test_kahan_errs_at_most_a_tenth_of_the_plain_tree_on_the_ill_conditioned_input(sm_count):
-    # The acceptance figure is the committed run's at 2^28; this guards the mechanism at 2^26.
-    n = 2**26
-    _exact, _expected, x, reference = case_inputs("reduce", n, "float32", "ill_conditioned")
-    # The input is what it claims: the pairs cancel, so a float64 sum lands on the exact sum of
-    # the small values (up to its own rounding), about a millionth of sum |x|.
-    assert abs(float(x.astype("float64").sum()) - reference.value) <= 1e-12 * reference.abs_sum
-    assert 0 < reference.value < 1e-5 * reference.abs_sum
-    errors = {}
-    for name in ("vector_load_sum", "vector_kahan_sum"):
-        _plan, got = _run(kernels.get("reduce", name), x, n, 256, sm_count)
-        errors[name] = abs(got - reference.value)
-    assert errors["vector_kahan_sum"] <= 0.1 * errors["vector_load_sum"], errors
+def test_compensated_summation_errs_a_tenth_of_the_plain_tree_or_less_on_the_ill_conditioned_input(sm_count):
+    # The acceptance figure is the committed run's at 2^28; this guards the mechanism at 2^24 over
+    # several inputs (one plain-tree error can be small by luck: the errors are random).
+    n = 2**24
+    errors = {"vector_load_sum": [], "vector_compensated_sum": []}
+    for seed in range(4):
+        x = inputs.random_input(n, "float32", "ill_conditioned", seed)
+        reference = inputs.reference("reduce", x, "float32", "ill_conditioned", seed)
+        # The input is what it claims: the pairs cancel, so a float64 sum lands on the exact sum
+        # of the small values (up to its own rounding), a tiny share of sum |x|.
+        assert abs(float(x.astype("float64").sum()) - reference.value) <= 1e-12 * reference.abs_sum
+        assert 0 < reference.value < 1e-4 * reference.abs_sum
+        for name in errors:
+            _plan, got = _run(kernels.get("reduce", name), x, n, 256, sm_count)
+            errors[name].append(abs(got - reference.value))
+    assert sum(errors["vector_compensated_sum"]) <= 0.1 * sum(errors["vector_load_sum"]), errors
 
 
 def test_a_max_that_pads_with_zero_is_caught_by_the_exact_check():

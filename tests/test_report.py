@@ -238,7 +238,8 @@ def _frame(rows):
         "op": "reduce", "dtype": "float32", "distribution": "uniform", "status": "ok", "reason": None,
         "series": "harris", "order": 0, "noise": 0.001, "gbps": 1.0, "pct_peak": 1.0, "pct_copy": 1.0,
         "l2_resident": False, "stop": "converged", "flags": "", "exact_ok": True, "float_ok": True,
-        "error": 0.0, "tolerance": 1.0, "bitwise_equal": True, "launches": 1,
+        "error": 0.0, "tolerance": 1.0, "bitwise_equal": True, "launches": 1, "result_hex": None,
+        "grids_bitwise_equal": None, "got": None, "expected": None, "serial_float32": None,
     }
     full = []
     for row in rows:
@@ -359,3 +360,79 @@ def test_a_case_over_100_percent_of_peak_is_reported_as_a_bytes_model_problem():
     quality = tables.timing_quality(frame)
     assert list(quality.over_peak["variant"]) == ["a"]
     assert quality.flags == {"throttled": 1}
+
+
+def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the_serial_loop_and_the_floor():
+    exact = 1000.0 + 2.0**-15  # below float32 resolution at 1000 (2^-14): its own rounding is the floor
+    rows = [
+        {"variant": "plain", "series": "beyond", "order": 1, "n": 2**20, "block": 256, "median_ms": 0.1,
+         "distribution": "ill_conditioned", "got": exact + 0.5, "expected": exact, "serial_float32": exact + 40.0},
+        {"variant": "compensated", "series": "accuracy", "order": 2, "n": 2**20, "block": 256, "median_ms": 0.1,
+         "distribution": "ill_conditioned", "got": exact + 0.01, "expected": exact, "serial_float32": exact + 40.0},
+        {"variant": "plain", "series": "beyond", "order": 1, "n": 2**20, "block": 256, "median_ms": 0.1,
+         "distribution": "uniform", "got": 5.0, "expected": 9.0},  # not the accuracy input: ignored
+    ]
+    frame = _frame(rows)
+    study = tables.accuracy_study(frame)
+    by_label = {row["label"]: row for row in study.rows}
+    assert study.sizes == [2**20]
+    assert by_label["plain"]["errors"] == [pytest.approx(0.5 / exact)]
+    assert by_label["compensated"]["errors"] == [pytest.approx(0.01 / exact)]
+    serial = next(row for row in study.rows if row["kind"] == "serial")
+    assert serial["errors"] == [pytest.approx(40.0 / exact)]
+    floor = next(row for row in study.rows if row["kind"] == "floor")
+    assert floor["errors"] == [pytest.approx(2.0**-15 / exact)]
+    frame = frame.assign(variant=frame["variant"].replace({"plain": "vector_load_sum", "compensated": "vector_compensated_sum"}))
+    headline = tables.accuracy_study(frame).headline
+    assert headline["ratio"] == pytest.approx(0.02)
+
+
+def test_reproducibility_compares_one_inputs_results_across_block_sizes_and_reads_the_grid_probe():
+    frame = _frame([
+        {"variant": "fixed", "n": 2**20, "block": 128, "median_ms": 0.1, "result_hex": "aa", "grids_bitwise_equal": True},
+        {"variant": "fixed", "n": 2**20, "block": 256, "median_ms": 0.1, "result_hex": "aa", "grids_bitwise_equal": True},
+        {"variant": "tree", "n": 2**20, "block": 128, "median_ms": 0.1, "result_hex": "aa", "grids_bitwise_equal": False},
+        {"variant": "tree", "n": 2**20, "block": 256, "median_ms": 0.1, "result_hex": "ab", "grids_bitwise_equal": False},
+        {"variant": "tree", "n": 2**21, "block": 256, "median_ms": 0.1, "result_hex": "cc"},  # one block only: not compared
+        {"variant": "library", "n": 2**20, "block": None, "median_ms": 0.1, "result_hex": "aa"},
+    ])
+    table = tables.reproducibility_table(frame, "reduce").set_index("variant")
+    assert table.loc["fixed", "across_blocks"] == "yes" and table.loc["fixed", "across_grids"] == "yes"
+    assert table.loc["tree", "across_blocks"] == "no" and table.loc["tree", "inputs_compared"] == 1
+    assert table.loc["tree", "across_grids"] == "no"
+    assert table.loc["library", "across_blocks"] == "" and table.loc["library", "across_grids"] == ""
+
+
+def test_the_dtype_table_compares_each_dtype_with_the_baseline_in_the_same_dtype():
+    frame = _frame([
+        {"variant": "v", "series": "beyond", "dtype": "float32", "n": 2**28, "block": 256, "median_ms": 0.25},
+        {"variant": "v", "series": "beyond", "dtype": "float16", "n": 2**28, "block": 256, "median_ms": 0.13},
+        {"variant": "cub_device_reduce", "series": "baseline", "dtype": "float32", "n": 2**28, "block": None, "median_ms": 0.26},
+        {"variant": "v", "series": "beyond", "dtype": "float32", "n": 2**20, "block": 256, "median_ms": 0.01},
+    ])
+    table, where = tables.dtype_table(frame, "reduce")
+    assert where["n"] == 2**28 and where["baseline"] == "cub_device_reduce"
+    rows = table.set_index(["variant", "dtype"])
+    assert rows.loc[("v", "float32"), "ratio_to_baseline"] == pytest.approx(0.25 / 0.26)
+    assert math.isnan(rows.loc[("v", "float16"), "ratio_to_baseline"])  # no float16 baseline
+
+
+def test_the_accuracy_input_is_never_the_headline_slice_when_the_run_has_another():
+    rows = [{"variant": f"v{i}", "n": 2**20, "block": 256, "median_ms": 0.1, "distribution": "ill_conditioned"} for i in range(5)]
+    rows.append({"variant": "v0", "n": 2**20, "block": 256, "median_ms": 0.1, "distribution": "uniform"})
+    assert tables.primary_slice(_frame(rows), "reduce") == ("float32", "uniform")
+
+
+def test_the_real_run_has_the_accuracy_reproducibility_and_dtype_sections(real_run, real_report):
+    _out_dir, html = real_report
+    frame = tables.annotate(load_run(real_run).frame(), load_run(real_run).header["variants"])
+    if "ill_conditioned" not in set(frame["distribution"]):
+        pytest.skip("the newest run has no accuracy sweep")
+    page = _Page()
+    page.feed(html)
+    ids = {attrs.get("id") for _tag, attrs, _ in page.tags}
+    assert {"accuracy", "reproducibility-reduce", "dtypes-reduce"} <= ids
+    study = tables.accuracy_study(frame)
+    assert study.headline is not None and study.headline["ratio"] < 1
+    fixed = tables.reproducibility_table(frame, "reduce").set_index("variant").loc["vector_fixed_tree_deterministic"]
+    assert (fixed["across_runs"], fixed["across_blocks"], fixed["across_grids"]) == ("yes", "yes", "yes")

@@ -2,7 +2,7 @@
 """Measure the knobs of kernels/reduce_vector.cu on the GPU in hand, beside CUB, to choose them.
 
 Not part of a run: it times kernel forms the registry does not hold (unroll factors, block
-sizes, the load instruction, L2 bulk prefetch and its distance), checks each result against the
+sizes, the load instruction and its cache policy), checks each result against the
 float64 sum, and prints one line per form. docs/perf-notes.md records what it found.
 Usage: python tools/tune_reduce_vector.py [--json OUT]
 """
@@ -16,8 +16,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 LOADS = {0: "ld.global.nc", 1: "ld.global.nc.L1::no_allocate"}
-DISTANCES = (2,)
-CHUNKS = (4096, 8192, 16384)
 SIZES = (2**28, 2**27, 2**26, 2**25, 2**22, 2**20)
 
 
@@ -42,12 +40,9 @@ def main() -> int:
     policy = TimingPolicy(min_samples=20, max_noise=0.005, min_time_s=0.005, max_time_s=0.3, max_samples=400)
     unrolls = (4, 8)
     code = (KERNEL_DIR / rv.SOURCE).read_text()
-    names = [rv.kernel_name(t, "float32", "SumFloat", u, p) for t in ("vector_reduce", "fixed_tree_reduce") for u in unrolls for p in (0, 1)]
-    modules = {(load, distance): cupy.RawModule(code=code, name_expressions=names, options=BASE_OPTIONS + (
-        f"-DREDUCE_VECTOR_LOAD={load}", f"-DPREFETCH_DISTANCE={distance}")) for load in LOADS for distance in DISTANCES}
-    bulk_names = [f"bulk_reduce<LoadF32, SumFloat, {stages}>" for stages in (2, 4, 8)]
-    bulk_modules = {chunk: cupy.RawModule(code=code, name_expressions=bulk_names, options=BASE_OPTIONS + (f"-DBULK_CHUNK_BYTES={chunk}",))
-                    for chunk in CHUNKS}
+    names = [rv.kernel_name(t, "float32", "SumFloat", u, load) for t in ("vector_reduce", "fixed_tree_reduce") for u in unrolls
+             for load in LOADS]
+    module = cupy.RawModule(code=code, name_expressions=names, options=BASE_OPTIONS)
     rows = []
 
     def measure(label, operation, result, n, reference, extra):
@@ -71,19 +66,12 @@ def main() -> int:
             state["out"] = cub.cub_reduction(x, cub.CUPY_CUB_SUM)
 
         measure("cub", cub_sum, lambda: state["out"], n, reference, {})
-        for chunk, stages, block in itertools.product(CHUNKS, (2, 4, 8), (128, 256, 512)):
-            if chunk * stages > 128 * 1024:
-                continue
-            ctx = LaunchContext(bulk_modules[chunk], x, n, block, device.sm_count, dtype="float32", **device.sm_limits)
-            plan = rv.bulk_plan({"float32": "SumFloat"}, stages, chunk)(ctx)
-            measure(f"bulk chunk={chunk} stages={stages} block={block}", plan.run, plan.result, n, reference, {"grid": plan.launches[0]["grid"]})
-        for template, load, prefetch, distance, unroll, block in itertools.product(
-                ("vector", "fixed"), LOADS, (0,), DISTANCES, unrolls, (512, 1024)):
-            ctx = LaunchContext(modules[load, distance], x, n, block, device.sm_count, dtype="float32", **device.sm_limits)
+        for template, load, unroll, block in itertools.product(("vector", "fixed"), LOADS, unrolls, (512, 1024)):
+            ctx = LaunchContext(module, x, n, block, device.sm_count, dtype="float32", **device.sm_limits)
             make = rv.vector_plan if template == "vector" else rv.fixed_tree_plan
-            plan = make({"float32": "SumFloat"}, unroll, prefetch)(ctx)
-            label = f"{template} load={LOADS[load]} prefetch={prefetch}{f'@{distance}' if prefetch else ''} U={unroll} block={block}"
-            measure(label, plan.run, plan.result, n, reference, {"grid": plan.launches[0]["grid"]})
+            plan = make({"float32": "SumFloat"}, unroll, l1_mode=load)(ctx)
+            measure(f"{template} load={LOADS[load]} U={unroll} block={block}", plan.run, plan.result, n, reference,
+                    {"grid": plan.launches[0]["grid"]})
         del x
     if args.json:
         Path(args.json).write_text(json.dumps({"device": device.info["name"], "rows": rows}, indent=1))

@@ -165,3 +165,38 @@ def block_sweep_chart(sweep, *, n: int, title: str, styles=None) -> str:
     axis.set_xlabel("block size (threads, log2)")
     axis.set_ylabel("GB/s")
     return _finish_with_side_legend(figure, axis, title)
+
+
+ACCURACY_FLOOR = 1e-17  # where an error of exactly 0 is drawn on the log axis
+
+
+def accuracy_chart(accuracy, title: str) -> str:
+    """Relative error against n (both log) per variant: the serial loop, the trees, the floor."""
+    figure = _figure(11, 5.5)
+    axis = figure.add_subplot()
+    highlighted = [r for r in accuracy.rows if r["kind"] != "harris" and r["kind"] != "seed000" and r["kind"] != "seed004"]
+    styles = line_styles(len(highlighted))
+    style_of = {id(r): s for r, s in zip(highlighted, styles)}
+    for row in accuracy.rows:
+        points = [(n, max(e, ACCURACY_FLOOR)) for n, e in zip(accuracy.sizes, row["errors"]) if e is not None]
+        if not points:
+            continue
+        xs, ys = zip(*points)
+        if row["kind"] == "floor":
+            axis.plot(xs, ys, color="black", linestyle="--", linewidth=1.2, label=_label(row["label"]))
+        elif row["kind"] == "serial":
+            axis.plot(xs, ys, color="#c0392b", linewidth=2.2, marker="o", label=_label(row["label"]))
+        elif id(row) in style_of:
+            axis.plot(xs, ys, linewidth=1.6, markersize=5, label=_label(row["label"]), **style_of[id(row)])
+        else:  # the seeds' kernels: context, not the point
+            axis.plot(xs, ys, color="#bbbbbb", linewidth=0.8, label=None)
+    axis.set_xscale("log", base=2)
+    axis.set_yscale("log")
+    axis.axhline(ACCURACY_FLOOR, color="#888", linewidth=0.6, linestyle=":")
+    axis.annotate("exactly 0", (0.99, ACCURACY_FLOOR), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8, color="#666")
+    axis.set_xlabel("n (elements, log2)")
+    axis.set_ylabel("|result - exact sum| / |exact sum| (log)")
+    axis.set_title(_label(title))
+    axis.grid(alpha=0.3, which="both")
+    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    return _data_uri(figure)

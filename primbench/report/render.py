@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from primbench import stats
+from primbench import inputs, stats
 from primbench.report import tables
 from primbench.report.reference import load_published
 from primbench.results import load_run
@@ -168,8 +168,10 @@ def build_context(run, references=()) -> dict:
     ops = tables.ops_in(frame)
 
     story = None
+    accuracy = None
     if tables.STORY_OP in ops:
         story = _story(frame, references, device_name, plots)
+        accuracy = _accuracy_section(frame, device_name, plots)
 
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
     logs = {c["key"]: c["log"] for c in run.cases if c.get("log")}
@@ -198,6 +200,7 @@ def build_context(run, references=()) -> dict:
         "peak_gbps": peak,
         "copy_gbps": copy_gbps,
         "story": story,
+        "accuracy": accuracy,
         "ops": per_op,
         "quality": {
             "measured": quality.measured,
@@ -301,6 +304,29 @@ def _story(frame, references, device_name, plots) -> dict:
     }
 
 
+def _accuracy_section(frame, device_name, plots) -> dict | None:
+    """The accuracy study: the table of relative errors, its chart and the headline ratio."""
+    study = tables.accuracy_study(frame)
+    if study is None:
+        return None
+    return {
+        "sizes": study.sizes,
+        "rows": study.rows,
+        "headline": study.headline,
+        "distribution": tables.ACCURACY_DISTRIBUTION,
+        "description": inputs.DESCRIPTIONS.get(tables.ACCURACY_DISTRIBUTION, ""),
+        "chart": plots.accuracy_chart(study, f"Sum accuracy on the {tables.ACCURACY_DISTRIBUTION} input ({device_name})"),
+    }
+
+
+def _dtype_section(frame, op) -> dict | None:
+    """Every variant in every dtype at one size, when the run has more than one dtype."""
+    table, where = tables.dtype_table(frame, op)
+    if where is None:
+        return None
+    return {**where, "rows": _records(table)}
+
+
 def _without_scheme(url) -> str | None:
     # The page must not link out (it is opened from disk or as a CI artifact): cite as plain text.
     if not url:
@@ -317,7 +343,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
     # One colour per variant across all of the op's plots, in progression order.
     ordered = frame[frame["op"] == op].sort_values(["order", "variant"])["variant"].drop_duplicates()
     styles = plots.styles_by_variant(list(ordered))
-    itemsize = np.dtype(dtype).itemsize if dtype else 0
+    itemsize = inputs.ITEMSIZE.get(dtype) or (np.dtype(dtype).itemsize if dtype else 0)
     bandwidth_chart = None
     if not lines.empty:
         bandwidth_chart = plots.bandwidth_vs_size(
@@ -353,5 +379,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "bandwidth_chart": bandwidth_chart,
         "sweeps": sweeps,
         "verification": _records(tables.verification_table(frame, op)),
+        "reproducibility": _records(tables.reproducibility_table(frame, op)),
+        "dtypes": _dtype_section(frame, op),
         "failures": [{**case, "log": logs.get(case["key"])} for case in _records(tables.failures_table(frame, op))],
     }

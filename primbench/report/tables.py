@@ -14,8 +14,12 @@ PROGRESSION_N = 2**25  # the seed's "32M floats"
 PREFERRED_BLOCK = 256
 STORY_OP = "reduce"
 HARRIS_SERIES = "harris"
+BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before CUB
 BASELINE_SERIES = "baseline"
 CUB_VARIANT = "cub_device_reduce"
+ACCURACY_DISTRIBUTION = "ill_conditioned"
+ACCURACY_DTYPE = "float32"
+ACCURACY_HEADLINE = ("vector_compensated_sum", "vector_load_sum")  # (compensated, plain tree) compared at the largest n
 
 
 def is_number(value) -> bool:
@@ -85,7 +89,10 @@ def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
     if cases.empty:
         return None, None
     counts = Counter(zip(cases["dtype"], cases["distribution"]))
-    return counts.most_common(1)[0][0]
+    # The accuracy study's input is there to be summed badly, not timed: never the headline slice
+    # when the run has another one.
+    timed = Counter({key: count for key, count in counts.items() if key[1] != ACCURACY_DISTRIBUTION})
+    return (timed or counts).most_common(1)[0][0]
 
 
 def _matches(column, value):
@@ -136,10 +143,11 @@ def _rows_with_block(cases, block):
 
 
 def progression_variants(frame, op: str = STORY_OP) -> list[str]:
-    """The story's rows: the harris series in its order, then the baseline(s)."""
-    cases = frame[(frame["op"] == op) & frame["series"].isin([HARRIS_SERIES, BASELINE_SERIES])]
+    """The story's rows: the harris series in its order, primbench's kernels past the seeds, then the baseline(s)."""
+    groups = {HARRIS_SERIES: 0, BEYOND_SERIES: 1, BASELINE_SERIES: 2}
+    cases = frame[(frame["op"] == op) & frame["series"].isin(list(groups))]
     ordered = cases.drop_duplicates("variant").assign(
-        _group=lambda d: (d["series"] == BASELINE_SERIES).astype(int)
+        _group=lambda d: d["series"].map(groups)
     ).sort_values(["_group", "order", "variant"])
     return list(ordered["variant"])
 
@@ -483,3 +491,107 @@ def flatten(mapping, prefix: str = "") -> list[tuple[str, object]]:
         else:
             rows.append((name, value))
     return rows
+
+
+def _mode(values):
+    counts = Counter(v for v in values if v is not None)
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def dtype_table(frame, op: str):
+    """Every variant in every dtype at the largest size measured in more than one dtype: time, GB/s,
+    % of peak, and its time over the baseline's in the same dtype. Empty when one dtype was run."""
+    import pandas as pd
+
+    cases = frame[(frame["op"] == op) & frame["valid"]]
+    dtypes_per_n = cases.groupby("n")["dtype"].nunique() if not cases.empty else pd.Series(dtype=int)
+    sizes = [int(n) for n, count in dtypes_per_n.items() if count > 1]
+    if not sizes:
+        return pd.DataFrame(), None
+    n = max(sizes)
+    at_n = cases[cases["n"] == n]
+    distribution = _mode(at_n["distribution"])
+    at_n = at_n[_matches(at_n["distribution"], distribution)]
+    baseline = baseline_variant(frame, op)
+    rows = []
+    for (variant, dtype), mine in at_n.groupby(["variant", "dtype"], sort=False):
+        best = mine.sort_values("median_ms").iloc[0]
+        base = baseline_time_ms(frame, op, n, dtype, distribution, baseline)
+        rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
+                     "block": _block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
+                     "pct_peak": best["pct_peak"], "ratio_to_baseline": best["median_ms"] / base if is_number(base) else math.nan})
+    table = pd.DataFrame(rows).sort_values(["order", "variant", "dtype"]).reset_index(drop=True)
+    return table, {"n": n, "distribution": distribution, "baseline": baseline}
+
+
+@dataclass
+class Accuracy:
+    """The accuracy study: relative error against the exact sum, per size, for every variant."""
+
+    sizes: list  # n, ascending
+    rows: list  # {"label", "variant" (or None), "kind", "errors": [relative error or None per size]}
+    headline: dict | None  # the compensated and plain-tree errors at the largest size, and their ratio
+
+
+def accuracy_study(frame, op: str = STORY_OP) -> Accuracy | None:
+    """From the cases on the ill-conditioned input (float32): each variant's |got - exact| / |exact|,
+    the host's left-to-right float32 loop, and the floor every float32 result has (its own rounding)."""
+    import numpy as np
+
+    cases = frame[(frame["op"] == op) & (frame["distribution"] == ACCURACY_DISTRIBUTION) & (frame["dtype"] == ACCURACY_DTYPE)]
+    cases = cases[cases["status"] == "ok"]
+    cases = cases[[is_number(g) and is_number(e) and float(e) != 0 for g, e in zip(cases["got"], cases["expected"])]]
+    if cases.empty:
+        return None
+    sizes = sorted(int(n) for n in set(cases["n"]))
+    exact = {int(n): float(e) for n, e in zip(cases["n"], cases["expected"])}
+
+    def relative(value, n):
+        return abs(float(value) - exact[n]) / abs(exact[n]) if is_number(value) else None
+
+    rows = []
+    serial = {int(n): s for n, s in zip(cases["n"], cases["serial_float32"]) if is_number(s)}
+    if serial:
+        rows.append({"label": "left-to-right float32 loop (host, numpy)", "variant": None, "kind": "serial",
+                     "errors": [relative(serial.get(n), n) if n in serial else None for n in sizes]})
+    ordered = cases.sort_values(["order", "variant"])
+    for variant, mine in ordered.groupby("variant", sort=False):
+        block = choose_block(mine)
+        chosen = _rows_with_block(mine, block)
+        by_n = {int(n): g for n, g in zip(chosen["n"], chosen["got"])}
+        rows.append({"label": variant, "variant": variant, "kind": mine["series"].iloc[0],
+                     "errors": [relative(by_n[n], n) if n in by_n else None for n in sizes]})
+    rows.append({"label": "float32 rounding of the exact sum (the floor for a float32 result)", "variant": None,
+                 "kind": "floor", "errors": [abs(float(np.float32(exact[n])) - exact[n]) / abs(exact[n]) for n in sizes]})
+    headline = None
+    compensated, plain = (next((r for r in rows if r["variant"] == name), None) for name in ACCURACY_HEADLINE)
+    if compensated and plain and is_number(compensated["errors"][-1]) and is_number(plain["errors"][-1]):
+        ratio = compensated["errors"][-1] / plain["errors"][-1] if plain["errors"][-1] else math.nan
+        headline = {"n": sizes[-1], "compensated": ACCURACY_HEADLINE[0], "plain": ACCURACY_HEADLINE[1],
+                    "compensated_error": compensated["errors"][-1], "plain_error": plain["errors"][-1], "ratio": ratio}
+    return Accuracy(sizes=sizes, rows=rows, headline=headline)
+
+
+def reproducibility_table(frame, op: str):
+    """Per variant of `op`: the same bits across repeated runs, across block sizes (one input, every
+    block measured at that size) and across grids (the runner's probe), as yes / no / mixed / ''."""
+    import pandas as pd
+
+    cases = frame[(frame["op"] == op) & (frame["status"] == "ok")]
+    rows = []
+    for variant, mine in cases.groupby("variant", sort=False):
+        across_blocks = []
+        for _key, same_input in mine[mine["result_hex"].notna()].groupby(["n", "dtype", "distribution"]):
+            if same_input["block"].nunique() > 1:
+                across_blocks.append(same_input["result_hex"].nunique() == 1)
+        rows.append({
+            "variant": variant,
+            "order": mine["order"].iloc[0],
+            "across_runs": determinism_verdict(mine["bitwise_equal"]),
+            "across_blocks": determinism_verdict(across_blocks),
+            "inputs_compared": len(across_blocks),
+            "across_grids": determinism_verdict(mine["grids_bitwise_equal"]),
+            "deterministic_expected": mine["deterministic_expected"].iloc[0],
+        })
+    table = pd.DataFrame(rows)
+    return table.sort_values(["order", "variant"]).reset_index(drop=True) if not table.empty else table
