@@ -25,9 +25,12 @@ BYTES = "n * itemsize"
 # tools/tune_reduce_vector.py on the H200 (docs/perf-notes.md).
 UNROLL = 8
 L1_ALLOCATE_FROM_BYTES = 512 << 20
-# The fixed tree's virtual grid: at most this many virtual warps (8192 x 32 threads is about one
-# full wave of an H200), fewer for small n so that each virtual thread gets UNROLL vectors.
-MAX_VIRTUAL_WARPS = 8192
+# The fixed tree's virtual grid: at most this many virtual warps, fewer for small n so that each
+# virtual thread gets UNROLL vectors. 8448 = 132 SMs x 64 warps is exactly one full wave of an
+# H200: with 8192 the grid left 8 of its 132 SMs half busy and the kernel ran 2.9 % behind the
+# grid-stride one at 2^28 (docs/perf-notes.md). Any constant keeps the result a function of n
+# alone; on another GPU this one is merely not a whole number of waves.
+MAX_VIRTUAL_WARPS = 8448
 FIXED_FINAL_LANES = int(re.search(r"#define FIXED_FINAL_LANES (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
 
 LOADS = {"float32": "LoadF32", "float16": "LoadF16", "bfloat16": "LoadBF16", "int32": "LoadI32"}
