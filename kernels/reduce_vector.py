@@ -109,7 +109,9 @@ def vector_plan(policies: dict[str, str], unroll: int = UNROLL, l1_mode: int | N
         def run():
             kernel((grid,), (block,), (ctx.x, n, partials, counters, out))
 
-        chain = _ceil_div(ctx.n, grid * block * unroll) + 1  # + the tail element
+        width = PER_VECTOR[ctx.dtype]
+        # Each accumulator adds whole vectors: at most ceil(vectors per thread / unroll) of them, + the tail element.
+        chain = _ceil_div(_ceil_div(ctx.n, grid * block * width), unroll) * width + 1
         depth = COMPENSATED_DEPTH if policy == "SumCompensated" else chain + unroll + 2 * _log2(block) + _ceil_div(grid, block)
         return Plan(
             run=run,
@@ -150,7 +152,9 @@ def fixed_tree_plan(policies: dict[str, str], unroll: int = UNROLL, max_virtual_
         def run():
             kernel((grid,), (block,), (ctx.x, *args, partials, counters, out))
 
-        depth = _ceil_div(per_thread, unroll) + 1 + unroll + 5 + _ceil_div(virtual_warps, FIXED_FINAL_LANES) + 10
+        width = PER_VECTOR[ctx.dtype]
+        chain = _ceil_div(_ceil_div(per_thread, width), unroll) * width + 1  # as in vector_plan, per virtual thread
+        depth = chain + unroll + 5 + _ceil_div(virtual_warps, FIXED_FINAL_LANES) + 10
         return Plan(
             run=run,
             result=lambda: out,
