@@ -64,16 +64,20 @@ def _now() -> str:
 
 
 def git_state() -> dict:
-    """The commit the code came from; env PRIMBENCH_GIT_SHA stands in where the tree has no .git."""
+    """The commit the code came from. PRIMBENCH_GIT_SHA (and PRIMBENCH_GIT_DIRTY) win when set: a copy
+    of the tree on another machine may carry a stale .git (seen on the device: the session's first
+    commit, marked dirty), and only the caller knows which commit the copy is."""
+    sha = os.environ.get("PRIMBENCH_GIT_SHA")
+    if sha:
+        dirty = os.environ.get("PRIMBENCH_GIT_DIRTY")
+        return {"sha": sha, "dirty": None if dirty is None else dirty == "1", "source": "environment"}
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
         dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
                                     capture_output=True, text=True, check=True).stdout.strip())
-        return {"sha": sha, "dirty": dirty}
+        return {"sha": sha, "dirty": dirty, "source": "git"}
     except (OSError, subprocess.CalledProcessError):
-        sha = os.environ.get("PRIMBENCH_GIT_SHA") or None
-        dirty = os.environ.get("PRIMBENCH_GIT_DIRTY")
-        return {"sha": sha, "dirty": None if dirty is None else dirty == "1", "source": "environment" if sha else "none"}
+        return {"sha": None, "dirty": None, "source": "none"}
 
 
 def run_file_name(device_name: str) -> str:

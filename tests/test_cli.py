@@ -138,3 +138,14 @@ def test_the_recorded_run_is_a_real_finished_h200_run_with_raw_samples(recorded_
     assert "H200" in run.device["name"] and run.copy_gbps > 1000
     ok = [c for c in run.cases if c["status"] == "ok"]
     assert ok and all(len(c["samples"]["cold_ms"]) >= run.header["timing"]["min_samples"] for c in ok)
+
+
+def test_the_commit_given_in_the_environment_wins_over_a_stale_git_checkout(monkeypatch):
+    # The device's copy of the tree can carry an old .git; the caller's PRIMBENCH_GIT_SHA is the truth.
+    from primbench.runner import git_state
+
+    monkeypatch.setenv("PRIMBENCH_GIT_SHA", "abc123")
+    monkeypatch.setenv("PRIMBENCH_GIT_DIRTY", "0")
+    assert git_state() == {"sha": "abc123", "dirty": False, "source": "environment"}
+    monkeypatch.delenv("PRIMBENCH_GIT_SHA")
+    assert git_state()["source"] in ("git", "none")
