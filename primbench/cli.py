@@ -32,6 +32,22 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the ops and variants")
     listing.add_argument("--op", help="only this op")
 
+    comparison = commands.add_parser("compare", help="compare runs case by case: medians, ratios, verdicts from raw samples")
+    comparison.add_argument("runs", nargs="+", metavar="RUN", help="run files (or ref:<id>, a published progression such as "
+                            "ref:seed002_rtx3080); the first is the baseline the others are compared with")
+    comparison.add_argument("--metric", choices=("time", "pct_peak"), help="the ratio shown: median time, or %% of each "
+                            "GPU's own peak (the default across different GPU models)")
+    comparison.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
+    comparison.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page")
+
+    gate = commands.add_parser("check", help="the CI gate: exit 0 if nothing regressed, 1 on a regression, 2 on unusable input")
+    gate.add_argument("run", help="the new run file")
+    gate.add_argument("--baseline", required=True, metavar="BASE.jsonl", help="the baseline run (results/baselines/<gpu>.jsonl)")
+    gate.add_argument("--allow-different-gpu", action="store_true", help="compare against a baseline from another GPU model")
+    gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
+    gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
+    gate.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
+
     build = commands.add_parser("compile", help="compile every kernel with NVRTC for the given architectures (no GPU needed)")
     build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
     return parser
@@ -103,6 +119,61 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args) -> int:
+    from primbench import compare, compare_output
+
+    if len(args.runs) < 2:
+        raise UserError("compare needs at least two run files: the baseline first, then the runs to compare with it")
+    runs = [compare.load_comparable(argument) for argument in args.runs]
+    base = runs[0]
+    sections = []
+    for new in runs[1:]:
+        metric = args.metric or ("time" if compare.same_gpu_model(base, new) else "pct_peak")
+        pairs = compare.compare_runs(base, new)
+        print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
+        print()
+        sections.append((new, pairs, metric))
+    if args.html:
+        from primbench.report.compare_page import render_comparison
+
+        print(f"comparison: {render_comparison(base, sections, args.html)}")
+    return EXIT_OK
+
+
+def cmd_check(args) -> int:
+    from primbench import compare, compare_output
+    from primbench.results import load_run
+
+    base, new = load_run(args.baseline), load_run(args.run)
+    code, pairs = compare.check(base, new, allow_different_gpu=args.allow_different_gpu)
+    metric = "time" if compare.same_gpu_model(base, new) else "pct_peak"
+    print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
+    regressed = [p.text for p in pairs if p.regressed]
+    print(f"\ncheck: {len(regressed)} regression(s)" + (": " + ", ".join(regressed[:20]) if regressed else ""))
+    if args.markdown:
+        _write(args.markdown, compare_output.markdown(pairs, _label(base), _label(new), code, metric=metric))
+    if args.junit:
+        _write(args.junit, compare_output.junit(pairs, _label(base), _label(new)))
+    return code
+
+
+def _label(run) -> str:
+    device = run.device.get("name") or "unknown GPU"
+    git = (run.header.get("git") or {}).get("sha") or "no commit"
+    return f"{run.path.name} ({device}, {git[:7]}, {run.header.get('started', '?')})"
+
+
+def _write(path, text: str) -> None:
+    path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write it ({exc.strerror})") from None
+
+
 def cmd_info(args) -> int:
     from primbench.device import Device
 
@@ -144,4 +215,5 @@ def cmd_compile(args) -> int:
     return EXIT_FAILED_CASES if failures else EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "report": cmd_report, "info": cmd_info, "list": cmd_list, "compile": cmd_compile}
+COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "info": cmd_info,
+            "list": cmd_list, "compile": cmd_compile}

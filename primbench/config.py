@@ -33,7 +33,8 @@ from primbench.errors import UserError
 
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
 MIN_BLOCK, MAX_BLOCK = 32, 1024
-TOP_KEYS = ("schema", "name", "output", "timing", "verify", "sweeps")
+TOP_KEYS = ("schema", "name", "output", "timing", "verify", "compare", "sweeps")
+COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us")
 SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions")
 VERIFY_KEYS = ("determinism_runs",)
 
@@ -107,11 +108,15 @@ class Config:
     timing: TimingPolicy
     determinism_runs: int
     sweeps: tuple[Sweep, ...]
+    compare: dict = field(default_factory=dict)  # thresholds for `bench.py compare` and `check` (primbench/compare.py)
 
     def resolved(self) -> dict:
         """The config with every glob and range expanded: stored in the run header, re-read by --resume."""
-        return {"schema": 1, "name": self.name, "output": self.output, "timing": self.timing.as_dict(),
-                "verify": {"determinism_runs": self.determinism_runs}, "sweeps": [s.as_dict() for s in self.sweeps]}
+        resolved = {"schema": 1, "name": self.name, "output": self.output, "timing": self.timing.as_dict(),
+                    "verify": {"determinism_runs": self.determinism_runs}, "sweeps": [s.as_dict() for s in self.sweeps]}
+        if self.compare:
+            resolved["compare"] = dict(self.compare)
+        return resolved
 
     def hash(self) -> str:
         text = json.dumps(self.resolved(), sort_keys=True)
@@ -247,7 +252,9 @@ def config_from_dict(raw, source: _Source | str = "config") -> Config:
     if not isinstance(sweeps_raw, list) or not sweeps_raw:
         raise src.error(("sweeps",), "must be a non-empty list of sweeps")
     sweeps = tuple(_sweep(item, ("sweeps", i), src) for i, item in enumerate(sweeps_raw))
-    config = Config(path=src.label, name=name, output=output, timing=timing, determinism_runs=runs, sweeps=sweeps)
+    compare = _compare(raw.get("compare", {}), src)
+    config = Config(path=src.label, name=name, output=output, timing=timing, determinism_runs=runs, sweeps=sweeps,
+                    compare=compare)
     if not config.cases():
         raise src.error(("sweeps",), "the sweeps expand to no case at all (no variant accepts the block sizes and dtypes asked for)")
     return config
@@ -282,6 +289,39 @@ def _number(value, path, src) -> float:
         raise src.error(path, f"must be a number, not {value!r}")
     if not math.isfinite(value):
         raise src.error(path, f"must be a finite number, not {value!r}")
+    return float(value)
+
+
+def _compare(raw, src) -> dict:
+    """The `compare:` block: threshold (relative), thresholds {op or op/variant glob: relative}, abs_floor_us."""
+    path = ("compare",)
+    if not isinstance(raw, dict):
+        raise src.error(path, "must be a mapping such as {threshold: 0.05, thresholds: {reduce/seed000_*: 0.1}}")
+    _reject_unknown(raw, COMPARE_KEYS, path, src)
+    result = {}
+    if "threshold" in raw:
+        result["threshold"] = _fraction(raw["threshold"], path + ("threshold",), src)
+    if "abs_floor_us" in raw:
+        floor = _number(raw["abs_floor_us"], path + ("abs_floor_us",), src)
+        if floor < 0:
+            raise src.error(path + ("abs_floor_us",), f"must be 0 or more microseconds, not {floor}")
+        result["abs_floor_us"] = float(floor)
+    overrides = raw.get("thresholds", {})
+    if not isinstance(overrides, dict):
+        raise src.error(path + ("thresholds",), "must map an op or op/variant glob to a threshold, e.g. {reduce/seed000_*: 0.1}")
+    if overrides:
+        result["thresholds"] = {}
+        for pattern, value in overrides.items():
+            if not isinstance(pattern, str) or not pattern.split("/")[0] in kernels.ops():
+                raise src.error(path + ("thresholds", pattern), f"{pattern!r} names no op; valid ops: {', '.join(kernels.ops())}")
+            result["thresholds"][pattern] = _fraction(value, path + ("thresholds", pattern), src)
+    return result
+
+
+def _fraction(value, path, src) -> float:
+    value = _number(value, path, src)
+    if not 0 < value < 1:
+        raise src.error(path, f"must be a relative change between 0 and 1 (0.05 is 5 %), not {value}")
     return float(value)
 
 

@@ -26,7 +26,8 @@ DESCRIPTIONS = {
     "uniform": "U[0, 1) (integers: uniform in [-1000, 1000])",
     "normal": "N(0, 1) (integers: N(0, 1000^2) rounded)",
     "ill_conditioned": "pairs +v, -v with |v| = 2^U(-10, 14) (24 binades), shuffled with n/1024 values of U[0, 1): "
-                       "the exact sum is that of the small values, about 10^-6 of sum |x|",
+                       "the exact sum is that of the small values, about 10^-6 of sum |x| (int32: random signs, "
+                       "magnitudes 2^U(0, 30))",
 }
 ILL_MIN_EXPONENT = -10
 ILL_MAX_EXPONENT = 14
@@ -91,8 +92,9 @@ def random_input(n: int, dtype: str, distribution: str, seed: int):
 
 
 def _ill_conditioned_signal(n: int, dtype: str, seed: int):
-    """The small values of the ill-conditioned input: U[0, 1) draws, multiples of 2^-24 (also
-    after rounding to float16 or bfloat16), so that float64 sums up to 2^20 of them exactly."""
+    """The small values of the ill-conditioned input: float32 U[0, 1) draws. CuPy's generator gives
+    multiples of 2^-33 (curand_uniform), so a float64 sum of up to 2^20 of them (below 2^20, on a
+    2^-33 grid: at most 53 bits) is exact; rounding to float16 or bfloat16 keeps them on that grid."""
     import cupy
 
     pairs = (n - max(1, n // ILL_SIGNAL_SHARE)) // 2

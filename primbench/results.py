@@ -255,6 +255,7 @@ def to_frame(run: Run):
                 "result_hex": determinism.get("result_hex"),
                 # The reproducibility probe: True if every scaled grid gave the same bits, None if not tried.
                 "grids_bitwise_equal": _all_or_none(probe.get("bitwise_equal") for probe in determinism.get("across_grids") or []),
+                "grids_probed": "across_grids" in determinism,  # False in runs made before the probe existed
                 "got": float_check.get("got"),
                 "expected": float_check.get("expected"),
                 "reference_kind": float_check.get("reference"),

@@ -34,6 +34,8 @@ BAD_CONFIGS = {
     "recursive_alias.yaml": (None, ["refers to itself"]),
     "huge_exponent.yaml": (3, ["2^14300", "2^30"]),
     "non_string_key.yaml": (1, ["key 1 is not a name"]),
+    "compare_threshold_not_a_fraction.yaml": (4, ["threshold", "between 0 and 1"]),
+    "compare_threshold_names_no_op.yaml": (5, ["'sort/*' names no op", "reduce"]),
 }
 
 

@@ -12,14 +12,16 @@ def _bf16_to_float(bits):
 
 
 def test_bfloat16_conversion_rounds_to_nearest_even_like_the_gpu():
-    values = np.array([1.0, -255.0, 1 + 2.0**-8, 1 + 3 * 2.0**-8, 3.0e38], dtype=np.float32)
+    # bfloat16 keeps 7 fraction bits: near 1 its values are 1 + k 2^-7.
+    values = np.array([1.0, -255.0, 1 + 2.0**-8, 1 + 3 * 2.0**-8, 1 + 2.0**-8 + 2.0**-12, 3.0e38], dtype=np.float32)
     bits = inputs.from_float32(values, "bfloat16", np)
     assert bits.dtype == np.uint16
     back = _bf16_to_float(bits)
     assert back[0] == 1.0 and back[1] == -255.0  # exact
-    assert back[2] == 1.0  # a tie goes to the even neighbour
-    assert back[3] == 1 + 2.0**-6  # above the tie: up
-    assert np.isfinite(back[4])
+    assert back[2] == 1.0  # a tie between k = 0 and 1 goes to the even k = 0 (down)
+    assert back[3] == 1 + 2.0**-6  # a tie between k = 1 and 2 goes to the even k = 2 (up)
+    assert back[4] == 1 + 2.0**-7  # just above a tie: up, although k = 1 is odd
+    assert np.isfinite(back[5])
 
 
 def test_the_exact_check_values_are_representable_in_every_dtype_and_one_mod_the_modulus():

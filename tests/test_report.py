@@ -239,7 +239,7 @@ def _frame(rows):
         "series": "harris", "order": 0, "noise": 0.001, "gbps": 1.0, "pct_peak": 1.0, "pct_copy": 1.0,
         "l2_resident": False, "stop": "converged", "flags": "", "exact_ok": True, "float_ok": True,
         "error": 0.0, "tolerance": 1.0, "bitwise_equal": True, "launches": 1, "result_hex": None,
-        "grids_bitwise_equal": None, "got": None, "expected": None, "serial_float32": None,
+        "grids_bitwise_equal": None, "grids_probed": True, "got": None, "expected": None, "serial_float32": None,
     }
     full = []
     for row in rows:
@@ -400,7 +400,9 @@ def test_reproducibility_compares_one_inputs_results_across_block_sizes_and_read
     assert table.loc["fixed", "across_blocks"] == "yes" and table.loc["fixed", "across_grids"] == "yes"
     assert table.loc["tree", "across_blocks"] == "no" and table.loc["tree", "inputs_compared"] == 1
     assert table.loc["tree", "across_grids"] == "no"
-    assert table.loc["library", "across_blocks"] == "" and table.loc["library", "across_grids"] == ""
+    assert table.loc["library", "across_blocks"] == "not tried" and table.loc["library", "across_grids"] == "not tried"
+    old_run = tables.reproducibility_table(frame.drop(columns=["grids_probed"]).assign(result_hex=None, grids_bitwise_equal=None), "reduce")
+    assert set(old_run["across_blocks"]) == set(old_run["across_grids"]) == {"not recorded"}
 
 
 def test_the_dtype_table_compares_each_dtype_with_the_baseline_in_the_same_dtype():

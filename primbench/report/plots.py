@@ -167,18 +167,19 @@ def block_sweep_chart(sweep, *, n: int, title: str, styles=None) -> str:
     return _finish_with_side_legend(figure, axis, title)
 
 
-ACCURACY_FLOOR = 1e-17  # where an error of exactly 0 is drawn on the log axis
+SEED_SERIES = ("harris", "seed000", "seed004")  # drawn grey in the accuracy chart: context, not the point
+ZERO_DRAWN_AT = 1e-17  # where an error of exactly 0 is drawn on the log axis
 
 
 def accuracy_chart(accuracy, title: str) -> str:
     """Relative error against n (both log) per variant: the serial loop, the trees, the floor."""
     figure = _figure(11, 5.5)
     axis = figure.add_subplot()
-    highlighted = [r for r in accuracy.rows if r["kind"] != "harris" and r["kind"] != "seed000" and r["kind"] != "seed004"]
+    highlighted = [r for r in accuracy.rows if r["kind"] not in SEED_SERIES]
     styles = line_styles(len(highlighted))
     style_of = {id(r): s for r, s in zip(highlighted, styles)}
     for row in accuracy.rows:
-        points = [(n, max(e, ACCURACY_FLOOR)) for n, e in zip(accuracy.sizes, row["errors"]) if e is not None]
+        points = [(n, max(e, ZERO_DRAWN_AT)) for n, e in zip(accuracy.sizes, row["errors"]) if e is not None]
         if not points:
             continue
         xs, ys = zip(*points)
@@ -192,8 +193,8 @@ def accuracy_chart(accuracy, title: str) -> str:
             axis.plot(xs, ys, color="#bbbbbb", linewidth=0.8, label=None)
     axis.set_xscale("log", base=2)
     axis.set_yscale("log")
-    axis.axhline(ACCURACY_FLOOR, color="#888", linewidth=0.6, linestyle=":")
-    axis.annotate("exactly 0", (0.99, ACCURACY_FLOOR), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8, color="#666")
+    axis.axhline(ZERO_DRAWN_AT, color="#888", linewidth=0.6, linestyle=":")
+    axis.annotate("exactly 0", (0.99, ZERO_DRAWN_AT), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8, color="#666")
     axis.set_xlabel("n (elements, log2)")
     axis.set_ylabel("|result - exact sum| / |exact sum| (log)")
     axis.set_title(_label(title))

@@ -566,9 +566,12 @@ def accuracy_study(frame, op: str = STORY_OP) -> Accuracy | None:
     headline = None
     compensated, plain = (next((r for r in rows if r["variant"] == name), None) for name in ACCURACY_HEADLINE)
     if compensated and plain and is_number(compensated["errors"][-1]) and is_number(plain["errors"][-1]):
-        ratio = compensated["errors"][-1] / plain["errors"][-1] if plain["errors"][-1] else math.nan
+        small, large = compensated["errors"][-1], plain["errors"][-1]
         headline = {"n": sizes[-1], "compensated": ACCURACY_HEADLINE[0], "plain": ACCURACY_HEADLINE[1],
-                    "compensated_error": compensated["errors"][-1], "plain_error": plain["errors"][-1], "ratio": ratio}
+                    "compensated_error": small, "plain_error": large,
+                    "ratio": small / large if large else math.nan,
+                    # None when the compensated sum is exact: "N times smaller" has no N then.
+                    "times_smaller": large / small if small else None}
     return Accuracy(sizes=sizes, rows=rows, headline=headline)
 
 
@@ -584,13 +587,16 @@ def reproducibility_table(frame, op: str):
         for _key, same_input in mine[mine["result_hex"].notna()].groupby(["n", "dtype", "distribution"]):
             if same_input["block"].nunique() > 1:
                 across_blocks.append(same_input["result_hex"].nunique() == 1)
+        recorded = mine["result_hex"].notna().any() if "result_hex" in mine else False
+        probed = bool(mine["grids_probed"].any()) if "grids_probed" in mine else False
         rows.append({
             "variant": variant,
             "order": mine["order"].iloc[0],
             "across_runs": determinism_verdict(mine["bitwise_equal"]),
-            "across_blocks": determinism_verdict(across_blocks),
+            # Runs made before results were kept (and inputs shared across variants) cannot say.
+            "across_blocks": determinism_verdict(across_blocks) or ("not tried" if recorded else "not recorded"),
             "inputs_compared": len(across_blocks),
-            "across_grids": determinism_verdict(mine["grids_bitwise_equal"]),
+            "across_grids": determinism_verdict(mine["grids_bitwise_equal"]) or ("not tried" if probed else "not recorded"),
             "deterministic_expected": mine["deterministic_expected"].iloc[0],
         })
     table = pd.DataFrame(rows)

@@ -1,0 +1,266 @@
+"""Compare runs: align their cases, give each pair a verdict from the raw samples, and the CI check.
+
+A verdict is FASTER or SLOWER only when the median moved by more than the threshold AND a
+Mann-Whitney U test on the two sets of cold samples agrees (p < ALPHA). A large move the test
+does not back is UNSURE; anything smaller is SAME. The threshold is the larger of a relative one
+(5 % unless the run's config says otherwise for that op or variant) and an absolute floor
+(ABS_FLOOR_US over the baseline's median): between two runs of the same code on the H200 the
+medians moved by up to 3 us whatever the kernel's length (three pairs of runs, 2,200 cases;
+docs/perf-notes.md), 25 % of a 9 us kernel. Within one run the samples cannot show that
+run-to-run shift, so the test alone would call almost every short kernel FASTER or SLOWER. Pairs whose kernel changed (variant hash), that failed on either side, or that
+exist on one side only are flagged, never given a speed verdict. Across different GPU models
+raw times are not comparable: the pairs are set side by side in % of each GPU's own peak and get
+no verdict. Nothing here imports CuPy.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from primbench import stats
+from primbench.errors import UserError
+from primbench.results import Run
+
+DEFAULT_THRESHOLD = 0.05
+ABS_FLOOR_US = 4.0
+ALPHA = 0.01
+FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"
+CHANGED, FAILED, MISSING, OTHER_GPU = "CHANGED", "FAILED", "MISSING", "OTHER_GPU"
+PUBLISHED = "PUBLISHED"  # one side is a quoted figure: no samples, no verdict, % of peak only
+REFERENCE_PREFIX = "ref:"
+EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
+SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE)  # the pairs whose threshold applies
+
+
+def case_identity(case: dict) -> tuple:
+    """What makes two records the same measurement: op, variant, dtype, n, block, distribution."""
+    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"))
+
+
+def identity_text(identity: tuple) -> str:
+    op, variant, dtype, n, block, distribution = identity
+    block_text = block if block is not None else "lib"
+    text = f"{op}/{variant}/{dtype}/n={n}/block={block_text}"
+    return f"{text}/{distribution}" if distribution else text
+
+
+@dataclass
+class Thresholds:
+    """The relative change that counts, by op or variant glob ("reduce", "reduce/vector_*"), and
+    the absolute change (us) under which no verdict is given."""
+
+    default: float = DEFAULT_THRESHOLD
+    overrides: dict = field(default_factory=dict)
+    abs_floor_us: float = ABS_FLOOR_US
+
+    def effective(self, op: str, variant: str, base_ms: float) -> float:
+        """The relative change that counts for a case whose baseline median is base_ms."""
+        relative = self.for_case(op, variant)
+        if not base_ms or not math.isfinite(base_ms) or base_ms <= 0:
+            return relative
+        return max(relative, self.abs_floor_us * 1e-3 / base_ms)
+
+    def for_case(self, op: str, variant: str) -> float:
+        key = f"{op}/{variant}"
+        for pattern in sorted(self.overrides, key=len, reverse=True):  # the most specific pattern wins
+            if fnmatch.fnmatchcase(key, pattern) or pattern == op:
+                return self.overrides[pattern]
+        return self.default
+
+    @classmethod
+    def from_header(cls, header: dict) -> "Thresholds":
+        compare = (header.get("config") or {}).get("compare") or {}
+        return cls(default=compare.get("threshold", DEFAULT_THRESHOLD), overrides=dict(compare.get("thresholds") or {}),
+                   abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US))
+
+
+@dataclass
+class Pair:
+    """One measurement in the baseline and the new run."""
+
+    identity: tuple
+    verdict: str
+    base_ms: float = math.nan
+    new_ms: float = math.nan
+    ratio: float = math.nan  # new median / base median (< 1: faster)
+    p_value: float = math.nan
+    threshold: float = DEFAULT_THRESHOLD  # the effective relative threshold (floor included)
+    base_pct_peak: float = math.nan
+    new_pct_peak: float = math.nan
+    note: str = ""
+    new_failed: bool = False  # the new run's case failed verification (or was skipped)
+
+    @property
+    def regressed(self) -> bool:
+        """What fails the CI check: significantly slower, or broken in the new run."""
+        return self.verdict == SLOWER or (self.verdict == FAILED and self.new_failed)
+
+    @property
+    def op(self) -> str:
+        return self.identity[0]
+
+    @property
+    def text(self) -> str:
+        return identity_text(self.identity)
+
+
+def speed_verdict(base_samples, new_samples, threshold: float, alpha: float = ALPHA) -> tuple[str, float, float]:
+    """(verdict, new/base median ratio, Mann-Whitney p) for two sets of cold samples."""
+    from scipy.stats import mannwhitneyu
+
+    base = np.asarray(base_samples, dtype=np.float64)
+    new = np.asarray(new_samples, dtype=np.float64)
+    ratio = float(np.median(new) / np.median(base))
+    p_value = float(mannwhitneyu(base, new, alternative="two-sided").pvalue) if base.size > 1 and new.size > 1 else 1.0
+    if abs(ratio - 1.0) <= threshold:
+        return SAME, ratio, p_value
+    if p_value >= alpha:
+        return UNSURE, ratio, p_value
+    return (SLOWER if ratio > 1.0 else FASTER), ratio, p_value
+
+
+def _pct_peak(case: dict, run: Run) -> float:
+    summary = stats.summarize((case.get("samples") or {}).get("cold_ms") or [])
+    peak = run.device.get("peak_gbps")
+    if summary is None or not peak:
+        return math.nan
+    return 100.0 * stats.bandwidth_gbps(case.get("bytes") or 0, summary.median) / peak
+
+
+def same_gpu_model(base: Run, new: Run) -> bool:
+    return (base.device.get("name") or "?") == (new.device.get("name") or "?")
+
+
+def is_published(run: Run) -> bool:
+    return run.header.get("kind") == "published"
+
+
+def published_run(argument: str, path=None) -> Run:
+    """A published progression (results/reference/published.json) as a run of one-sample cases,
+    marked so that it never gets a speed verdict: `ref:seed002_rtx3080`."""
+    from pathlib import Path
+
+    from primbench.report.reference import load_published
+
+    wanted = argument[len(REFERENCE_PREFIX):]
+    progressions = {p.id: p for p in load_published(path)}
+    if wanted not in progressions:
+        raise UserError(f"{argument}: no such published progression; valid: "
+                        + ", ".join(REFERENCE_PREFIX + name for name in progressions))
+    p = progressions[wanted]
+    header = {"kind": "published", "run_id": p.id, "started": "published figures", "git": {"sha": None},
+              "device": {"name": p.device, "peak_gbps": p.peak_gbps}, "config": {}}
+    cases = [{"kind": "case", "op": p.op, "variant": e.variant, "dtype": p.dtype, "n": p.n, "block": None,
+              "distribution": None, "status": "ok", "bytes": p.n * 4, "samples": {"cold_ms": [e.time_ms]},
+              "key": f"{p.op}/{e.variant}"} for e in p.entries if e.time_ms]
+    return Run(path=Path(f"{p.id} (published)"), header=header, cases=cases)
+
+
+def load_comparable(argument: str) -> Run:
+    """A run file, or `ref:<id>` for a published progression."""
+    from primbench.results import load_run
+
+    return published_run(argument) if argument.startswith(REFERENCE_PREFIX) else load_run(argument)
+
+
+def _published_pairs(base: Run, new: Run) -> list[Pair]:
+    # Published figures have no block or distribution: pair on (op, variant, dtype, n), the run's
+    # fastest valid case standing for the variant.
+    def by_kernel(run):
+        best = {}
+        for case in run.cases:
+            samples = (case.get("samples") or {}).get("cold_ms") or []
+            if case["status"] != "ok" or not samples:
+                continue
+            key = (case["op"], case["variant"], case["dtype"], case["n"])
+            if key not in best or np.median(samples) < np.median(best[key]["samples"]["cold_ms"]):
+                best[key] = case
+        return best
+
+    base_cases, new_cases = by_kernel(base), by_kernel(new)
+    pairs = []
+    for key in [k for k in base_cases if k in new_cases]:
+        b, n = base_cases[key], new_cases[key]
+        pair = Pair(key + (n.get("block") or b.get("block"), None), PUBLISHED, base_pct_peak=_pct_peak(b, base),
+                    new_pct_peak=_pct_peak(n, new), note="a published figure: no samples, no verdict")
+        pair.base_ms = float(np.median(b["samples"]["cold_ms"]))
+        pair.new_ms = float(np.median(n["samples"]["cold_ms"]))
+        pair.ratio = pair.new_ms / pair.base_ms
+        pairs.append(pair)
+    return pairs
+
+
+def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None) -> list[Pair]:
+    """Every case of either run, paired by identity, with its verdict (base first, then new-only cases)."""
+    if is_published(base) or is_published(new):
+        return _published_pairs(base, new)
+    thresholds = thresholds or Thresholds.from_header(new.header)
+    same_gpu = same_gpu_model(base, new)
+    base_cases = {case_identity(c): c for c in base.cases}
+    new_cases = {case_identity(c): c for c in new.cases}
+    pairs = []
+    for identity in list(base_cases) + [i for i in new_cases if i not in base_cases]:
+        b, n = base_cases.get(identity), new_cases.get(identity)
+        threshold = thresholds.for_case(identity[0], identity[1])
+        if b is None or n is None:
+            side = "the baseline" if b is None else "the new run"
+            pairs.append(Pair(identity, MISSING, threshold=threshold, note=f"not in {side}"))
+            continue
+        pair = Pair(identity, SAME, threshold=threshold, base_pct_peak=_pct_peak(b, base), new_pct_peak=_pct_peak(n, new))
+        base_samples = (b.get("samples") or {}).get("cold_ms") or []
+        new_samples = (n.get("samples") or {}).get("cold_ms") or []
+        if base_samples and new_samples:
+            pair.base_ms, pair.new_ms = float(np.median(base_samples)), float(np.median(new_samples))
+            pair.ratio = pair.new_ms / pair.base_ms
+        if b["status"] != "ok" or n["status"] != "ok":
+            failed = [name for name, case in (("baseline", b), ("new run", n)) if case["status"] != "ok"]
+            reason = (n if n["status"] != "ok" else b).get("reason") or ""
+            pair.verdict, pair.note = FAILED, f"{' and '.join(failed)}: {reason}"[:300]
+            pair.new_failed = n["status"] != "ok"
+        elif b.get("variant_hash") != n.get("variant_hash"):
+            pair.verdict, pair.note = CHANGED, f"kernel changed (hash {b.get('variant_hash')} -> {n.get('variant_hash')})"
+        elif not same_gpu:
+            pair.verdict, pair.note = OTHER_GPU, "different GPU models: compare % of peak"
+        else:
+            pair.threshold = thresholds.effective(identity[0], identity[1], pair.base_ms)
+            pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold)
+        pairs.append(pair)
+    return pairs
+
+
+def geometric_means(pairs: list[Pair]) -> dict[str, dict]:
+    """Per op: the geometric mean of new/base time ratios over pairs with a speed verdict, and the
+    same of the %-of-peak ratios (the measure that stays fair across GPU models)."""
+    result = {}
+    for op in dict.fromkeys(p.op for p in pairs):
+        mine = [p for p in pairs if p.op == op]
+        times = [p.ratio for p in mine if p.verdict in (FASTER, SLOWER, SAME, UNSURE) and p.ratio > 0]
+        peaks = [p.new_pct_peak / p.base_pct_peak for p in mine
+                 if p.verdict not in (FAILED, MISSING) and p.base_pct_peak > 0 and p.new_pct_peak > 0]
+        counts = {}
+        for p in mine:
+            counts[p.verdict] = counts.get(p.verdict, 0) + 1
+        result[op] = {
+            "time_ratio": float(np.exp(np.mean(np.log(times)))) if times else math.nan,
+            "pct_peak_ratio": float(np.exp(np.mean(np.log(peaks)))) if peaks else math.nan,
+            "pairs": len(mine),
+            "verdicts": counts,
+        }
+    return result
+
+
+def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[int, list[Pair]]:
+    """The CI gate: (exit code, pairs). 1 when any pair is SLOWER or newly failed, else 0; a
+    different GPU model is unusable input (exit 2) unless allowed."""
+    if is_published(base) or is_published(new):
+        raise UserError("check compares two measured runs; a published reference has no samples to test (use compare)")
+    if not same_gpu_model(base, new) and not allow_different_gpu:
+        raise UserError(f"{new.path}: measured on {new.device.get('name')}, the baseline {base.path} on "
+                        f"{base.device.get('name')}; times are not comparable (use a baseline of the same GPU, "
+                        "or --allow-different-gpu to compare % of peak)")
+    pairs = compare_runs(base, new)
+    return (EXIT_REGRESSION if any(p.regressed for p in pairs) else EXIT_OK), pairs

@@ -1,0 +1,100 @@
+"""What `bench.py compare` and `check` print and write: a terminal table, Markdown for a CI job
+summary, and JUnit XML so that CI systems show each case as a test. No CuPy, no pandas."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+from primbench.compare import MISSING, SAME, SPEED_VERDICTS, Pair, geometric_means
+
+# What a reader needs first: regressions, then everything that is not plainly the same.
+_ORDER = {"SLOWER": 0, "FAILED": 1, "UNSURE": 2, "CHANGED": 3, "MISSING": 4, "FASTER": 5, "OTHER_GPU": 6, "SAME": 7}
+
+
+def _us(ms: float) -> str:
+    return f"{ms * 1e3:,.1f}" if isinstance(ms, float) and math.isfinite(ms) else "-"
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "-"
+
+
+def _pct(value: float) -> str:
+    return f"{value:.1f}" if isinstance(value, float) and math.isfinite(value) else "-"
+
+
+def headline_ratio(pair: Pair, metric: str) -> float:
+    """new / base: of the median time (below 1 is faster), or of % of each GPU's peak (above 1 is better)."""
+    if metric == "pct_peak":
+        if pair.base_pct_peak > 0 and pair.new_pct_peak > 0:
+            return pair.new_pct_peak / pair.base_pct_peak
+        return math.nan
+    return pair.ratio
+
+
+def rows(pairs: list[Pair], *, everything: bool = False) -> list[Pair]:
+    """The pairs worth a line: all of them, or all but SAME, most serious first."""
+    chosen = pairs if everything else [p for p in pairs if p.verdict != SAME]
+    return sorted(chosen, key=lambda p: (_ORDER.get(p.verdict, 9), p.text))
+
+
+def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time", everything: bool = False) -> str:
+    """A plain-text report: per-op summary, then one line per pair that is not SAME (or every pair)."""
+    lines = [f"baseline: {base_label}", f"new:      {new_label}", ""]
+    for op, summary in geometric_means(pairs).items():
+        counts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9)))
+        lines.append(f"{op}: {summary['pairs']} cases ({counts}); geometric mean time ratio {_ratio(summary['time_ratio'])}, "
+                     f"% of peak ratio {_ratio(summary['pct_peak_ratio'])}")
+    shown = rows(pairs, everything=everything)
+    if not shown:
+        lines += ["", "every case: SAME"]
+        return "\n".join(lines)
+    ratio_name = "new/base %peak" if metric == "pct_peak" else "new/base time"
+    width = max(len(p.text) for p in shown)
+    lines += ["", f"{'verdict':<9} {'case':<{width}} {'base us':>10} {'new us':>10} {ratio_name:>14} {'threshold':>9}  note"]
+    for p in shown:
+        threshold = f"{p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else "-"
+        lines.append(f"{p.verdict:<9} {p.text:<{width}} {_us(p.base_ms):>10} {_us(p.new_ms):>10} "
+                     f"{_ratio(headline_ratio(p, metric)):>14} {threshold:>9}  {p.note}")
+    return "\n".join(lines)
+
+
+def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time") -> str:
+    """A GitHub job-summary style Markdown report of a check."""
+    status = {0: "no regression", 1: "**regression**"}.get(exit_code, "unusable input")
+    out = [f"## primbench check: {status}", "", f"- baseline: `{base_label}`", f"- new: `{new_label}`", ""]
+    out += ["| op | cases | verdicts | geometric mean time ratio | % of peak ratio |", "|---|---|---|---|---|"]
+    for op, summary in geometric_means(pairs).items():
+        counts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9)))
+        out.append(f"| {op} | {summary['pairs']} | {counts} | {_ratio(summary['time_ratio'])} | {_ratio(summary['pct_peak_ratio'])} |")
+    shown = rows(pairs)
+    if shown:
+        out += ["", "| verdict | case | base µs | new µs | new/base | threshold | note |", "|---|---|---|---|---|---|---|"]
+        for p in shown:
+            threshold = f"{p.threshold * 100:.1f} %" if p.verdict in SPEED_VERDICTS else ""
+            note = p.note.replace("|", "\\|")
+            out.append(f"| {p.verdict} | `{p.text}` | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | {threshold} | {note} |")
+    return "\n".join(out) + "\n"
+
+
+def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
+    """JUnit XML: one test case per pair; a regression is a failure, a case on one side only is skipped."""
+    suite = ET.Element("testsuite", name="primbench check", tests=str(len(pairs)),
+                       failures=str(sum(1 for p in pairs if p.regressed)),
+                       skipped=str(sum(1 for p in pairs if p.verdict == MISSING)))
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=base_label)
+    suite.find("properties").append(ET.Element("property", name="new", value=new_label))
+    for p in pairs:
+        case = ET.SubElement(suite, "testcase", classname=f"primbench.{p.op}", name=p.text,
+                             time=f"{p.new_ms / 1e3:.9f}" if math.isfinite(p.new_ms) else "0")
+        detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)}, "
+                  f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {p.note}")
+        if p.regressed:
+            ET.SubElement(case, "failure", message=f"{p.verdict} {p.text}", type=p.verdict).text = detail
+        elif p.verdict == MISSING:
+            ET.SubElement(case, "skipped", message=p.note)
+        else:
+            ET.SubElement(case, "system-out").text = detail
+    ET.indent(suite)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,127 @@
+"""compare and check on real recorded runs (nothing here needs a GPU).
+
+Test-only transformations of a real run are written to tmp_path and say what they change: a
+run whose one case is 10 % slower (its raw samples multiplied by 1.10), and a run that claims
+another GPU model (its header's device name changed). Nothing under results/ is modified.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from primbench import compare
+from primbench.results import load_run
+
+REPO = Path(__file__).resolve().parents[1]
+# Two real H200 runs of the same commit (574a745), made one after the other by `make gpu-check REPEAT=1`.
+SAME_COMMIT_PAIR = ("results/archive/2026-12-01-043115-nvidia-h200-e5aa64.jsonl",
+                    "results/archive/2026-12-01-043323-nvidia-h200-76e2ad.jsonl")
+SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"
+
+
+def bench(*args):
+    return subprocess.run([sys.executable, "bench.py", *args], cwd=REPO, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def newest_run() -> Path:
+    runs = sorted((REPO / "results").glob("*.jsonl"))
+    if not runs:
+        pytest.skip("no recorded run under results/ yet")
+    return runs[-1]
+
+
+def _transformed(run_path: Path, out: Path, *, slow_key=None, factor=1.0, device_name=None) -> Path:
+    """A copy of a real run with one case's samples scaled, or its GPU renamed (test-only)."""
+    lines = []
+    for line in run_path.read_text().splitlines():
+        obj = json.loads(line)
+        if obj["kind"] == "case" and obj["key"] == slow_key:
+            obj["samples"]["cold_ms"] = [t * factor for t in obj["samples"]["cold_ms"]]
+        if obj["kind"] == "header" and device_name:
+            obj["device"]["name"] = device_name
+        lines.append(json.dumps(obj))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def test_a_run_checked_against_itself_exits_0_with_no_slower_verdict(newest_run):
+    result = bench("check", "--baseline", str(newest_run), str(newest_run))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SLOWER" not in result.stdout and "every case: SAME" in result.stdout
+
+
+def test_two_real_runs_of_the_same_commit_get_no_faster_or_slower_verdict():
+    base, new = (load_run(REPO / path) for path in SAME_COMMIT_PAIR)
+    code, pairs = compare.check(base, new)
+    verdicts = {p.verdict for p in pairs}
+    assert code == 0 and len(pairs) == 758
+    assert verdicts == {compare.SAME}, [p.text for p in pairs if p.verdict != compare.SAME]
+
+
+def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, tmp_path):
+    slowed = _transformed(newest_run, tmp_path / "slowed.jsonl", slow_key=SLOWED_CASE, factor=1.10)
+    junit, markdown = tmp_path / "check.xml", tmp_path / "check.md"
+    result = bench("check", "--baseline", str(newest_run), str(slowed), "--junit", str(junit), "--markdown", str(markdown))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"SLOWER    {SLOWED_CASE}" in result.stdout
+    assert f"check: 1 regression(s): {SLOWED_CASE}" in result.stdout
+    failures = [case for case in ET.parse(junit).getroot().iter("testcase") if case.find("failure") is not None]
+    assert [case.get("name") for case in failures] == [SLOWED_CASE]
+    assert "**regression**" in markdown.read_text() and SLOWED_CASE in markdown.read_text()
+
+
+def test_a_baseline_from_another_gpu_model_is_unusable_unless_allowed(newest_run, tmp_path):
+    other = _transformed(newest_run, tmp_path / "other.jsonl", device_name="NVIDIA H100 80GB HBM3")
+    refused = bench("check", "--baseline", str(other), str(newest_run))
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "not comparable" in refused.stderr and "--allow-different-gpu" in refused.stderr
+    allowed = bench("check", "--baseline", str(other), str(newest_run), "--allow-different-gpu")
+    assert allowed.returncode == 0 and "OTHER_GPU" in allowed.stdout
+
+
+def test_a_missing_baseline_or_an_unknown_reference_is_one_line_and_exit_2(newest_run, tmp_path):
+    missing = bench("check", "--baseline", str(tmp_path / "none.jsonl"), str(newest_run))
+    assert missing.returncode == 2 and "no such run file" in missing.stderr and "Traceback" not in missing.stderr
+    unknown = bench("compare", "ref:nowhere", str(newest_run))
+    assert unknown.returncode == 2 and "ref:seed002_rtx3080" in unknown.stderr
+
+
+def test_compare_sets_a_run_beside_the_seeds_rtx3080_in_percent_of_each_gpus_peak(newest_run, tmp_path):
+    page = tmp_path / "compare.html"
+    result = bench("compare", "ref:seed002_rtx3080", str(newest_run), "--html", str(page))
+    assert result.returncode == 0, result.stderr
+    assert "PUBLISHED" in result.stdout and "new/base %peak" in result.stdout
+    pairs = compare.compare_runs(compare.published_run("ref:seed002_rtx3080"), load_run(newest_run))
+    reduce0 = next(p for p in pairs if p.identity[1] == "reduce0_interleaved_divergent")
+    # The seed: 5.7 ms for 2^25 floats on a 760 GB/s card.
+    assert reduce0.base_pct_peak == pytest.approx(100 * 2**25 * 4 / 5.7e-3 / 1e9 / 760, rel=1e-6)
+    html = page.read_text()
+    assert "published figures: no raw samples" in html and "http" not in html.split("<body>")[1]
+
+
+def test_a_verdict_needs_both_the_threshold_and_the_significance_test():
+    rng = np.random.default_rng(0)
+    base = 100 + rng.normal(0, 0.3, 200)
+    assert compare.speed_verdict(base, base * 1.10, 0.05)[0] == compare.SLOWER
+    assert compare.speed_verdict(base, base * 0.90, 0.05)[0] == compare.FASTER
+    assert compare.speed_verdict(base, base * 1.03, 0.05)[0] == compare.SAME  # significant, but under the threshold
+    noisy = 100 + rng.normal(0, 40, 3)
+    assert compare.speed_verdict(noisy, noisy * 1.2, 0.05)[0] == compare.UNSURE  # over the threshold, three samples
+
+
+def test_thresholds_come_from_the_config_most_specific_pattern_first_with_the_absolute_floor():
+    thresholds = compare.Thresholds.from_header({"config": {"compare": {
+        "threshold": 0.05, "thresholds": {"reduce": 0.08, "reduce/seed000_*": 0.2}, "abs_floor_us": 4.0}}})
+    assert thresholds.for_case("reduce", "seed000_v1_global_atomic") == 0.2
+    assert thresholds.for_case("reduce", "vector_load_sum") == 0.08
+    assert thresholds.for_case("reduce_max", "vector_max") == 0.05
+    assert thresholds.effective("reduce_max", "vector_max", 0.010) == pytest.approx(0.4)  # 4 us of a 10 us kernel
+    assert thresholds.effective("reduce_max", "vector_max", 0.250) == 0.05
