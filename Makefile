@@ -5,7 +5,7 @@ REPEAT ?= 0
 # The newest committed run, for `make report` (override: make report RUN=results/<run>.jsonl)
 RUN ?= $(lastword $(sort $(wildcard results/*.jsonl)))
 
-.PHONY: help bench report test gpu-test gpu-check info list compile clean
+.PHONY: help bench report test gpu-test gpu-check baseline check info list compile clean
 
 help:
 	@echo "make bench [CONFIG=configs/default.yaml]  run a sweep on the GPU: run file + HTML report in results/"
@@ -13,6 +13,8 @@ help:
 	@echo "make report [RUN=results/<run>.jsonl]     render a recorded run (default: the newest in results/)"
 	@echo "make gpu-test                             GPU tests: every variant against its reference"
 	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
+	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl"
+	@echo "make check [RUN=...]                      the CI gate: RUN against its GPU's baseline (exit 1 on a regression)"
 	@echo "make info | list | compile                the GPU; the variants; compile every kernel for sm_90 and sm_80"
 
 bench:
@@ -34,6 +36,12 @@ gpu-test:
 gpu-check:
 	@$(PYTHON) -m primbench.setup_env --gpu
 	CONFIG=$(CONFIG) REPEAT=$(REPEAT) tools/gpu_check.sh
+
+baseline:
+	$(PYTHON) bench.py baseline $(RUN)
+
+check:
+	$(PYTHON) bench.py check $(RUN) --markdown results/check.md --junit results/check.xml
 
 info:
 	$(PYTHON) bench.py info

@@ -42,11 +42,14 @@ def _parser() -> argparse.ArgumentParser:
 
     gate = commands.add_parser("check", help="the CI gate: exit 0 if nothing regressed, 1 on a regression, 2 on unusable input")
     gate.add_argument("run", help="the new run file")
-    gate.add_argument("--baseline", required=True, metavar="BASE.jsonl", help="the baseline run (results/baselines/<gpu>.jsonl)")
+    gate.add_argument("--baseline", metavar="BASE.jsonl", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl)")
     gate.add_argument("--allow-different-gpu", action="store_true", help="compare against a baseline from another GPU model")
     gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
     gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
     gate.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
+
+    keep = commands.add_parser("baseline", help="make a finished run the baseline of its GPU model: results/baselines/<gpu>.jsonl")
+    keep.add_argument("run", help="a finished run file with no failed case")
 
     build = commands.add_parser("compile", help="compile every kernel with NVRTC for the given architectures (no GPU needed)")
     build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
@@ -144,7 +147,13 @@ def cmd_check(args) -> int:
     from primbench import compare, compare_output
     from primbench.results import load_run
 
-    base, new = load_run(args.baseline), load_run(args.run)
+    from primbench.results import baseline_path
+
+    new = load_run(args.run)
+    if args.baseline is None and not baseline_path(new).exists():
+        raise UserError(f"no baseline for {new.device.get('name')} at {baseline_path(new)}; make one from a good run "
+                        f"with `bench.py baseline RUN` (make baseline), or give --baseline BASE.jsonl")
+    base = load_run(args.baseline or baseline_path(new))
     code, pairs = compare.check(base, new, allow_different_gpu=args.allow_different_gpu)
     metric = "time" if compare.same_gpu_model(base, new) else "pct_peak"
     print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
@@ -155,6 +164,24 @@ def cmd_check(args) -> int:
     if args.junit:
         _write(args.junit, compare_output.junit(pairs, _label(base), _label(new)))
     return code
+
+
+def cmd_baseline(args) -> int:
+    import shutil
+
+    from primbench.results import baseline_path, load_run
+
+    run = load_run(args.run)
+    if not run.finished:
+        raise UserError(f"{run.path}: the run was interrupted (no end record); finish it with --resume before making it a baseline")
+    failed = [c["key"] for c in run.cases if c["status"] == "failed"]
+    if failed:
+        raise UserError(f"{run.path}: {len(failed)} case(s) failed verification (e.g. {failed[0]}); a baseline must be a clean run")
+    target = baseline_path(run)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run.path, target)
+    print(f"baseline for {run.device.get('name')}: {target} (from {run.path})")
+    return EXIT_OK
 
 
 def _label(run) -> str:
@@ -215,5 +242,6 @@ def cmd_compile(args) -> int:
     return EXIT_FAILED_CASES if failures else EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "info": cmd_info,
+COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline,
+            "info": cmd_info,
             "list": cmd_list, "compile": cmd_compile}

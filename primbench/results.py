@@ -7,6 +7,7 @@ on machines without a GPU.
 from __future__ import annotations
 
 import json
+import re
 import math
 import os
 from dataclasses import dataclass, field
@@ -20,6 +21,19 @@ SCHEMA_VERSION = 1
 # Step-by-step migrations: MIGRATIONS[v] turns a version-v header/record into version v+1.
 # There is only version 1 so far; the mechanism is here so that a change of schema is one function.
 MIGRATIONS: dict[int, callable] = {}
+
+
+BASELINE_DIR = Path("results") / "baselines"
+
+
+def gpu_slug(device_name: str) -> str:
+    """A GPU model as a file name part: 'NVIDIA H200' -> 'nvidia-h200'."""
+    return re.sub(r"[^a-z0-9]+", "-", (device_name or "unknown-gpu").lower()).strip("-")
+
+
+def baseline_path(run: "Run", folder=BASELINE_DIR) -> Path:
+    """Where the convention keeps the baseline of the run's GPU model: results/baselines/<gpu>.jsonl."""
+    return Path(folder) / f"{gpu_slug(run.device.get('name'))}.jsonl"
 
 
 class RunFileError(UserError):

@@ -6,7 +6,6 @@ import datetime as dt
 import hashlib
 import os
 import platform
-import re
 import signal
 import socket
 import subprocess
@@ -83,8 +82,7 @@ def git_state() -> dict:
 def run_file_name(device_name: str) -> str:
     """results/<UTC date and time>-<gpu>-<id>.jsonl, e.g. 2026-12-01-045210-nvidia-h200-1a2b3c:
     names sort in the order the runs started, so 'the newest run' is the last name."""
-    slug = re.sub(r"[^a-z0-9]+", "-", device_name.lower()).strip("-")
-    return f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d-%H%M%S}-{slug}-{uuid.uuid4().hex[:6]}"
+    return f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d-%H%M%S}-{results.gpu_slug(device_name)}-{uuid.uuid4().hex[:6]}"
 
 
 def case_seed(run_id: str, key: str) -> int:
