@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
     gate.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
 
+    site = commands.add_parser("publish", help="a static site of every run under a folder: index, reports, history, GPU models side by side")
+    site.add_argument("folder", help="the folder holding run files (results/)")
+    site.add_argument("-o", "--output", default="site", metavar="DIR", help="where to write the site (default: site/)")
+
     keep = commands.add_parser("baseline", help="make a finished run the baseline of its GPU model: results/baselines/<gpu>.jsonl")
     keep.add_argument("run", help="a finished run file with no failed case")
 
@@ -166,6 +170,16 @@ def cmd_check(args) -> int:
     return code
 
 
+def cmd_publish(args) -> int:
+    from primbench.report.publish import publish
+
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: is a file; give a folder for the site")
+    print(f"site: {publish(args.folder, out)}")
+    return EXIT_OK
+
+
 def cmd_baseline(args) -> int:
     import shutil
 
@@ -242,6 +256,6 @@ def cmd_compile(args) -> int:
     return EXIT_FAILED_CASES if failures else EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline,
+COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
             "info": cmd_info,
             "list": cmd_list, "compile": cmd_compile}

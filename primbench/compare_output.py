@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 from primbench.compare import MISSING, SAME, SPEED_VERDICTS, Pair, geometric_means
 
 # What a reader needs first: regressions, then everything that is not plainly the same.
-_ORDER = {"SLOWER": 0, "FAILED": 1, "UNSURE": 2, "CHANGED": 3, "MISSING": 4, "FASTER": 5, "OTHER_GPU": 6, "SAME": 7}
+_ORDER = {"SLOWER": 0, "FAILED": 1, "UNSURE": 2, "CHANGED": 3, "MISSING": 4, "FASTER": 5, "OTHER_GPU": 6, "PUBLISHED": 6,
+          "SAME": 7}
 
 
 def _us(ms: float) -> str:
@@ -34,9 +35,15 @@ def headline_ratio(pair: Pair, metric: str) -> float:
 
 
 def rows(pairs: list[Pair], *, everything: bool = False) -> list[Pair]:
-    """The pairs worth a line: all of them, or all but SAME, most serious first."""
+    """The pairs worth a line: all of them, or all but SAME, most serious first; pairs without a
+    verdict (other GPU model, published figures) ranked by the new side's % of its own peak."""
     chosen = pairs if everything else [p for p in pairs if p.verdict != SAME]
-    return sorted(chosen, key=lambda p: (_ORDER.get(p.verdict, 9), p.text))
+
+    def rank(p: Pair) -> float:
+        unranked = p.verdict not in ("OTHER_GPU", "PUBLISHED") or not math.isfinite(p.new_pct_peak)
+        return 0.0 if unranked else -p.new_pct_peak
+
+    return sorted(chosen, key=lambda p: (_ORDER.get(p.verdict, 9), rank(p), p.text))
 
 
 def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time", everything: bool = False) -> str:

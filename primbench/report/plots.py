@@ -201,3 +201,27 @@ def accuracy_chart(accuracy, title: str) -> str:
     axis.grid(alpha=0.3, which="both")
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return _data_uri(figure)
+
+
+def history_chart(lines: dict, labels: list[str], title: str) -> str:
+    """Median time (us, log) of each variant across runs in time order; a red ring marks a run
+    that `compare` found SLOWER than the one before it."""
+    figure = _figure(11, 4.8)
+    axis = figure.add_subplot()
+    variants = list(lines)
+    for style, variant in zip(line_styles(len(variants)), variants):
+        points = sorted(lines[variant])
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        axis.plot(xs, ys, label=_label(variant), markersize=4, linewidth=1.2, **style)
+        slow = [(p[0], p[1]) for p in points if p[2]]
+        if slow:
+            axis.scatter([x for x, _ in slow], [y for _, y in slow], s=140, facecolors="none", edgecolors="#c0392b",
+                         linewidths=2, zorder=5)
+    axis.set_yscale("log")
+    axis.set_xticks(range(len(labels)), [_label(label) for label in labels], rotation=30, ha="right", fontsize=7)
+    axis.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
+    axis.set_ylabel("median time, us (log)")
+    axis.set_title(_label(title))
+    axis.grid(alpha=0.3, which="both")
+    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    return _data_uri(figure)

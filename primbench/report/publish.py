@@ -1,0 +1,176 @@
+"""`bench.py publish results/ -o site/`: a static site that needs no server.
+
+index.html lists every run found under the folder (baselines and other copies of one run counted
+once), grouped by GPU model, with its date, commit and headline numbers; runs/<run>.html is each
+run's full report; history-<gpu>.html draws, for that GPU, the median time of the headline cases
+of every variant across the runs in time order, marking each step that `compare` calls SLOWER;
+gpus.html sets the newest run of each GPU model side by side in % of its own peak. Every page is
+self-contained (inline CSS, plots as data URIs, no script, no network). No CuPy.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from primbench import compare
+from primbench.errors import UserError
+from primbench.report import tables
+from primbench.results import RunFileError, gpu_slug, load_run
+
+# The cases whose history is drawn: the seed's size and the largest, float32, the primary input.
+HISTORY_SIZES = (2**25, 2**28)
+
+
+def find_runs(folder) -> tuple[list, list[str]]:
+    """Every readable run file under `folder`, each run once (by run id), oldest first; and the
+    one-line reasons of the files that could not be read."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such folder; give the folder holding run files, e.g. results/")
+    runs, skipped = {}, []
+    for path in sorted(folder.rglob("*.jsonl")):
+        try:
+            run = load_run(path)
+        except RunFileError as exc:
+            skipped.append(str(exc))
+            continue
+        run_id = run.header.get("run_id") or path.stem
+        # A baseline is a copy of a run: keep the copy that is not under baselines/.
+        if run_id not in runs or "baselines" in runs[run_id].path.parts:
+            runs[run_id] = run
+    if not runs:
+        raise UserError(f"{folder}: no run files (*.jsonl) found" + (f"; unreadable: {skipped[0]}" if skipped else ""))
+    return sorted(runs.values(), key=lambda r: str(r.header.get("started") or "")), skipped
+
+
+def publish(folder, out_dir) -> Path:
+    """Write the site for every run under `folder` into `out_dir`; return the index page's path."""
+    from primbench.report.render import render_report
+
+    runs, skipped = find_runs(folder)
+    out_dir = Path(out_dir)
+    (out_dir / "runs").mkdir(parents=True, exist_ok=True)
+    by_gpu = defaultdict(list)
+    entries = []
+    for run in runs:
+        page = Path("runs") / f"{run.header.get('run_id') or run.path.stem}.html"
+        render_report(run.path, out_dir / page)
+        entry = _describe(run, page)
+        entries.append(entry)
+        by_gpu[entry["gpu"]].append((run, entry))
+    histories = []
+    for gpu, items in by_gpu.items():
+        name = f"history-{gpu_slug(gpu)}.html"
+        _render("history.html.j2", out_dir / name, gpu=gpu, **_history([run for run, _ in items], gpu))
+        histories.append({"gpu": gpu, "page": name, "runs": len(items)})
+    newest = [items[-1] for items in by_gpu.values()]
+    _render("gpus.html.j2", out_dir / "gpus.html", **_cross_gpu(newest))
+    groups = [{"gpu": gpu, "history": f"history-{gpu_slug(gpu)}.html", "runs": [entry for _, entry in reversed(items)]}
+              for gpu, items in sorted(by_gpu.items())]
+    index = out_dir / "index.html"
+    _render("index.html.j2", index, groups=groups, skipped=skipped, total=len(entries))
+    return index
+
+
+def _render(template: str, path: Path, **context) -> None:
+    from markupsafe import Markup
+
+    from primbench.report.render import STYLESHEET, TEMPLATE_DIR, _environment
+
+    css = Markup((TEMPLATE_DIR / STYLESHEET).read_text(encoding="utf-8"))
+    path.write_text(_environment().get_template(template).render(css=css, **context), encoding="utf-8")
+
+
+def _frame(run):
+    return tables.annotate(run.frame(), run.header.get("variants") or {})
+
+
+def _describe(run, page: Path) -> dict:
+    """One line of the index: when, which commit, and the headline numbers."""
+    device = run.device
+    frame = _frame(run)
+    headline = []
+    op = tables.STORY_OP
+    if not frame.empty and op in set(frame["op"]):
+        dtype, distribution = tables.primary_slice(frame, op)
+        for n in HISTORY_SIZES:
+            best = tables.best_case(frame, op, n, dtype=dtype, distribution=distribution)
+            if best is None:
+                continue
+            cub = tables.baseline_time_ms(frame, op, n, dtype, distribution)
+            headline.append({"n": n, "variant": best["variant"], "time_us": best["median_ms"] * 1e3,
+                             "pct_peak": best["pct_peak"], "ratio_to_cub": best["median_ms"] / cub if tables.is_number(cub) else None})
+    statuses = dict(frame["status"].value_counts()) if not frame.empty else {}
+    git = run.header.get("git") or {}
+    return {"id": run.header.get("run_id") or run.path.stem, "page": page.as_posix(), "gpu": device.get("name") or "unknown GPU",
+            "started": run.header.get("started"), "git": git.get("sha"), "dirty": git.get("dirty"),
+            "config": (run.header.get("config") or {}).get("name"), "cases": len(run.cases), "statuses": statuses,
+            "finished": run.finished, "headline": headline, "source": str(run.path)}
+
+
+def _history_key(case) -> tuple:
+    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"))
+
+
+def _history(runs, gpu: str) -> dict:
+    """Per headline case, the median across runs in time order, and where compare says SLOWER."""
+    from primbench.report import plots
+
+    series = defaultdict(list)  # (op, variant, n) -> [(run index, median us, slower?)]
+    for index, run in enumerate(runs):
+        frame = _frame(run)
+        if frame.empty:
+            continue
+        for op in tables.ops_in(frame):
+            dtype, distribution = tables.primary_slice(frame, op)
+            for n in HISTORY_SIZES:
+                cases = tables.slice_of(frame, op, dtype, distribution)
+                cases = cases[(cases["n"] == n) & cases["valid"]]
+                for variant, mine in cases.groupby("variant"):
+                    block = tables.choose_block(mine, n)
+                    chosen = mine if block is None else mine[mine["block"] == block]
+                    if not chosen.empty:
+                        series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False])
+    # Mark the steps compare calls SLOWER, from the raw samples of consecutive runs.
+    for earlier, later in zip(runs, runs[1:]):
+        pairs = compare.compare_runs(earlier, later)
+        slower = {(p.identity[0], p.identity[1], p.identity[3]) for p in pairs if p.verdict == compare.SLOWER}
+        later_index = runs.index(later)
+        for key in slower:
+            for point in series.get(key, []):
+                if point[0] == later_index:
+                    point[2] = True
+    labels = [f"{(r.header.get('started') or '?')[:16]} {((r.header.get('git') or {}).get('sha') or '')[:7]}" for r in runs]
+    charts = []
+    for op in sorted({key[0] for key in series}):
+        for n in HISTORY_SIZES:
+            lines = {variant: points for (o, variant, size), points in series.items() if o == op and size == n}
+            if lines:
+                charts.append({"op": op, "n": n, "variants": len(lines),
+                               "regressions": sum(1 for points in lines.values() for p in points if p[2]),
+                               "chart": plots.history_chart(lines, labels, f"{gpu}: {op} at n = 2^{n.bit_length() - 1}")})
+    return {"charts": charts, "runs": [{"label": label, "source": str(run.path)} for label, run in zip(labels, runs)]}
+
+
+def _cross_gpu(newest) -> dict:
+    """The newest run of each GPU model, side by side: each variant's % of its own GPU's peak."""
+    gpus = [entry for _, entry in newest]
+    rows = defaultdict(dict)
+    for run, entry in newest:
+        frame = _frame(run)
+        if frame.empty:
+            continue
+        for op in tables.ops_in(frame):
+            dtype, distribution = tables.primary_slice(frame, op)
+            for n in HISTORY_SIZES:
+                cases = tables.slice_of(frame, op, dtype, distribution)
+                cases = cases[(cases["n"] == n) & cases["valid"]]
+                for variant, mine in cases.groupby("variant"):
+                    best = mine.sort_values("median_ms").iloc[0]
+                    rows[(op, n, int(best["order"]), variant)][entry["id"]] = {
+                        "pct_peak": best["pct_peak"], "time_us": best["median_ms"] * 1e3}
+    table = [{"op": op, "n": n, "variant": variant, "cells": [rows[(op, n, order, variant)].get(g["id"]) for g in gpus]}
+             for (op, n, order, variant) in sorted(rows)]
+    peaks = [{"id": g["id"], "gpu": g["gpu"], "page": g["page"]} for g in gpus]
+    return {"gpus": peaks, "rows": table}

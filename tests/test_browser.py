@@ -1,0 +1,76 @@
+"""The report, the compare page and the published site in a real browser (headless Chromium):
+no console errors, no network requests, every image a decodable PNG, a screenshot kept under
+test-artifacts/. Skipped with the reason where Chromium is not installed (apt-get install chromium)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import browser
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "test-artifacts"
+
+pytestmark = pytest.mark.skipif(browser.chromium() is None,
+                                reason="no chromium here: install Debian's chromium (apt-get install chromium) to run the browser tests")
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, Path]:
+    runs = sorted((REPO / "results").glob("*.jsonl"))
+    if not runs:
+        pytest.skip("no recorded run under results/ yet")
+    out = tmp_path_factory.mktemp("pages")
+    site = out / "site"
+    commands = [
+        ("report", [str(runs[-1]), "-o", str(out / "report.html")]),
+        ("compare", ["ref:seed002_rtx3080", str(runs[-1]), "--html", str(out / "compare.html")]),
+        ("publish", ["results", "-o", str(site)]),
+    ]
+    for command, args in commands:
+        result = subprocess.run([sys.executable, "bench.py", command, *args], cwd=REPO, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+    return {"report": out / "report.html", "compare": out / "compare.html", "site-index": site / "index.html",
+            "site-history": next(site.glob("history-*.html")), "site-gpus": site / "gpus.html",
+            "site-run": sorted((site / "runs").glob("*.html"))[-1]}
+
+
+@pytest.mark.parametrize("name", ["report", "compare", "site-index", "site-history", "site-gpus", "site-run"])
+def test_the_page_loads_in_chromium_with_no_console_error_no_network_request_and_every_image(name, pages):
+    page = pages[name]
+    loaded = browser.load(page, ARTIFACTS / f"{name}.png")
+    assert loaded.console == [], loaded.console
+    assert loaded.requests == [], loaded.requests
+    assert loaded.screenshot.stat().st_size > 10_000  # a rendered page, not a blank one
+    from PIL import Image
+
+    html = page.read_text(encoding="utf-8")
+    sources = re.findall(r'<img[^>]*\ssrc="([^"]+)"', html)
+    for source in sources:
+        assert source.startswith("data:image/png;base64,"), source[:60]
+        image = Image.open(io.BytesIO(base64.b64decode(source.split(",", 1)[1])))
+        assert image.width > 100 and image.height > 100
+
+
+def test_every_link_of_the_site_points_at_a_page_that_exists(pages):
+    site = pages["site-index"].parent
+    for page in [site / "index.html", site / "gpus.html", *site.glob("history-*.html")]:
+        for target in re.findall(r'href="([^"#]+)"', page.read_text(encoding="utf-8")):
+            assert not re.match(r"[a-z]+:", target), f"{page.name} links out to {target}"
+            assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
+def test_the_browser_check_itself_sees_a_console_error_and_a_network_request(tmp_path):
+    # The check must be able to fail: a page with both faults.
+    page = tmp_path / "bad.html"
+    page.write_text('<html><body><img src="https://example.com/x.png"><script>console.error("boom")</script></body></html>')
+    loaded = browser.load(page, tmp_path / "bad.png", width=400, height=300)
+    assert any("boom" in line for line in loaded.console)
+    assert "https://example.com/x.png" in loaded.requests

@@ -1,0 +1,70 @@
+"""bench.py publish on real recorded runs: one entry per run, a history per GPU that marks what
+compare calls SLOWER, and the GPU models side by side. Nothing here needs a GPU.
+
+The regression test copies the newest real run twice into tmp_path as two later runs (a
+test-only transformation: new run ids and start times, and in the second one case's samples
+multiplied by 1.10); nothing under results/ is modified."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"
+
+
+def bench(*args):
+    return subprocess.run([sys.executable, "bench.py", *args], cwd=REPO, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def newest_run() -> Path:
+    runs = sorted((REPO / "results").glob("*.jsonl"))
+    if not runs:
+        pytest.skip("no recorded run under results/ yet")
+    return runs[-1]
+
+
+def _copy_as(run: Path, out: Path, run_id: str, started: str, factor: float = 1.0) -> None:
+    lines = []
+    for line in run.read_text().splitlines():
+        obj = json.loads(line)
+        if obj["kind"] == "header":
+            obj["run_id"], obj["started"] = run_id, started
+        if obj["kind"] == "case" and obj["key"] == SLOWED_CASE:
+            obj["samples"]["cold_ms"] = [t * factor for t in obj["samples"]["cold_ms"]]
+        lines.append(json.dumps(obj))
+    out.write_text("\n".join(lines) + "\n")
+
+
+def test_the_site_lists_each_run_once_and_links_every_report(tmp_path):
+    result = bench("publish", "results", "-o", str(tmp_path / "site"))
+    assert result.returncode == 0, result.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
+    run_ids = {json.loads(p.open().readline())["run_id"] for p in (REPO / "results").rglob("*.jsonl")}
+    linked = re.findall(r'href="runs/([^"]+)\.html"', index)
+    assert sorted(linked) == sorted(run_ids)  # the baseline copy of a run is not a second entry
+    assert all((tmp_path / "site" / "runs" / f"{run_id}.html").exists() for run_id in linked)
+
+
+def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_run, tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _copy_as(newest_run, runs / "a.jsonl", "test-run-a", "2030-01-01T00:00:00+00:00")
+    _copy_as(newest_run, runs / "b.jsonl", "test-run-b", "2030-01-02T00:00:00+00:00", factor=1.10)
+    result = bench("publish", str(runs), "-o", str(tmp_path / "site"))
+    assert result.returncode == 0, result.stderr
+    history = next((tmp_path / "site").glob("history-*.html")).read_text()
+    marked = dict(re.findall(r"<h2>(reduce at n = 2<sup>\d+</sup>)</h2>\s*<p>\d+ variant\(s\); (\d+) step", history))
+    assert marked == {"reduce at n = 2<sup>25</sup>": "0", "reduce at n = 2<sup>28</sup>": "1"}
+
+
+def test_publishing_a_folder_without_runs_is_one_line_and_exit_2(tmp_path):
+    result = bench("publish", str(tmp_path), "-o", str(tmp_path / "site"))
+    assert result.returncode == 2 and "no run files" in result.stderr and "Traceback" not in result.stderr
