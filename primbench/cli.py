@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     gate = commands.add_parser("check", help="the CI gate: exit 0 if nothing regressed, 1 on a regression, 2 on unusable input")
     gate.add_argument("run", help="the new run file")
     gate.add_argument("--baseline", metavar="BASE.jsonl", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl)")
-    gate.add_argument("--allow-different-gpu", action="store_true", help="compare against a baseline from another GPU model")
+    gate.add_argument("--allow-different-gpu", action="store_true", help="accept a baseline from another GPU model: pairs are "
+                      "then listed in %% of each GPU's peak and gate nothing (only newly failed cases fail the check)")
     gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
     gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
     gate.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
@@ -131,6 +132,7 @@ def cmd_compare(args) -> int:
 
     if len(args.runs) < 2:
         raise UserError("compare needs at least two run files: the baseline first, then the runs to compare with it")
+    _writable(args.html)
     runs = [compare.load_comparable(argument) for argument in args.runs]
     base = runs[0]
     sections = []
@@ -149,20 +151,23 @@ def cmd_compare(args) -> int:
 
 def cmd_check(args) -> int:
     from primbench import compare, compare_output
-    from primbench.results import load_run
-
-    from primbench.results import baseline_path
+    from primbench.results import baseline_path, load_run
 
     new = load_run(args.run)
     if args.baseline is None and not baseline_path(new).exists():
         raise UserError(f"no baseline for {new.device.get('name')} at {baseline_path(new)}; make one from a good run "
                         f"with `bench.py baseline RUN` (make baseline), or give --baseline BASE.jsonl")
+    for output in (args.markdown, args.junit):
+        _writable(output)
     base = load_run(args.baseline or baseline_path(new))
     code, pairs = compare.check(base, new, allow_different_gpu=args.allow_different_gpu)
     metric = "time" if compare.same_gpu_model(base, new) else "pct_peak"
     print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
     regressed = [p.text for p in pairs if p.regressed]
-    print(f"\ncheck: {len(regressed)} regression(s)" + (": " + ", ".join(regressed[:20]) if regressed else ""))
+    skipped = compare.not_compared(pairs)
+    print(f"\ncheck: {len(regressed)} regression(s)" + (": " + ", ".join(regressed[:20]) if regressed else "")
+          + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
+             if skipped else ""))
     if args.markdown:
         _write(args.markdown, compare_output.markdown(pairs, _label(base), _label(new), code, metric=metric))
     if args.junit:
@@ -176,6 +181,7 @@ def cmd_publish(args) -> int:
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: is a file; give a folder for the site")
+    _writable(out / "index.html")
     print(f"site: {publish(args.folder, out)}")
     return EXIT_OK
 
@@ -188,10 +194,12 @@ def cmd_baseline(args) -> int:
     run = load_run(args.run)
     if not run.finished:
         raise UserError(f"{run.path}: the run was interrupted (no end record); finish it with --resume before making it a baseline")
-    failed = [c["key"] for c in run.cases if c["status"] == "failed"]
-    if failed:
-        raise UserError(f"{run.path}: {len(failed)} case(s) failed verification (e.g. {failed[0]}); a baseline must be a clean run")
+    unclean = [c["key"] for c in run.cases if c["status"] != "ok"]
+    if unclean:
+        raise UserError(f"{run.path}: {len(unclean)} case(s) failed or were skipped (e.g. {unclean[0]}); a baseline must be a clean run")
     target = baseline_path(run)
+    if target.exists() and target.resolve() == run.path.resolve():
+        raise UserError(f"{run.path}: is already the baseline of {run.device.get('name')}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(run.path, target)
     print(f"baseline for {run.device.get('name')}: {target} (from {run.path})")
@@ -200,14 +208,25 @@ def cmd_baseline(args) -> int:
 
 def _label(run) -> str:
     device = run.device.get("name") or "unknown GPU"
-    git = (run.header.get("git") or {}).get("sha") or "no commit"
-    return f"{run.path.name} ({device}, {git[:7]}, {run.header.get('started', '?')})"
+    git = (run.header.get("git") or {}).get("sha")
+    return f"{run.path.name} ({device}, {git[:7] if git else 'no commit'}, {run.header.get('started', '?')})"
 
 
-def _write(path, text: str) -> None:
+def _writable(path) -> None:
+    """Refuse, before any work, an output path that is a folder or whose parent is a file."""
+    if path is None:
+        return
     path = Path(path)
     if path.is_dir():
         raise UserError(f"{path}: is a folder; give a file name")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise UserError(f"{path}: {parent} is a file, not a folder; give another path")
+
+
+def _write(path, text: str) -> None:
+    _writable(path)
+    path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -54,6 +54,9 @@ def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str 
         lines.append(f"{op}: {summary['pairs']} cases ({counts}); geometric mean time ratio {_ratio(summary['time_ratio'])}, "
                      f"% of peak ratio {_ratio(summary['pct_peak_ratio'])}")
     shown = rows(pairs, everything=everything)
+    if not pairs:
+        lines += ["", "no case in common: nothing compared"]
+        return "\n".join(lines)
     if not shown:
         lines += ["", "every case: SAME"]
         return "\n".join(lines)
@@ -69,7 +72,7 @@ def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str 
 
 def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time") -> str:
     """A GitHub job-summary style Markdown report of a check."""
-    status = {0: "no regression", 1: "**regression**"}.get(exit_code, "unusable input")
+    status = "**regression**" if exit_code else "no regression"
     out = [f"## primbench check: {status}", "", f"- baseline: `{base_label}`", f"- new: `{new_label}`", ""]
     out += ["| op | cases | verdicts | geometric mean time ratio | % of peak ratio |", "|---|---|---|---|---|"]
     for op, summary in geometric_means(pairs).items():

@@ -311,9 +311,12 @@ def _compare(raw, src) -> dict:
         raise src.error(path + ("thresholds",), "must map an op or op/variant glob to a threshold, e.g. {reduce/seed000_*: 0.1}")
     if overrides:
         result["thresholds"] = {}
+        keys = [v.key for v in kernels.variants()]
         for pattern, value in overrides.items():
             if not isinstance(pattern, str) or not pattern.split("/")[0] in kernels.ops():
                 raise src.error(path + ("thresholds", pattern), f"{pattern!r} names no op; valid ops: {', '.join(kernels.ops())}")
+            if "/" in pattern and not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
+                raise src.error(path + ("thresholds", pattern), f"{pattern!r} matches no variant; see `bench.py list`")
             result["thresholds"][pattern] = _fraction(value, path + ("thresholds", pattern), src)
     return result
 

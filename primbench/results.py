@@ -57,7 +57,7 @@ class Run:
 
     @property
     def device(self) -> dict:
-        return self.header.get("device", {})
+        return self.header.get("device") or {}
 
     @property
     def copy_gbps(self) -> float:

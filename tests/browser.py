@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-# Chromium's own background traffic (time sync, accounts, dictionaries), made whatever the page
-# is: not the page's requests. Flags below switch most of it off; these hosts are what is left.
-BROWSER_HOSTS = ("google.com", "gvt1.com", "googleapis.com", "gstatic.com")
+# Chromium's own background traffic (time sync, accounts, dictionaries), seen with an empty page
+# here: not the page's requests. The flags below switch most of it off; these hosts are what is
+# left. Anything else (fonts.googleapis.com, a CDN) counts against the page.
+BROWSER_HOSTS = ("accounts.google.com", "clients2.google.com", "www.google.com", "android.clients.google.com")
+BROWSER_HOST_SUFFIXES = (".gvt1.com",)
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--disable-sync",
          "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
          "--disable-domain-reliability", "--disable-client-side-phishing-detection",
@@ -55,6 +57,9 @@ def load(page: Path, screenshot: Path, *, width: int = 1400, height: int = 3000)
                 url = (event.get("params") or {}).get("url")
                 if url:
                     urls.add(url)
-    requests = sorted(u for u in urls if urlparse(u).scheme not in ("file", "data", "chrome", "about")
-                      and not any((urlparse(u).hostname or "").endswith(host) for host in BROWSER_HOSTS))
+    def browser_own(url: str) -> bool:
+        host = urlparse(url).hostname or ""
+        return host in BROWSER_HOSTS or host.endswith(BROWSER_HOST_SUFFIXES)
+
+    requests = sorted(u for u in urls if urlparse(u).scheme not in ("file", "data", "chrome", "about") and not browser_own(u))
     return PageLoad(console=console, requests=requests, screenshot=screenshot)

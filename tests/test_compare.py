@@ -113,8 +113,10 @@ def test_a_verdict_needs_both_the_threshold_and_the_significance_test():
     assert compare.speed_verdict(base, base * 1.10, 0.05)[0] == compare.SLOWER
     assert compare.speed_verdict(base, base * 0.90, 0.05)[0] == compare.FASTER
     assert compare.speed_verdict(base, base * 1.03, 0.05)[0] == compare.SAME  # significant, but under the threshold
-    noisy = 100 + rng.normal(0, 40, 3)
-    assert compare.speed_verdict(noisy, noisy * 1.2, 0.05)[0] == compare.UNSURE  # over the threshold, three samples
+    noisy = np.array([60.0, 140.0, 80.0, 120.0, 100.0, 70.0, 130.0, 90.0])
+    verdict, ratio, p_value = compare.speed_verdict(noisy, noisy[::-1] * 1.2, 0.05)
+    assert ratio == pytest.approx(1.2) and 0.01 <= p_value < 1  # a big move that the samples' spread cannot back
+    assert verdict == compare.UNSURE
 
 
 def test_thresholds_come_from_the_config_most_specific_pattern_first_with_the_absolute_floor():
@@ -125,3 +127,55 @@ def test_thresholds_come_from_the_config_most_specific_pattern_first_with_the_ab
     assert thresholds.for_case("reduce_max", "vector_max") == 0.05
     assert thresholds.effective("reduce_max", "vector_max", 0.010) == pytest.approx(0.4)  # 4 us of a 10 us kernel
     assert thresholds.effective("reduce_max", "vector_max", 0.250) == 0.05
+
+
+def _with(run_path: Path, out: Path, edit) -> Path:
+    """A copy of a real run with `edit(obj)` applied to every record (test-only)."""
+    lines = []
+    for line in run_path.read_text().splitlines():
+        obj = json.loads(line)
+        edit(obj)
+        lines.append(json.dumps(obj))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_failure_regresses(newest_run, tmp_path):
+    def edit(obj):
+        if obj["kind"] != "case":
+            return
+        if obj["key"] == SLOWED_CASE:  # the kernel changed, and got 50 % slower: flagged, not timed
+            obj["variant_hash"] = "0" * 16
+            obj["samples"]["cold_ms"] = [t * 1.5 for t in obj["samples"]["cold_ms"]]
+        elif obj["key"] == "reduce/vector_load_sum/float32/n=268435456/block=1024/uniform":
+            obj.update(status="skipped", reason="needs more GPU memory")
+        elif obj["key"] == "reduce_max/vector_max/float32/n=268435456/block=256/normal":
+            obj.update(status="failed", reason="exact check: wrong")
+
+    new = _with(newest_run, tmp_path / "new.jsonl", edit)
+    result = bench("check", "--baseline", str(newest_run), str(new), "--junit", str(tmp_path / "j.xml"))
+    assert result.returncode == 1, result.stdout
+    assert "check: 1 regression(s): reduce_max/vector_max/float32/n=268435456/block=256/normal" in result.stdout
+    assert "not timed against the baseline: 1 CHANGED, 1 MISSING" in result.stdout
+    suite = ET.parse(tmp_path / "j.xml").getroot()
+    assert suite.get("failures") == "1" and suite.get("skipped") == "1"
+
+
+def test_an_interrupted_run_or_one_with_no_case_in_common_is_unusable_input(newest_run, tmp_path):
+    header_only = tmp_path / "cut.jsonl"
+    header_only.write_text(newest_run.read_text().splitlines()[0] + "\n")
+    cut = bench("check", "--baseline", str(newest_run), str(header_only))
+    assert cut.returncode == 2 and "interrupted" in cut.stderr
+    other = _with(newest_run, tmp_path / "other.jsonl",
+                  lambda obj: obj.update(n=obj["n"] + 1) if obj["kind"] == "case" else None)
+    disjoint = bench("check", "--baseline", str(newest_run), str(other))
+    assert disjoint.returncode == 2 and "no case in common" in disjoint.stderr
+
+
+def test_output_paths_that_are_folders_or_under_a_file_are_one_line_errors(newest_run, tmp_path):
+    for args in (["compare", str(newest_run), str(newest_run), "--html", str(tmp_path)],
+                 ["check", "--baseline", str(newest_run), str(newest_run), "--junit", str(newest_run / "x.xml")],
+                 ["publish", "results", "-o", str(newest_run / "site")]):
+        result = bench(*args)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1

@@ -64,7 +64,9 @@ def publish(folder, out_dir) -> Path:
         name = f"history-{gpu_slug(gpu)}.html"
         _render("history.html.j2", out_dir / name, gpu=gpu, **_history([run for run, _ in items], gpu))
         histories.append({"gpu": gpu, "page": name, "runs": len(items)})
-    newest = [items[-1] for items in by_gpu.values()]
+    # Each GPU's newest run that finished with cases (an interrupted one would misrepresent it).
+    newest = [next((item for item in reversed(items) if item[0].finished and item[0].cases), items[-1])
+              for items in by_gpu.values()]
     _render("gpus.html.j2", out_dir / "gpus.html", **_cross_gpu(newest))
     groups = [{"gpu": gpu, "history": f"history-{gpu_slug(gpu)}.html", "runs": [entry for _, entry in reversed(items)]}
               for gpu, items in sorted(by_gpu.items())]
@@ -131,15 +133,15 @@ def _history(runs, gpu: str) -> dict:
                     block = tables.choose_block(mine, n)
                     chosen = mine if block is None else mine[mine["block"] == block]
                     if not chosen.empty:
-                        series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False])
+                        identity = (op, variant, dtype, n, block, distribution)  # the case drawn, exactly
+                        series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False, identity])
     # Mark the steps compare calls SLOWER, from the raw samples of consecutive runs.
-    for earlier, later in zip(runs, runs[1:]):
-        pairs = compare.compare_runs(earlier, later)
-        slower = {(p.identity[0], p.identity[1], p.identity[3]) for p in pairs if p.verdict == compare.SLOWER}
-        later_index = runs.index(later)
-        for key in slower:
-            for point in series.get(key, []):
-                if point[0] == later_index:
+    for later_index in range(1, len(runs)):
+        pairs = compare.compare_runs(runs[later_index - 1], runs[later_index])
+        slower = {p.identity for p in pairs if p.verdict == compare.SLOWER}
+        for points in series.values():
+            for point in points:
+                if point[0] == later_index and point[3] in slower:
                     point[2] = True
     labels = [f"{(r.header.get('started') or '?')[:16]} {((r.header.get('git') or {}).get('sha') or '')[:7]}" for r in runs]
     charts = []
@@ -156,7 +158,7 @@ def _history(runs, gpu: str) -> dict:
 def _cross_gpu(newest) -> dict:
     """The newest run of each GPU model, side by side: each variant's % of its own GPU's peak."""
     gpus = [entry for _, entry in newest]
-    rows = defaultdict(dict)
+    rows, order = defaultdict(dict), {}
     for run, entry in newest:
         frame = _frame(run)
         if frame.empty:
@@ -168,9 +170,10 @@ def _cross_gpu(newest) -> dict:
                 cases = cases[(cases["n"] == n) & cases["valid"]]
                 for variant, mine in cases.groupby("variant"):
                     best = mine.sort_values("median_ms").iloc[0]
-                    rows[(op, n, int(best["order"]), variant)][entry["id"]] = {
-                        "pct_peak": best["pct_peak"], "time_us": best["median_ms"] * 1e3}
-    table = [{"op": op, "n": n, "variant": variant, "cells": [rows[(op, n, order, variant)].get(g["id"]) for g in gpus]}
-             for (op, n, order, variant) in sorted(rows)]
+                    order.setdefault((op, variant), int(best["order"]))
+                    rows[(op, n, variant)][entry["id"]] = {"pct_peak": best["pct_peak"], "time_us": best["median_ms"] * 1e3}
+    keys = sorted(rows, key=lambda k: (k[0], k[1], order[(k[0], k[2])], k[2]))
+    table = [{"op": op, "n": n, "variant": variant, "cells": [rows[(op, n, variant)].get(g["id"]) for g in gpus]}
+             for (op, n, variant) in keys]
     peaks = [{"id": g["id"], "gpu": g["gpu"], "page": g["page"]} for g in gpus]
     return {"gpus": peaks, "rows": table}
