@@ -42,6 +42,7 @@ class Plan:
     depth: int  # longest chain of dependent additions any element goes through (tolerance model)
     scratch: list = field(default_factory=list)  # every buffer the operation writes (poisoned first)
     unit_roundoff: float = 2.0**-24  # of the arithmetic those additions round in (float32 unless stated)
+    result_rounding: float = 0.0  # + this x |result|: a final rounding the depth term does not cover
 
 
 @dataclass
@@ -100,6 +101,7 @@ class Variant:
     dtypes: tuple[str, ...] = ("float32",)
     notes: str = ""
     hazard: str | None = None  # set when the code is unsafe on modern GPUs
+    grid_independent: bool = False  # promises the same bits for any grid and block size (the runner checks)
 
     @property
     def key(self) -> str:
@@ -130,6 +132,7 @@ class Variant:
             "notes": self.notes,
             "hazard": self.hazard,
             "deterministic_expected": self.deterministic_expected,
+            "grid_independent": self.grid_independent,
             "block_sizes": list(self.block_sizes),
             "bytes_model": self.bytes_model,
             "tolerance_model": self.tolerance_model,

@@ -211,7 +211,7 @@ VOLATILE_HAZARD = (
 
 
 def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS, deterministic=True, notes="", hazard=None,
-            dtypes=("float32",)):
+            dtypes=("float32",), grid_independent=False):
     register(
         Variant(
             op="reduce",
@@ -229,6 +229,7 @@ def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS
             notes=notes,
             hazard=hazard,
             dtypes=dtypes,
+            grid_independent=grid_independent,
         )
     )
 
@@ -276,7 +277,7 @@ _reduce("seed000_v4_multilevel", 33, "seed000", "seed 000 v4: multi-level, block
 _reduce("seed004_block_sum_atomic", 40, "seed004", "seed 004 blockSum: grid-stride, warp shuffle, one atomicAdd per block",
         atomic_plan("seed004_block_sum_atomic", False, "block"), ["seed004_block_sum_atomic"], deterministic=False)
 _reduce("seed004_fixed_tree_deterministic", 41, "seed004", "seed 004 fixed reduction tree: two stages, no atomics, tree shape set by n alone",
-        fixed_tree_prepare, ["seed004_fixed_tree_tiles", "seed004_fixed_tree_final"],
+        fixed_tree_prepare, ["seed004_fixed_tree_tiles", "seed004_fixed_tree_final"], grid_independent=True,
         notes=f"Tiles of {FIXED_TREE_TILE} elements, one warp each; the final stage is always one block of {FIXED_TREE_FINAL_THREADS} threads.")
 
 # The baseline.

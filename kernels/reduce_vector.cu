@@ -39,7 +39,9 @@ __device__ __forceinline__ float bf16_bits_to_float(unsigned short b) {
     return __uint_as_float(static_cast<unsigned>(b) << 16);  // bf16 is the top half of a float
 }
 
-// unpack: 16 bytes (from a load or from shared memory) -> kPerVec values; vec: load vector i.
+// load: the raw 16 bytes of vector i; unpack: those bytes -> kPerVec values of the accumulation
+// type. The main loop keeps the raw words in flight and widens one vector at a time: widening all
+// kUnroll vectors first kept 64 floats live for 16-bit inputs, and the kernels spilled.
 template <int kL1>
 struct LoadF32 {
     using raw = float;
@@ -49,7 +51,7 @@ struct LoadF32 {
         v[0] = __uint_as_float(q.x); v[1] = __uint_as_float(q.y);
         v[2] = __uint_as_float(q.z); v[3] = __uint_as_float(q.w);
     }
-    __device__ static void vec(const raw* p, unsigned i, value (&v)[kPerVec]) { unpack(load_stream_16<kL1>(p + 4ull * i), v); }
+    __device__ static uint4 load(const raw* p, unsigned i) { return load_stream_16<kL1>(p + 4ull * i); }
     __device__ static value one(const raw* p, unsigned i) { return p[i]; }
 };
 
@@ -62,7 +64,7 @@ struct LoadI32 {
         v[0] = static_cast<int>(q.x); v[1] = static_cast<int>(q.y);
         v[2] = static_cast<int>(q.z); v[3] = static_cast<int>(q.w);
     }
-    __device__ static void vec(const raw* p, unsigned i, value (&v)[kPerVec]) { unpack(load_stream_16<kL1>(p + 4ull * i), v); }
+    __device__ static uint4 load(const raw* p, unsigned i) { return load_stream_16<kL1>(p + 4ull * i); }
     __device__ static value one(const raw* p, unsigned i) { return p[i]; }
 };
 
@@ -71,7 +73,7 @@ struct Load16Bit {
     using raw = unsigned short;
     using value = float;
     static constexpr int kPerVec = 8;
-    __device__ static void vec(const raw* p, unsigned i, value (&v)[kPerVec]) { unpack(load_stream_16<kL1>(p + 8ull * i), v); }
+    __device__ static uint4 load(const raw* p, unsigned i) { return load_stream_16<kL1>(p + 8ull * i); }
     __device__ static void unpack(const uint4& q, value (&v)[kPerVec]) {
         const unsigned w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
@@ -234,28 +236,31 @@ __device__ __forceinline__ T load_coherent(const T* p) {
 // 2^25 when its chains were 31 vectors long, 3 turns of 8 and 7 lone loads).
 // ---------------------------------------------------------------------------------------
 template <typename Load, typename Policy, int kUnroll>
+__device__ __forceinline__ void add_vector(typename Policy::acc& acc, const uint4& q) {
+    typename Load::value v[Load::kPerVec];
+    Load::unpack(q, v);
+#pragma unroll
+    for (int k = 0; k < Load::kPerVec; ++k) Policy::add(acc, v[k]);
+}
+
+template <typename Load, typename Policy, int kUnroll>
 __device__ __forceinline__ void accumulate_strided(const typename Load::raw* x, unsigned i, unsigned end, unsigned step,
                                                    typename Policy::acc (&acc)[kUnroll]) {
-    constexpr int W = Load::kPerVec;
     for (; i + (kUnroll - 1) * step < end; i += kUnroll * step) {
-        typename Load::value v[kUnroll][W];
+        uint4 q[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) Load::vec(x, i + u * step, v[u]);
+        for (int u = 0; u < kUnroll; ++u) q[u] = Load::load(x, i + u * step);
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-            for (int k = 0; k < W; ++k) Policy::add(acc[u], v[u][k]);
+        for (int u = 0; u < kUnroll; ++u) add_vector<Load, Policy, kUnroll>(acc[u], q[u]);
     }
     if (i < end) {  // the last, partial turn: what is left (fewer than kUnroll), still all loaded at once
-        typename Load::value v[kUnroll][W];
+        uint4 q[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u)
-            if (i + u * step < end) Load::vec(x, i + u * step, v[u]);
+            if (i + u * step < end) q[u] = Load::load(x, i + u * step);
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u)
-            if (i + u * step < end)
-#pragma unroll
-                for (int k = 0; k < W; ++k) Policy::add(acc[u], v[u][k]);
+            if (i + u * step < end) add_vector<Load, Policy, kUnroll>(acc[u], q[u]);
     }
 }
 

@@ -36,9 +36,11 @@ def check_exact_sum(got: float, expected: float) -> dict:
 
 
 def check_float_sum(got: float, reference: float, abs_sum: float, depth: int,
-                    unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF) -> dict:
-    """The float check: |got - float64 reference| within the variant's bound for its depth."""
-    tolerance = sum_tolerance(depth, abs_sum, unit_roundoff)
+                    unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF, result_rounding: float = 0.0,
+                    reference_error: float = 0.0) -> dict:
+    """The float check: |got - reference| within the variant's bound for its depth (+ a final
+    rounding of the result, + what the reference itself may be off by)."""
+    tolerance = sum_tolerance(depth, abs_sum, unit_roundoff) + result_rounding * abs(reference) + reference_error
     error = abs(got - reference) if math.isfinite(got) else math.inf
     return {
         "ok": error <= tolerance,
@@ -50,11 +52,15 @@ def check_float_sum(got: float, reference: float, abs_sum: float, depth: int,
     }
 
 
-def check_random(op: str, dtype: str, got: float, ref, depth: int, unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF) -> dict:
-    """The check on the random input: float sums within depth x unit roundoff x sum|x|; integer
+def check_random(op: str, dtype: str, got: float, ref, depth: int, unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF,
+                 result_rounding: float = 0.0, n: int = 1) -> dict:
+    """The check on the random input: float sums within depth x unit roundoff x sum|x| (+ the
+    plan's result rounding, + the float64 reference's own error when it is not exact); integer
     sums and maxima exactly (max picks an element, it never rounds)."""
     if op == "reduce" and dtype != "int32":
-        check = check_float_sum(got, ref.value, ref.abs_sum, depth, unit_roundoff)
+        # A float64 sum of n values errs by at most about log2(n) + 1 roundings of 2^-53 x sum|x|.
+        reference_error = 0.0 if ref.exact else (math.ceil(math.log2(max(n, 2))) + 1) * 2.0**-53 * ref.abs_sum
+        check = check_float_sum(got, ref.value, ref.abs_sum, depth, unit_roundoff, result_rounding, reference_error)
     else:
         check = check_float_sum(got, ref.value, 0.0, 0)
     check["reference"] = "exact" if ref.exact else "float64"

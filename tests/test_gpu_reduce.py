@@ -57,7 +57,7 @@ def test_every_variant_is_exact_and_within_tolerance_at_every_block_size_and_dty
         _plan, got_exact = _run(variant, exact, n, block, sm_count, dtype)
         check_exact = verify.check_exact_sum(got_exact, expected)
         plan, got = _run(variant, x, n, block, sm_count, dtype)
-        check = verify.check_random(variant.op, dtype, got, reference, plan.depth, plan.unit_roundoff)
+        check = verify.check_random(variant.op, dtype, got, reference, plan.depth, plan.unit_roundoff, plan.result_rounding, n)
         reason = verify.failure_reason(check_exact, check, variant.op)
         assert reason is None, f"{variant.key} {dtype} block={block} n={n}: {reason}"
 

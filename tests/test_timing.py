@@ -56,3 +56,22 @@ def test_a_declared_deterministic_variant_with_different_bits_fails():
     assert record == {"runs": 3, "bitwise_equal": False} and "declared deterministic" in reason
     assert verify.determinism([b"a", b"b"], declared=False)[1] is None
     assert verify.determinism([b"a", b"a"], declared=True) == ({"runs": 2, "bitwise_equal": True}, None)
+
+
+def test_the_compensated_bound_fails_a_plain_float32_tree_on_the_ill_conditioned_input():
+    # The committed run at 2^28: exact sum 131,207, sum|x| 2.6e11; a plain tree erred by 7.5, the
+    # compensated sum by 0.0016. The bound (chain 125 x 2^-48 x sum|x| + 2^-24 |sum|) is about 0.1.
+    from primbench.inputs import Reference
+
+    ref = Reference(value=131207.0, abs_sum=2.6e11, exact=True)
+    bound = dict(depth=126, unit_roundoff=2.0**-48, result_rounding=2.0**-24, n=2**28)
+    assert verify.check_random("reduce", "float32", ref.value + 0.0016, ref, **bound)["ok"]
+    assert not verify.check_random("reduce", "float32", ref.value + 7.5, ref, **bound)["ok"]
+
+
+def test_a_float64_reference_that_is_not_exact_widens_the_tolerance_by_its_own_error():
+    from primbench.inputs import Reference
+
+    ref = Reference(value=1.0e6, abs_sum=1.0e6, exact=False)
+    check = verify.check_random("reduce", "float32", 1.0e6, ref, depth=0, n=2**20)
+    assert check["tolerance"] == pytest.approx(21 * 2.0**-53 * 1.0e6)
