@@ -95,7 +95,8 @@ def _unit_roundoff(policy: str) -> float:
 
 
 def vector_plan(policies: dict[str, str], unroll: int = UNROLL, l1_mode: int | None = None):
-    """The grid-stride kernel with 16-byte loads, one wave of blocks by the kernel's occupancy."""
+    """The grid-stride kernel with 16-byte loads, one wave of blocks by the kernel's occupancy.
+    `unroll` and `l1_mode` (None: by input size) are parameters for tools/tune_reduce_vector.py."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import numpy

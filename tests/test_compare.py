@@ -179,3 +179,13 @@ def test_output_paths_that_are_folders_or_under_a_file_are_one_line_errors(newes
         result = bench(*args)
         assert result.returncode == 2 and "Traceback" not in result.stderr, (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_compare_takes_several_runs_each_against_the_first(newest_run, tmp_path):
+    page = tmp_path / "three.html"
+    second, third = (REPO / path for path in SAME_COMMIT_PAIR)
+    result = bench("compare", str(second), str(third), str(newest_run), "--html", str(page))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("baseline: ") == 2  # one section per run after the first
+    html = page.read_text()
+    assert html.count('<section id="vs-') == 2 and "CHANGED" in html  # the newest run's kernels changed since 574a745
