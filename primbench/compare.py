@@ -35,7 +35,7 @@ FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"
 CHANGED, FAILED, MISSING, OTHER_GPU = "CHANGED", "FAILED", "MISSING", "OTHER_GPU"
 PUBLISHED = "PUBLISHED"  # one side is a quoted figure: no samples, no verdict, % of peak only
 REFERENCE_PREFIX = "ref:"
-EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
+EXIT_OK, EXIT_REGRESSION = 0, 1  # unusable input raises UserError: exit 2
 SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE)  # the pairs whose threshold applies
 
 

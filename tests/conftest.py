@@ -36,3 +36,23 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def newest_run(repo) -> Path:
+    """The newest recorded run under results/ (names sort by start time)."""
+    runs = sorted((repo / "results").glob("*.jsonl"))
+    if not runs:
+        pytest.skip("no recorded run under results/ yet")
+    return runs[-1]
+
+
+@pytest.fixture(scope="session")
+def bench(repo):
+    """Run `bench.py ARGS...` in the repository; returns the CompletedProcess."""
+    import subprocess
+
+    def run(*args):
+        return subprocess.run([sys.executable, "bench.py", *map(str, args)], cwd=repo, capture_output=True, text=True)
+
+    return run

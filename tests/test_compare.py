@@ -7,9 +7,6 @@ another GPU model (its header's device name changed). Nothing under results/ is 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,6 +15,7 @@ import pytest
 
 from primbench import compare
 from primbench.results import load_run
+from tests.run_copies import edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[1]
 # Two real H200 runs of the same commit (574a745), made one after the other by `make gpu-check REPEAT=1`.
@@ -26,33 +24,17 @@ SAME_COMMIT_PAIR = ("results/archive/2026-12-01-043115-nvidia-h200-e5aa64.jsonl"
 SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"
 
 
-def bench(*args):
-    return subprocess.run([sys.executable, "bench.py", *args], cwd=REPO, capture_output=True, text=True)
-
-
-@pytest.fixture(scope="module")
-def newest_run() -> Path:
-    runs = sorted((REPO / "results").glob("*.jsonl"))
-    if not runs:
-        pytest.skip("no recorded run under results/ yet")
-    return runs[-1]
-
-
 def _transformed(run_path: Path, out: Path, *, slow_key=None, factor=1.0, device_name=None) -> Path:
     """A copy of a real run with one case's samples scaled, or its GPU renamed (test-only)."""
-    lines = []
-    for line in run_path.read_text().splitlines():
-        obj = json.loads(line)
-        if obj["kind"] == "case" and obj["key"] == slow_key:
-            obj["samples"]["cold_ms"] = [t * factor for t in obj["samples"]["cold_ms"]]
-        if obj["kind"] == "header" and device_name:
-            obj["device"]["name"] = device_name
-        lines.append(json.dumps(obj))
-    out.write_text("\n".join(lines) + "\n")
-    return out
+    def edit(record):
+        scale_samples(record, slow_key, factor)
+        if record["kind"] == "header" and device_name:
+            record["device"]["name"] = device_name
+
+    return edited_copy(run_path, out, edit)
 
 
-def test_a_run_checked_against_itself_exits_0_with_no_slower_verdict(newest_run):
+def test_a_run_checked_against_itself_exits_0_with_no_slower_verdict(newest_run, bench):
     result = bench("check", "--baseline", str(newest_run), str(newest_run))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SLOWER" not in result.stdout and "every case: SAME" in result.stdout
@@ -66,7 +48,7 @@ def test_two_real_runs_of_the_same_commit_get_no_faster_or_slower_verdict():
     assert verdicts == {compare.SAME}, [p.text for p in pairs if p.verdict != compare.SAME]
 
 
-def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, tmp_path):
+def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, tmp_path, bench):
     slowed = _transformed(newest_run, tmp_path / "slowed.jsonl", slow_key=SLOWED_CASE, factor=1.10)
     junit, markdown = tmp_path / "check.xml", tmp_path / "check.md"
     result = bench("check", "--baseline", str(newest_run), str(slowed), "--junit", str(junit), "--markdown", str(markdown))
@@ -78,7 +60,7 @@ def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, 
     assert "**regression**" in markdown.read_text() and SLOWED_CASE in markdown.read_text()
 
 
-def test_a_baseline_from_another_gpu_model_is_unusable_unless_allowed(newest_run, tmp_path):
+def test_a_baseline_from_another_gpu_model_is_unusable_unless_allowed(newest_run, tmp_path, bench):
     other = _transformed(newest_run, tmp_path / "other.jsonl", device_name="NVIDIA H100 80GB HBM3")
     refused = bench("check", "--baseline", str(other), str(newest_run))
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
@@ -87,14 +69,14 @@ def test_a_baseline_from_another_gpu_model_is_unusable_unless_allowed(newest_run
     assert allowed.returncode == 0 and "OTHER_GPU" in allowed.stdout
 
 
-def test_a_missing_baseline_or_an_unknown_reference_is_one_line_and_exit_2(newest_run, tmp_path):
+def test_a_missing_baseline_or_an_unknown_reference_is_one_line_and_exit_2(newest_run, tmp_path, bench):
     missing = bench("check", "--baseline", str(tmp_path / "none.jsonl"), str(newest_run))
     assert missing.returncode == 2 and "no such run file" in missing.stderr and "Traceback" not in missing.stderr
     unknown = bench("compare", "ref:nowhere", str(newest_run))
     assert unknown.returncode == 2 and "ref:seed002_rtx3080" in unknown.stderr
 
 
-def test_compare_sets_a_run_beside_the_seeds_rtx3080_in_percent_of_each_gpus_peak(newest_run, tmp_path):
+def test_compare_sets_a_run_beside_the_seeds_rtx3080_in_percent_of_each_gpus_peak(newest_run, tmp_path, bench):
     page = tmp_path / "compare.html"
     result = bench("compare", "ref:seed002_rtx3080", str(newest_run), "--html", str(page))
     assert result.returncode == 0, result.stderr
@@ -129,18 +111,7 @@ def test_thresholds_come_from_the_config_most_specific_pattern_first_with_the_ab
     assert thresholds.effective("reduce_max", "vector_max", 0.250) == 0.05
 
 
-def _with(run_path: Path, out: Path, edit) -> Path:
-    """A copy of a real run with `edit(obj)` applied to every record (test-only)."""
-    lines = []
-    for line in run_path.read_text().splitlines():
-        obj = json.loads(line)
-        edit(obj)
-        lines.append(json.dumps(obj))
-    out.write_text("\n".join(lines) + "\n")
-    return out
-
-
-def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_failure_regresses(newest_run, tmp_path):
+def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_failure_regresses(newest_run, tmp_path, bench):
     def edit(obj):
         if obj["kind"] != "case":
             return
@@ -152,7 +123,7 @@ def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_fai
         elif obj["key"] == "reduce_max/vector_max/float32/n=268435456/block=256/normal":
             obj.update(status="failed", reason="exact check: wrong")
 
-    new = _with(newest_run, tmp_path / "new.jsonl", edit)
+    new = edited_copy(newest_run, tmp_path / "new.jsonl", edit)
     result = bench("check", "--baseline", str(newest_run), str(new), "--junit", str(tmp_path / "j.xml"))
     assert result.returncode == 1, result.stdout
     assert "check: 1 regression(s): reduce_max/vector_max/float32/n=268435456/block=256/normal" in result.stdout
@@ -161,18 +132,18 @@ def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_fai
     assert suite.get("failures") == "1" and suite.get("skipped") == "1"
 
 
-def test_an_interrupted_run_or_one_with_no_case_in_common_is_unusable_input(newest_run, tmp_path):
+def test_an_interrupted_run_or_one_with_no_case_in_common_is_unusable_input(newest_run, tmp_path, bench):
     header_only = tmp_path / "cut.jsonl"
     header_only.write_text(newest_run.read_text().splitlines()[0] + "\n")
     cut = bench("check", "--baseline", str(newest_run), str(header_only))
     assert cut.returncode == 2 and "interrupted" in cut.stderr
-    other = _with(newest_run, tmp_path / "other.jsonl",
+    other = edited_copy(newest_run, tmp_path / "other.jsonl",
                   lambda obj: obj.update(n=obj["n"] + 1) if obj["kind"] == "case" else None)
     disjoint = bench("check", "--baseline", str(newest_run), str(other))
     assert disjoint.returncode == 2 and "no case in common" in disjoint.stderr
 
 
-def test_output_paths_that_are_folders_or_under_a_file_are_one_line_errors(newest_run, tmp_path):
+def test_output_paths_that_are_folders_or_under_a_file_are_one_line_errors(newest_run, tmp_path, bench):
     for args in (["compare", str(newest_run), str(newest_run), "--html", str(tmp_path)],
                  ["check", "--baseline", str(newest_run), str(newest_run), "--junit", str(newest_run / "x.xml")],
                  ["publish", "results", "-o", str(newest_run / "site")]):
@@ -181,7 +152,7 @@ def test_output_paths_that_are_folders_or_under_a_file_are_one_line_errors(newes
         assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_compare_takes_several_runs_each_against_the_first(newest_run, tmp_path):
+def test_compare_takes_several_runs_each_against_the_first(newest_run, tmp_path, bench):
     page = tmp_path / "three.html"
     second, third = (REPO / path for path in SAME_COMMIT_PAIR)
     result = bench("compare", str(second), str(third), str(newest_run), "--html", str(page))

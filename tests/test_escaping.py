@@ -4,50 +4,42 @@ variant name, a failure reason, the device name and the config name replaced by 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.run_copies import edited_copy
+
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
 @pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory) -> Path:
-    runs = sorted((REPO / "results").glob("*.jsonl"))
-    if not runs:
-        pytest.skip("no recorded run under results/ yet")
+def hostile_run(newest_run, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("hostile") / "runs"
     out.mkdir()
-    lines = []
-    for number, line in enumerate(runs[-1].read_text().splitlines()):
-        obj = json.loads(line)
-        if obj["kind"] == "header":
-            obj["device"]["name"] = "NVIDIA H200 " + HOSTILE
-            obj["config"]["name"] = HOSTILE
-            info = obj["variants"].pop("reduce/reduce2_sequential")
-            obj["variants"]["reduce/" + HOSTILE] = dict(info, name=HOSTILE, notes=HOSTILE, origin=HOSTILE)
-        elif obj["kind"] == "case" and obj["variant"] == "reduce2_sequential":
-            obj["variant"] = HOSTILE
-            obj["key"] = obj["key"].replace("reduce2_sequential", HOSTILE)
-            if number % 2:
-                obj.update(status="failed", reason=HOSTILE)
-        lines.append(json.dumps(obj))
-    path = out / "hostile.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    renamed = []
+
+    def edit(record):
+        if record["kind"] == "header":
+            record["device"]["name"] = "NVIDIA H200 " + HOSTILE
+            record["config"]["name"] = HOSTILE
+            info = record["variants"].pop("reduce/reduce2_sequential")
+            record["variants"]["reduce/" + HOSTILE] = dict(info, name=HOSTILE, notes=HOSTILE, origin=HOSTILE)
+        elif record["kind"] == "case" and record["variant"] == "reduce2_sequential":
+            record["variant"] = HOSTILE
+            record["key"] = record["key"].replace("reduce2_sequential", HOSTILE)
+            renamed.append(record["key"])
+            if len(renamed) % 2:  # every other one failed, so that the reason is shown too
+                record.update(status="failed", reason=HOSTILE)
+
+    return edited_copy(newest_run, out / "hostile.jsonl", edit)
 
 
-def _bench(*args):
-    result = subprocess.run([sys.executable, "bench.py", *args], cwd=REPO, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return result
+def test_markup_in_a_run_file_is_escaped_in_the_report_the_compare_page_and_the_site(hostile_run, tmp_path, bench):
+    def _bench(*args):
+        result = bench(*args)
+        assert result.returncode == 0, result.stderr
 
-
-def test_markup_in_a_run_file_is_escaped_in_the_report_the_compare_page_and_the_site(hostile_run, tmp_path):
     _bench("report", str(hostile_run), "-o", str(tmp_path / "report.html"))
     _bench("compare", str(hostile_run), str(hostile_run), "--html", str(tmp_path / "compare.html"), "--all")
     _bench("publish", str(hostile_run.parent), "-o", str(tmp_path / "site"))

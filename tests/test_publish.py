@@ -9,41 +9,24 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
+from tests.run_copies import edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[1]
 SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"
 
 
-def bench(*args):
-    return subprocess.run([sys.executable, "bench.py", *args], cwd=REPO, capture_output=True, text=True)
+def _copy_as(run: Path, out: Path, run_id: str, started: str, factor: float = 1.0) -> Path:
+    def edit(record):
+        if record["kind"] == "header":
+            record["run_id"], record["started"] = run_id, started
+        scale_samples(record, SLOWED_CASE, factor)
+
+    return edited_copy(run, out, edit)
 
 
-@pytest.fixture(scope="module")
-def newest_run() -> Path:
-    runs = sorted((REPO / "results").glob("*.jsonl"))
-    if not runs:
-        pytest.skip("no recorded run under results/ yet")
-    return runs[-1]
-
-
-def _copy_as(run: Path, out: Path, run_id: str, started: str, factor: float = 1.0) -> None:
-    lines = []
-    for line in run.read_text().splitlines():
-        obj = json.loads(line)
-        if obj["kind"] == "header":
-            obj["run_id"], obj["started"] = run_id, started
-        if obj["kind"] == "case" and obj["key"] == SLOWED_CASE:
-            obj["samples"]["cold_ms"] = [t * factor for t in obj["samples"]["cold_ms"]]
-        lines.append(json.dumps(obj))
-    out.write_text("\n".join(lines) + "\n")
-
-
-def test_the_site_lists_each_run_once_and_links_every_report(tmp_path):
+def test_the_site_lists_each_run_once_and_links_every_report(tmp_path, bench):
     result = bench("publish", "results", "-o", str(tmp_path / "site"))
     assert result.returncode == 0, result.stderr
     index = (tmp_path / "site" / "index.html").read_text()
@@ -53,7 +36,7 @@ def test_the_site_lists_each_run_once_and_links_every_report(tmp_path):
     assert all((tmp_path / "site" / "runs" / f"{run_id}.html").exists() for run_id in linked)
 
 
-def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_run, tmp_path):
+def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_run, tmp_path, bench):
     runs = tmp_path / "runs"
     runs.mkdir()
     _copy_as(newest_run, runs / "a.jsonl", "test-run-a", "2030-01-01T00:00:00+00:00")
@@ -65,6 +48,6 @@ def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_ru
     assert marked == {"reduce at n = 2<sup>25</sup>": "0", "reduce at n = 2<sup>28</sup>": "1"}
 
 
-def test_publishing_a_folder_without_runs_is_one_line_and_exit_2(tmp_path):
+def test_publishing_a_folder_without_runs_is_one_line_and_exit_2(tmp_path, bench):
     result = bench("publish", str(tmp_path), "-o", str(tmp_path / "site"))
     assert result.returncode == 2 and "no run files" in result.stderr and "Traceback" not in result.stderr

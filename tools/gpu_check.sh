@@ -30,7 +30,7 @@ if [ "${REPEAT:-0}" = 1 ] && [ -n "$run_file" ]; then
   mkdir -p "$OUT/repeat"
   {
     python3 bench.py run "$CONFIG" --output "$OUT/repeat" --no-report
-    python3 tools/repro_check.py "$run_file" "$(ls -t "$OUT"/repeat/*.jsonl | head -1)"
+    python3 bench.py check --baseline "$run_file" "$(ls -t "$OUT"/repeat/*.jsonl | head -1)"
   } > "$OUT/repeat.log" 2>&1
   tail -3 "$OUT/repeat.log"
 fi

@@ -10,9 +10,7 @@ from primbench.compare_output import headline_ratio, rows
 
 def render_comparison(base, sections, out_path) -> Path:
     """Write the page comparing `base` with each (run, pairs, metric) of `sections`; return its path."""
-    from markupsafe import Markup
-
-    from primbench.report.render import STYLESHEET, TEMPLATE_DIR, _environment
+    from primbench.report.render import write_page
 
     context = {"base": _describe(base), "sections": []}
     for run, pairs, metric in sections:
@@ -27,12 +25,7 @@ def render_comparison(base, sections, out_path) -> Path:
                        "threshold_pct": p.threshold * 100 if p.verdict in compare.SPEED_VERDICTS else None, "note": p.note}
                       for p in shown],
         })
-    css = Markup((TEMPLATE_DIR / STYLESHEET).read_text(encoding="utf-8"))
-    html = _environment().get_template("compare.html.j2").render(css=css, **context)
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(html, encoding="utf-8")
-    return out_path
+    return write_page("compare.html.j2", out_path, **context)
 
 
 def _describe(run) -> dict:

@@ -46,52 +46,55 @@ def find_runs(folder) -> tuple[list, list[str]]:
 
 def publish(folder, out_dir) -> Path:
     """Write the site for every run under `folder` into `out_dir`; return the index page's path."""
-    from primbench.report.render import render_report
+    from primbench.report.render import story_references, write_page, write_report
 
     runs, skipped = find_runs(folder)
     out_dir = Path(out_dir)
-    (out_dir / "runs").mkdir(parents=True, exist_ok=True)
+    references = story_references()
+    frames = {id(run): _frame(run) for run in runs}  # each run's case frame, derived once
     by_gpu = defaultdict(list)
-    entries = []
     for run in runs:
         page = Path("runs") / f"{run.header.get('run_id') or run.path.stem}.html"
-        render_report(run.path, out_dir / page)
-        entry = _describe(run, page)
-        entries.append(entry)
+        write_report(run, out_dir / page, references)
+        entry = _describe(run, frames[id(run)], page)
         by_gpu[entry["gpu"]].append((run, entry))
-    histories = []
     for gpu, items in by_gpu.items():
-        name = f"history-{gpu_slug(gpu)}.html"
-        _render("history.html.j2", out_dir / name, gpu=gpu, **_history([run for run, _ in items], gpu))
-        histories.append({"gpu": gpu, "page": name, "runs": len(items)})
+        write_page("history.html.j2", out_dir / _history_page(gpu), gpu=gpu,
+                   **_history([run for run, _ in items], frames, gpu))
     # Each GPU's newest run that finished with cases (an interrupted one would misrepresent it).
     newest = [next((item for item in reversed(items) if item[0].finished and item[0].cases), items[-1])
               for items in by_gpu.values()]
-    _render("gpus.html.j2", out_dir / "gpus.html", **_cross_gpu(newest))
-    groups = [{"gpu": gpu, "history": f"history-{gpu_slug(gpu)}.html", "runs": [entry for _, entry in reversed(items)]}
+    write_page("gpus.html.j2", out_dir / "gpus.html", **_cross_gpu(newest, frames))
+    groups = [{"gpu": gpu, "history": _history_page(gpu), "runs": [entry for _, entry in reversed(items)]}
               for gpu, items in sorted(by_gpu.items())]
-    index = out_dir / "index.html"
-    _render("index.html.j2", index, groups=groups, skipped=skipped, total=len(entries))
-    return index
+    return write_page("index.html.j2", out_dir / "index.html", groups=groups, skipped=skipped, total=len(runs))
 
 
-def _render(template: str, path: Path, **context) -> None:
-    from markupsafe import Markup
-
-    from primbench.report.render import STYLESHEET, TEMPLATE_DIR, _environment
-
-    css = Markup((TEMPLATE_DIR / STYLESHEET).read_text(encoding="utf-8"))
-    path.write_text(_environment().get_template(template).render(css=css, **context), encoding="utf-8")
+def _history_page(gpu: str) -> str:
+    return f"history-{gpu_slug(gpu)}.html"
 
 
 def _frame(run):
     return tables.annotate(run.frame(), run.header.get("variants") or {})
 
 
-def _describe(run, page: Path) -> dict:
+def _headline_cases(frame):
+    """(op, dtype, distribution, n, variant, that variant's valid cases) at the history sizes, in
+    each op's primary slice: what the history and the GPU page draw."""
+    if frame.empty:
+        return
+    for op in tables.ops_in(frame):
+        dtype, distribution = tables.primary_slice(frame, op)
+        cases = tables.slice_of(frame, op, dtype, distribution)
+        for n in HISTORY_SIZES:
+            at_n = cases[(cases["n"] == n) & cases["valid"]]
+            for variant, mine in at_n.groupby("variant"):
+                yield op, dtype, distribution, n, variant, mine
+
+
+def _describe(run, frame, page: Path) -> dict:
     """One line of the index: when, which commit, and the headline numbers."""
     device = run.device
-    frame = _frame(run)
     headline = []
     op = tables.STORY_OP
     if not frame.empty and op in set(frame["op"]):
@@ -111,30 +114,18 @@ def _describe(run, page: Path) -> dict:
             "finished": run.finished, "headline": headline, "source": str(run.path)}
 
 
-def _history_key(case) -> tuple:
-    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"))
-
-
-def _history(runs, gpu: str) -> dict:
+def _history(runs, frames: dict, gpu: str) -> dict:
     """Per headline case, the median across runs in time order, and where compare says SLOWER."""
     from primbench.report import plots
 
-    series = defaultdict(list)  # (op, variant, n) -> [(run index, median us, slower?)]
+    series = defaultdict(list)  # (op, variant, n) -> [[run index, median us, slower?, identity of the case drawn]]
     for index, run in enumerate(runs):
-        frame = _frame(run)
-        if frame.empty:
-            continue
-        for op in tables.ops_in(frame):
-            dtype, distribution = tables.primary_slice(frame, op)
-            for n in HISTORY_SIZES:
-                cases = tables.slice_of(frame, op, dtype, distribution)
-                cases = cases[(cases["n"] == n) & cases["valid"]]
-                for variant, mine in cases.groupby("variant"):
-                    block = tables.choose_block(mine, n)
-                    chosen = mine if block is None else mine[mine["block"] == block]
-                    if not chosen.empty:
-                        identity = (op, variant, dtype, n, block, distribution)  # the case drawn, exactly
-                        series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False, identity])
+        for op, dtype, distribution, n, variant, mine in _headline_cases(frames[id(run)]):
+            block = tables.choose_block(mine, n)
+            chosen = mine if block is None else mine[mine["block"] == block]
+            if not chosen.empty:
+                identity = (op, variant, dtype, n, block, distribution)
+                series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False, identity])
     # Mark the steps compare calls SLOWER, from the raw samples of consecutive runs.
     for later_index in range(1, len(runs)):
         pairs = compare.compare_runs(runs[later_index - 1], runs[later_index])
@@ -155,23 +146,15 @@ def _history(runs, gpu: str) -> dict:
     return {"charts": charts, "runs": [{"label": label, "source": str(run.path)} for label, run in zip(labels, runs)]}
 
 
-def _cross_gpu(newest) -> dict:
+def _cross_gpu(newest, frames: dict) -> dict:
     """The newest run of each GPU model, side by side: each variant's % of its own GPU's peak."""
     gpus = [entry for _, entry in newest]
     rows, order = defaultdict(dict), {}
     for run, entry in newest:
-        frame = _frame(run)
-        if frame.empty:
-            continue
-        for op in tables.ops_in(frame):
-            dtype, distribution = tables.primary_slice(frame, op)
-            for n in HISTORY_SIZES:
-                cases = tables.slice_of(frame, op, dtype, distribution)
-                cases = cases[(cases["n"] == n) & cases["valid"]]
-                for variant, mine in cases.groupby("variant"):
-                    best = mine.sort_values("median_ms").iloc[0]
-                    order.setdefault((op, variant), int(best["order"]))
-                    rows[(op, n, variant)][entry["id"]] = {"pct_peak": best["pct_peak"], "time_us": best["median_ms"] * 1e3}
+        for op, _dtype, _distribution, n, variant, mine in _headline_cases(frames[id(run)]):
+            best = mine.sort_values("median_ms").iloc[0]
+            order.setdefault((op, variant), int(best["order"]))
+            rows[(op, n, variant)][entry["id"]] = {"pct_peak": best["pct_peak"], "time_us": best["median_ms"] * 1e3}
     keys = sorted(rows, key=lambda k: (k[0], k[1], order[(k[0], k[2])], k[2]))
     table = [{"op": op, "n": n, "variant": variant, "cells": [rows[(op, n, variant)].get(g["id"]) for g in gpus]}
              for (op, n, variant) in keys]

@@ -23,23 +23,39 @@ STYLESHEET = "style.css"
 
 def render_report(run_path, out_path, *, reference_path=None) -> Path:
     """Write the HTML report of the run file at `run_path` to `out_path` and return that path."""
-    run = load_run(run_path)
-    references = [r for r in load_published(reference_path) if r.op == tables.STORY_OP]
-    html = render_html(run, references)
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(html, encoding="utf-8")
-    return out_path
+    return write_report(load_run(run_path), out_path, story_references(reference_path))
+
+
+def story_references(reference_path=None) -> list:
+    """The published progressions the report sets beside a run (the story's op only)."""
+    return [r for r in load_published(reference_path) if r.op == tables.STORY_OP]
+
+
+def write_report(run, out_path, references=()) -> Path:
+    """Write the report of an already loaded run to `out_path`."""
+    return write_page(REPORT_TEMPLATE, out_path, **build_context(run, references))
 
 
 def render_html(run, references=()) -> str:
     """The report of a loaded run as one HTML string."""
+    return render_page(REPORT_TEMPLATE, **build_context(run, references))
+
+
+def render_page(template: str, **context) -> str:
+    """Any of primbench's pages (report, compare, site) as one self-contained HTML string."""
     from markupsafe import Markup
 
-    environment = _environment()
     # The stylesheet is ours, not run data: it goes in verbatim (escaping would break '>' selectors).
     css = Markup((TEMPLATE_DIR / STYLESHEET).read_text(encoding="utf-8"))
-    return environment.get_template(REPORT_TEMPLATE).render(css=css, **build_context(run, references))
+    return _environment().get_template(template).render(css=css, **context)
+
+
+def write_page(template: str, out_path, **context) -> Path:
+    """Render a page and write it to `out_path` (folders created); return the path."""
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(render_page(template, **context), encoding="utf-8")
+    return out_path
 
 
 def _environment():

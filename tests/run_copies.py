@@ -1,0 +1,24 @@
+"""Test-only transformations of a real run file: a copy with every record passed through an edit.
+Each test that uses one says what it changes; nothing under results/ is ever modified."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def edited_copy(run_path: Path, out: Path, edit) -> Path:
+    """Write to `out` a copy of the run at `run_path` with `edit(record)` applied to every record."""
+    lines = []
+    for line in Path(run_path).read_text().splitlines():
+        record = json.loads(line)
+        edit(record)
+        lines.append(json.dumps(record))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def scale_samples(record: dict, key: str, factor: float) -> None:
+    """Multiply the cold samples of the case `key` by `factor` (other records untouched)."""
+    if record["kind"] == "case" and record["key"] == key:
+        record["samples"]["cold_ms"] = [t * factor for t in record["samples"]["cold_ms"]]
