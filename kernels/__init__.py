@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 KERNEL_DIR = Path(__file__).resolve().parent
-VARIANT_MODULES = ("reduce", "reduce_vector")  # kernels/<module>.py, imported on first use of the registry
+VARIANT_MODULES = ("reduce", "reduce_vector", "scan")  # kernels/<module>.py, imported on first use of the registry
 MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
 
@@ -43,6 +43,9 @@ class Plan:
     scratch: list = field(default_factory=list)  # every buffer the operation writes (poisoned first)
     unit_roundoff: float = 2.0**-24  # of the arithmetic those additions round in (float32 unless stated)
     result_rounding: float = 0.0  # + this x |result|: a final rounding the depth term does not cover
+    # Puts the input back before a verified run, for operations that work in place (CuPy's CUB
+    # scan): not timed, and timed runs do without it (their cost does not depend on the values).
+    restore: Callable[[], Any] | None = None
 
 
 @dataclass
@@ -102,6 +105,12 @@ class Variant:
     notes: str = ""
     hazard: str | None = None  # set when the code is unsafe on modern GPUs
     grid_independent: bool = False  # promises the same bits for any grid and block size (the runner checks)
+    work_span: tuple[str, str] | None = None  # (work, span) as formulas of n and the block size B, for the report
+    max_n_per_block: int | None = None  # set for one-block kernels: n may be at most block x this
+
+    def takes(self, n: int, block: int | None) -> bool:
+        """Whether the variant can run n elements at this block size (one-block kernels cannot go past it)."""
+        return self.max_n_per_block is None or block is None or n <= block * self.max_n_per_block
 
     @property
     def key(self) -> str:
@@ -133,6 +142,8 @@ class Variant:
             "hazard": self.hazard,
             "deterministic_expected": self.deterministic_expected,
             "grid_independent": self.grid_independent,
+            "work_span": list(self.work_span) if self.work_span else None,
+            "max_n_per_block": self.max_n_per_block,
             "block_sizes": list(self.block_sizes),
             "bytes_model": self.bytes_model,
             "tolerance_model": self.tolerance_model,

@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 import kernels
-from primbench import inputs
+from primbench import ops
 from primbench.errors import UserError
 
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
@@ -132,6 +132,8 @@ class Config:
                 dtypes = [d for d in sweep.dtypes if d in variant.dtypes]
                 for n in sweep.sizes:
                     for block in blocks:
+                        if not variant.takes(n, block):  # a one-block kernel past its block size
+                            continue
                         for dtype in dtypes:
                             for distribution in sweep.distributions:
                                 case = Case(sweep.op, name, dtype, n, block, distribution)
@@ -453,16 +455,22 @@ def _sweep(raw, path, src) -> Sweep:
             raise src.error(path + ("block_sizes",), f"{name} takes none of the block sizes {refused}; it takes "
                             f"{', '.join(map(str, variant.block_sizes))}")
 
-    dtypes = _text_list(raw.get("dtypes", ["float32"]), path + ("dtypes",), src)
-    valid_dtypes = inputs.DTYPES.get(op, ())
+    for name in explicit:
+        variant = kernels.get(op, name)
+        if not any(variant.takes(n, b) for n in sizes for b in blocks):
+            raise src.error(path + ("sizes",), f"{name} runs in one block, so n can be at most the block size "
+                            f"({max(blocks)} here); none of these sizes fits: add a size up to {max(blocks)}")
+
+    dtypes = _text_list(raw.get("dtypes", [ops.dtypes(op)[0]]), path + ("dtypes",), src)
+    valid_dtypes = ops.dtypes(op)
     for d in dtypes:
         if d not in valid_dtypes:
             raise src.error(path + ("dtypes",), f"dtype {d!r} is not available for {op}; valid: {', '.join(valid_dtypes)}")
-    distributions = _text_list(raw.get("distributions", [inputs.DISTRIBUTIONS[op][0]]), path + ("distributions",), src)
+    distributions = _text_list(raw.get("distributions", [ops.distributions(op)[0]]), path + ("distributions",), src)
     for d in distributions:
-        if d not in inputs.DISTRIBUTIONS.get(op, ()):
+        if d not in ops.distributions(op):
             raise src.error(path + ("distributions",), f"distribution {d!r} is not available for {op}; "
-                            f"valid: {', '.join(inputs.DISTRIBUTIONS[op])}")
+                            f"valid: {', '.join(ops.distributions(op))}")
     if not any(not v.block_sizes or set(v.block_sizes) & set(blocks) for v in variants):
         raise src.error(path + ("block_sizes",), "no selected variant takes any of these block sizes")
     return Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),

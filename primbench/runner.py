@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import kernels
-from primbench import __version__, inputs, results, stats, verify
+from primbench import __version__, inputs, ops, results, stats, verify
 from primbench.build import KernelBuildError, load_module
 from primbench.config import Case, Config, config_from_header
 from primbench.errors import UserError
@@ -196,9 +196,7 @@ class Runner:
             "status": "ok", "reason": None, "launches": [], "samples": {"cold_ms": [], "batch_ms": [], "batch_size": None},
         }
         started = time.perf_counter()
-        # Inputs (exact and float), the variant's scratch and the L2 flush buffer, with room to spare;
-        # the ill-conditioned input is shuffled through an argsort (8-byte keys and indices).
-        needed = 3 * case.n * itemsize + (16 * case.n if case.distribution == "ill_conditioned" else 0) + (64 << 20)
+        needed = ops.checks(case.op).working_bytes(case.n, itemsize, case.distribution)
         self._release_inputs_unless(case.input_key, seed)
         free = self.device.free_memory() if needed > (1 << 30) else None
         try:
@@ -230,12 +228,13 @@ class Runner:
             cupy.get_default_memory_pool().free_all_blocks()
 
     def _inputs_for(self, case: Case, seed: int):
-        """(exact input, its expected result, random input, its Reference), made once per input key."""
+        """(exact input, its expected result, random input, its reference), made once per input key."""
         self._release_inputs_unless(case.input_key, seed)
         if not self._inputs:
-            x_exact, expected = inputs.exact_input(case.op, case.n, case.dtype, seed)
-            x = inputs.random_input(case.n, case.dtype, case.distribution, seed + 1)
-            reference = inputs.reference(case.op, x, case.dtype, case.distribution, seed + 1)
+            checks = ops.checks(case.op)
+            x_exact, expected = checks.exact_input(case.n, case.dtype, seed)
+            x = checks.random_input(case.n, case.dtype, case.distribution, seed + 1)
+            reference = checks.reference(x, case.dtype, case.distribution, seed + 1)
             self._inputs = {"key": (case.input_key, seed), "value": (x_exact, expected, x, reference)}
         return self._inputs["value"]
 
@@ -246,27 +245,23 @@ class Runner:
                              grid_scale=grid_scale, **self.device.sm_limits)
 
     def _verify_and_time(self, case: Case, variant, module, seed: int, record: dict) -> None:
+        checks = ops.checks(case.op)
         x_exact, expected, x, reference = self._inputs_for(case, seed)
         plan_exact = variant.prepare(self._context(module, x_exact, case))
-        verify.poison(plan_exact.scratch)
-        plan_exact.run()
-        exact = verify.check_exact_sum(verify.scalar(plan_exact.result()), expected)
+        _run_verified(plan_exact)
+        exact = checks.check_exact(plan_exact.result(), expected)
         del plan_exact
 
         plan = variant.prepare(self._context(module, x, case))
         record["launches"] = plan.launches
-        verify.poison(plan.scratch)
-        plan.run()
-        first = plan.result().get().tobytes()
-        float_check = verify.check_random(case.op, case.dtype, verify.scalar(plan.result()), reference, plan.depth,
-                                          plan.unit_roundoff, plan.result_rounding, case.n)
-        if reference.serial_float32 is not None:  # the accuracy study's left-to-right float32 loop
-            float_check["serial_float32"] = reference.serial_float32
+        _run_verified(plan)
+        first = verify.fingerprint(plan.result())
+        float_check = checks.check_random(plan.result(), reference, plan, case.dtype, case.n)
         record["verify"] = {"exact": exact, "float": float_check, "written": float_check["got"] is not None}
         patterns = [first]
         for _ in range(self.config.determinism_runs - 1):
-            plan.run()
-            patterns.append(plan.result().get().tobytes())
+            _run_verified(plan, poison=False)
+            patterns.append(verify.fingerprint(plan.result()))
         record["determinism"], nondeterministic = verify.determinism(patterns, variant.deterministic_expected)
         record["determinism"]["result_hex"] = first.hex()
         record["determinism"]["across_grids"] = probes = self._grid_probe(variant, module, x, case, plan.launches, first)
@@ -274,10 +269,12 @@ class Runner:
         if variant.grid_independent and not all(p["bitwise_equal"] for p in probes):
             grid_dependent = ("declared grid-independent, but another grid gave other bits: "
                               + ", ".join(f"x{p['grid_scale']} (grids {p['grids']})" for p in probes if not p["bitwise_equal"]))
-        reason = verify.failure_reason(exact, float_check, case.op) or nondeterministic or grid_dependent
+        reason = checks.failure_reason(exact, float_check) or nondeterministic or grid_dependent
         if reason:
             record.update(status="failed", reason=reason)
             return
+        if plan.restore is not None:
+            plan.restore()
         before = self.device.clock_state()
         measurement = self.timer.measure(plan.run, self.config.timing)
         record["samples"], record["timing"] = measurement.as_record()
@@ -297,11 +294,19 @@ class Runner:
             plan = variant.prepare(self._context(module, x, case, grid_scale=scale))
             if plan.launches == launches:
                 continue
-            verify.poison(plan.scratch)
-            plan.run()
+            _run_verified(plan)
             tried.append({"grid_scale": scale, "grids": [launch["grid"] for launch in plan.launches],
-                          "bitwise_equal": plan.result().get().tobytes() == first})
+                          "bitwise_equal": verify.fingerprint(plan.result()) == first})
         return tried
+
+
+def _run_verified(plan, poison: bool = True) -> None:
+    """One run whose result is checked: outputs poisoned first, in-place inputs restored."""
+    if plan.restore is not None:
+        plan.restore()
+    if poison:
+        verify.poison(plan.scratch)
+    plan.run()
 
 
 def _install_sigterm() -> None:

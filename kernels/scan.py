@@ -1,0 +1,315 @@
+"""Scan (inclusive prefix sum) variants: kernels/scan.cu from seed 004's Hillis-Steele block scan to
+a single-pass decoupled look-back scan, and CUB's inclusive scan as the baseline.
+
+Each `prepare` builds the whole operation: every pass of a multi-block scan. The output is a new
+array of n elements; the input is never written (CUB's CuPy wrapper scans in place: see
+cub_scan_prepare).
+
+Tolerance model (float32): each output y_i is a sum of x_0..x_i in which every element passes
+through at most `depth` dependent roundings, so |y_i - exact| <= depth x 2^-24 x (|x_0| + ... + |x_i|).
+The depth is the plan's: the levels of its block scan, the passes of its recursion, and, for
+the look-back, the chain of tile prefixes (up to 7 roundings per tile: a loose worst case; the
+exact input, small integers whose every partial sum is exact, is what catches a wrong offset).
+"""
+
+from __future__ import annotations
+
+import math
+
+from kernels import LaunchContext, Plan, Variant, pow2, register
+
+SOURCE = "scan.cu"
+DTYPES = ("int32", "float32")
+CTYPE = {"int32": "int", "float32": "float"}
+BYTES = "2 * n * itemsize"  # every element read once and written once
+# 16-byte vectors per thread in the fast tile scan: a tile is block x FAST_VECS x 4 elements.
+# Chosen with tools/tune_scan.py on the H200 (docs/perf-notes.md).
+FAST_VECS = 4
+# The same for the prefetching look-back scan, which holds two tiles' vectors (the next one in flight).
+PREFETCH_VECS = 4
+# Loads per lane in one look-back window: the window covers LOOKBACK_WINDOW x 32 tiles.
+LOOKBACK_WINDOW = 4
+FAST_BLOCKS = pow2(128, 1024)
+TILE_BLOCKS = pow2(64, 1024)
+LOOKBACK_ROUNDINGS_PER_TILE = 7  # tile prefix = (window sum: 5-level tree + 1) + aggregate
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _log2_ceil(v: int) -> int:
+    return max(0, math.ceil(math.log2(max(v, 1))))
+
+
+def _u32(v: int):
+    import numpy
+
+    return numpy.uint32(v)
+
+
+def _output(ctx: LaunchContext):
+    import cupy
+
+    return cupy.empty(ctx.n, dtype=ctx.x.dtype)
+
+
+def single_block_prepare(ctx: LaunchContext) -> Plan:
+    """Seed 004's scan<<<1, n>>>: one block of ctx.block >= n threads, shared memory for the block."""
+    import numpy
+
+    name = f"scan_hillis_steele_single_block<{CTYPE[ctx.dtype]}>"
+    kernel = ctx.kernel(name)
+    out = _output(ctx)
+    shared = ctx.block * ctx.x.itemsize
+
+    def run():
+        kernel((1,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)), shared_mem=shared)
+
+    return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": 1, "block": ctx.block}],
+                depth=_log2_ceil(ctx.n) + 1, scratch=[out])
+
+
+# Block scans for the multi-block scan: kernel template, elements per thread, shared words per
+# element (padding included), and the roundings one level adds to an element.
+TILE_SCANS = {
+    "hillis_steele": ("tile_scan_hillis_steele<{t}>", 1, 1.0, lambda tile: _log2_ceil(tile) + 1),
+    "blelloch": ("tile_scan_blelloch<{t}, false>", 2, 1.0, lambda tile: 2 * _log2_ceil(tile) + 2),
+    "blelloch_padded": ("tile_scan_blelloch<{t}, true>", 2, 33 / 32, lambda tile: 2 * _log2_ceil(tile) + 2),
+    "warp_shuffle": ("tile_scan_warp_shuffle<{t}>", 1, 0.0, lambda tile: 5 + 5 + 2),
+}
+
+
+def tile_scan_plan(block_scan: str):
+    """Scan, then add offsets: scan each tile and write its total; scan the totals the same way
+    (recursively, in place) until one tile holds them; add each tile's scanned offset back down.
+    Traffic: about 4n (read, write, then read and write again to add the offsets)."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+
+        template, per_thread, shared_words, level_depth = TILE_SCANS[block_scan]
+        name = template.format(t=CTYPE[ctx.dtype])
+        add_name = f"add_tile_offsets<{CTYPE[ctx.dtype]}>"
+        scan_kernel, add_kernel = ctx.kernel(name), ctx.kernel(add_name)
+        block = ctx.block
+        tile = block * per_thread
+        shared = int(math.ceil(tile * shared_words)) * ctx.x.itemsize
+        out = _output(ctx)
+        # Level k scans `counts[k]` values held in `arrays[k]`, writing one total per tile to arrays[k + 1].
+        counts, arrays = [ctx.n], [out]
+        while True:
+            tiles = _ceil_div(counts[-1], tile)
+            arrays.append(cupy.empty(tiles, dtype=ctx.x.dtype))
+            if tiles == 1:
+                break
+            counts.append(tiles)
+        sources = [ctx.x] + arrays[1:-1]  # level 0 reads the input, the others scan the totals in place
+        launches = [{"kernel": name, "grid": _ceil_div(c, tile), "block": block} for c in counts]
+        launches += [{"kernel": add_name, "grid": _ceil_div(c - tile, 256), "block": 256}
+                     for c in reversed(counts) if c > tile]
+
+        def run():
+            for level, count in enumerate(counts):
+                scan_kernel((_ceil_div(count, tile),), (block,), (sources[level], arrays[level], arrays[level + 1], _u32(count)),
+                            shared_mem=shared)
+            for level in reversed(range(len(counts))):
+                count = counts[level]
+                if count > tile:
+                    add_kernel((_ceil_div(count - tile, 256),), (256,), (arrays[level], arrays[level + 1], _u32(count), _u32(tile)))
+
+        return Plan(run=run, result=lambda: out, launches=launches,
+                    depth=len(counts) * level_depth(tile) + 1, scratch=arrays)
+
+    return prepare
+
+
+def _fast_tile(ctx: LaunchContext, vecs: int) -> int:
+    return ctx.block * vecs * 4
+
+
+def _fast_depth(ctx: LaunchContext, vecs: int) -> int:
+    """Roundings inside one tile of the fast scan: the vector, the warp scan, the step chain, the warps."""
+    return 3 + 5 + vecs + 1 + _log2_ceil(ctx.block // 32) + 2
+
+
+def lookback_plan(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW, experiment: int = 0):
+    """One pass, one tile per block, tiles chained by decoupled look-back."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+
+        name = f"scan_decoupled_lookback<{CTYPE[ctx.dtype]}, {vecs}, {window}>" if not experiment else \
+            f"scan_decoupled_lookback<{CTYPE[ctx.dtype]}, {vecs}, {window}, {experiment}>"
+        kernel = ctx.kernel(name)
+        tiles = _ceil_div(ctx.n, _fast_tile(ctx, vecs))
+        out = _output(ctx)
+        status = cupy.zeros(tiles, dtype=cupy.uint64)  # epoch 0: nothing published
+        counter = cupy.zeros(1, dtype=cupy.uint32)  # the tile ticket; the last block resets it
+        _check_aligned(ctx.x, out)
+        epoch = {"value": 0}
+
+        def run():
+            # A new epoch per call: what earlier calls left in `status` reads as unpublished.
+            epoch["value"] = epoch["value"] % (2**30 - 1) + 1
+            kernel((tiles,), (ctx.block,), (ctx.x, out, status, counter, _u32(ctx.n), _u32(epoch["value"])))
+
+        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": tiles, "block": ctx.block}],
+                    depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
+
+    return prepare
+
+
+def lookback_prefetch_plan(vecs: int = PREFETCH_VECS):
+    """One wave of resident blocks taking tiles by ticket, the next tile's loads in flight during
+    each look-back."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+
+        name = f"scan_decoupled_lookback_prefetch<{CTYPE[ctx.dtype]}, {vecs}>"
+        kernel = ctx.kernel(name)
+        tiles = _ceil_div(ctx.n, _fast_tile(ctx, vecs))
+        grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=vecs * 4)
+        out = _output(ctx)
+        status = cupy.zeros(tiles, dtype=cupy.uint64)
+        counter = cupy.zeros(1, dtype=cupy.uint32)
+        _check_aligned(ctx.x, out)
+        epoch = {"value": 0}
+
+        def run():
+            epoch["value"] = epoch["value"] % (2**30 - 1) + 1
+            kernel((grid,), (ctx.block,), (ctx.x, out, status, counter, _u32(ctx.n), _u32(tiles), _u32(epoch["value"])))
+
+        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block, "tiles": tiles}],
+                    depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
+
+    return prepare
+
+
+def reduce_then_scan_plan(vecs: int = FAST_VECS):
+    """Three passes: the sum of each tile; one block scans those sums; each tile is scanned again
+    from its offset. Reads the input twice: 3n of traffic against the look-back's 2n."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+
+        t = CTYPE[ctx.dtype]
+        names = (f"tile_reduce<{t}, {vecs}>", f"scan_tile_sums_exclusive<{t}>", f"tile_scan_with_prefix<{t}, {vecs}>")
+        reduce_kernel, sums_kernel, scan_kernel = (ctx.kernel(name) for name in names)
+        tiles = _ceil_div(ctx.n, _fast_tile(ctx, vecs))
+        out = _output(ctx)
+        sums = cupy.empty(tiles, dtype=ctx.x.dtype)
+        _check_aligned(ctx.x, out)
+        n = _u32(ctx.n)
+        sums_block = 1024
+
+        def run():
+            reduce_kernel((tiles,), (ctx.block,), (ctx.x, sums, n))
+            sums_kernel((1,), (sums_block,), (sums, _u32(tiles)))
+            scan_kernel((tiles,), (ctx.block,), (ctx.x, out, sums, n))
+
+        sums_depth = (vecs * 4 + 10) + _ceil_div(tiles, sums_block * 4) + 4 + 5 + 5 + 2
+        return Plan(run=run, result=lambda: out,
+                    launches=[{"kernel": names[0], "grid": tiles, "block": ctx.block},
+                              {"kernel": names[1], "grid": 1, "block": sums_block},
+                              {"kernel": names[2], "grid": tiles, "block": ctx.block}],
+                    depth=_fast_depth(ctx, vecs) + sums_depth, scratch=[out, sums])
+
+    return prepare
+
+
+def _check_aligned(*arrays) -> None:
+    for array in arrays:
+        if array.data.ptr % 16:
+            raise RuntimeError("the 16-byte-load scans need 16-byte-aligned arrays (CuPy allocations are 256-byte aligned)")
+
+
+# CUB's tile and its look-back chain are not ours to see: the float tolerance assumes tiles of at
+# least this many elements (CUB's scan tiles hold thousands) and our look-back's roundings per tile.
+CUB_ASSUMED_MIN_TILE = 128
+
+
+def cub_scan_prepare(ctx: LaunchContext) -> Plan:
+    """CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan, which scans in place: the plan
+    copies the input once (not timed); `restore` copies it back before each verified run. Timed
+    runs rescan their own output, which costs CUB the same: integer and float additions take the
+    same time whatever the values."""
+    from cupy.cuda import cub
+
+    buffer = ctx.x.copy()
+
+    def run():
+        cub.device_scan(buffer, cub.CUPY_CUB_CUMSUM)
+
+    def restore():
+        buffer[...] = ctx.x
+
+    tiles = _ceil_div(ctx.n, CUB_ASSUMED_MIN_TILE)
+    return Plan(run=run, result=lambda: buffer, launches=[{"kernel": "cub::DeviceScan::InclusiveSum", "grid": None, "block": None}],
+                depth=LOOKBACK_ROUNDINGS_PER_TILE * tiles + 64, restore=restore)
+
+
+def _kernel_names(template: str) -> tuple[str, ...]:
+    return tuple(template.format(t=CTYPE[dtype]) for dtype in DTYPES)
+
+
+def _fast_names(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW) -> tuple[str, ...]:
+    names = []
+    for dtype in DTYPES:
+        t = CTYPE[dtype]
+        names += [f"scan_decoupled_lookback<{t}, {vecs}, {window}>", f"tile_reduce<{t}, {vecs}>",
+                  f"scan_tile_sums_exclusive<{t}>", f"tile_scan_with_prefix<{t}, {vecs}>",
+                  f"scan_decoupled_lookback_prefetch<{t}, {PREFETCH_VECS}>"]
+    return tuple(names)
+
+
+def _register(name, order, series, origin, prepare, kernel_names, *, block_sizes, work_span, notes="",
+              deterministic=True, max_n_per_block=None, tolerance="depth x 2^-24 x prefix sum|x| (see kernels/scan.py)"):
+    register(Variant(
+        op="scan", name=name, origin=origin, series=series, order=order, prepare=prepare, block_sizes=block_sizes,
+        bytes_model=BYTES, tolerance_model=tolerance, deterministic_expected=deterministic,
+        source=SOURCE if kernel_names else None, kernels=kernel_names, dtypes=DTYPES, notes=notes,
+        work_span=work_span, max_n_per_block=max_n_per_block,
+    ))
+
+
+_register("seed004_hillis_steele_single_block", 10, "seed004", "seed 004 §4.2: Hillis-Steele scan in one block (scan<<<1, n>>>)",
+          single_block_prepare, _kernel_names("scan_hillis_steele_single_block<{t}>"), block_sizes=pow2(32, 1024),
+          work_span=("n log2 n", "log2 n"), max_n_per_block=1,
+          notes="The article's kernel: one block, so n is at most the block size (1024). Input and output are "
+                "separate arrays here so that every timed run scans the same data.")
+_register("hillis_steele_tiles", 20, "seed004", "seed 004 §4.2's Hillis-Steele step as the block scan of a multi-block scan",
+          tile_scan_plan("hillis_steele"), _kernel_names("tile_scan_hillis_steele<{t}>") + _kernel_names("add_tile_offsets<{t}>"),
+          block_sizes=TILE_BLOCKS, work_span=("n log2 B", "log2 B per level"),
+          notes="Scan each tile of B elements, scan the tile totals the same way, add each tile's offset: about 4n of traffic.")
+_register("blelloch_tiles", 30, "textbook", "Blelloch's work-efficient scan (up-sweep, down-sweep; GPU Gems 3 ch. 39), seed 004's O(n) alternative",
+          tile_scan_plan("blelloch"), _kernel_names("tile_scan_blelloch<{t}, false>") + _kernel_names("add_tile_offsets<{t}>"),
+          block_sizes=TILE_BLOCKS, work_span=("2n", "2 log2(2B) per level"),
+          notes="Two elements per thread; the tree's stride-2^d accesses hit the same shared-memory bank.")
+_register("blelloch_padded_tiles", 31, "textbook", "Blelloch's scan with one padding word every 32 (no bank conflicts)",
+          tile_scan_plan("blelloch_padded"), _kernel_names("tile_scan_blelloch<{t}, true>") + _kernel_names("add_tile_offsets<{t}>"),
+          block_sizes=TILE_BLOCKS, work_span=("2n", "2 log2(2B) per level"))
+_register("warp_shuffle_tiles", 40, "textbook", "block scan from __shfl_up_sync warp scans (the building block of the fast scans)",
+          tile_scan_plan("warp_shuffle"), _kernel_names("tile_scan_warp_shuffle<{t}>") + _kernel_names("add_tile_offsets<{t}>"),
+          block_sizes=TILE_BLOCKS, work_span=("n log2 32", "log2 32 + log2(B/32) per level"))
+_register("reduce_then_scan", 50, "beyond", f"primbench: reduce, scan the tile sums, scan again (16-byte loads, {FAST_VECS * 4} elements per thread)",
+          reduce_then_scan_plan(), _fast_names(), block_sizes=FAST_BLOCKS, work_span=("2n", "log2 n"),
+          notes="Reads the input twice: 3n of traffic, so at best 2/3 of a single pass.")
+_register("decoupled_lookback", 60, "beyond", "Merrill & Garland 2016: single-pass scan with decoupled look-back, 16-byte loads, tiles by atomic ticket",
+          lookback_plan(), _fast_names(), block_sizes=FAST_BLOCKS, work_span=("n", "log2 B + look-back"),
+          deterministic=False,
+          notes="float32 results can differ in the last bits from run to run: a tile's prefix adds up whichever "
+                "predecessors had published their prefix when it looked. int32 is exact.")
+_register("decoupled_lookback_prefetch", 61, "beyond", "primbench: the look-back scan in one wave of blocks that take tiles by ticket and load the next tile during each look-back",
+          lookback_prefetch_plan(), _fast_names(), block_sizes=FAST_BLOCKS, work_span=("n", "log2 B + look-back"),
+          deterministic=False,
+          notes="The one-tile-per-block kernel leaves its SM idle while it waits for its predecessors; here the "
+                "next tile's loads are in flight meanwhile. float32 bits vary run to run, as above.")
+register(Variant(
+    op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
+    series="baseline", order=90, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES,
+    tolerance_model=f"assumed: as a look-back over tiles of at least {CUB_ASSUMED_MIN_TILE} elements",
+    deterministic_expected=False, dtypes=DTYPES, work_span=("n", "log2 n + look-back"),
+    notes="CuPy exposes CUB's scan in place only: it rescans its own output on each timed run (same cost).",
+))

@@ -1,0 +1,126 @@
+"""Every scan variant against numpy.cumsum on the GPU (marker `gpu`; `make gpu-test`), through the
+checks the runner applies.
+
+Sizes: 1, 31, 1000, 2^20 + 7 (multiples of no block size, no tile and no 16-byte vector width)
+and 2^26. The single-block seed kernel takes n up to its block size, so it meets the sizes it can.
+"""
+
+import numpy
+import pytest
+
+import kernels
+from kernels import LaunchContext
+from primbench import ops, verify
+from primbench.build import load_module
+
+pytestmark = pytest.mark.gpu
+
+SIZES = [1, 31, 1000, 2**20 + 7, 2**26]
+VARIANTS = kernels.variants("scan")
+CHECKS = ops.checks("scan")
+
+
+@pytest.fixture(scope="module")
+def sm_count():
+    import cupy
+
+    return cupy.cuda.Device().attributes["MultiProcessorCount"]
+
+
+_INPUTS: dict = {}
+
+
+def case_inputs(n, dtype):
+    """(exact input, its prefix sums, random input, reference), one size and dtype at a time."""
+    key = (n, dtype)
+    if key not in _INPUTS:
+        _INPUTS.clear()
+        exact, expected = CHECKS.exact_input(n, dtype, seed=100 + n % 97)
+        x = CHECKS.random_input(n, dtype, "uniform", 200 + n % 89)
+        _INPUTS[key] = (exact, expected, x, CHECKS.reference(x, dtype, "uniform", 200 + n % 89))
+    return _INPUTS[key]
+
+
+def _run(variant, x, n, block, sm_count, dtype):
+    module = load_module(variant.source, variant.kernels) if variant.source else None
+    plan = variant.prepare(LaunchContext(module, x, n, block, sm_count, dtype=dtype))
+    if plan.restore:
+        plan.restore()
+    verify.poison(plan.scratch)
+    plan.run()
+    return plan
+
+
+@pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.key)
+def test_every_scan_is_exact_on_int32_against_numpy_cumsum_at_every_block_size(variant, n, sm_count):
+    import cupy
+
+    blocks = [b for b in variant.block_sizes or (None,) if variant.takes(n, b)]
+    if not blocks:
+        pytest.skip(f"{variant.name} runs in one block: n = {n} is past its largest block size")
+    exact, expected, x, _reference = case_inputs(n, "int32")
+    wanted = numpy.cumsum(x.get().astype(numpy.int64))
+    wanted = ((wanted + 2**31) % 2**32 - 2**31).astype(numpy.int32)  # int32 sums wrap, as in the kernels
+    for block in blocks:
+        plan = _run(variant, exact, n, block, sm_count, "int32")
+        assert CHECKS.check_exact(plan.result(), expected)["ok"], f"{variant.key} block={block} n={n}: exact input"
+        plan = _run(variant, x, n, block, sm_count, "int32")
+        got = cupy.asnumpy(plan.result())
+        bad = numpy.flatnonzero(got != wanted)
+        assert bad.size == 0, f"{variant.key} block={block} n={n}: {bad.size} wrong, first at {bad[0]}: {got[bad[0]]} != {wanted[bad[0]]}"
+
+
+@pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.key)
+def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_valued_input(variant, n, sm_count):
+    blocks = [b for b in variant.block_sizes or (None,) if variant.takes(n, b)]
+    if not blocks:
+        pytest.skip(f"{variant.name} runs in one block: n = {n} is past its largest block size")
+    exact, expected, x, reference = case_inputs(n, "float32")
+    for block in blocks:
+        plan = _run(variant, exact, n, block, sm_count, "float32")
+        check_exact = CHECKS.check_exact(plan.result(), expected)
+        plan = _run(variant, x, n, block, sm_count, "float32")
+        check = CHECKS.check_random(plan.result(), reference, plan, "float32", n)
+        reason = CHECKS.failure_reason(check_exact, check)
+        assert reason is None, f"{variant.key} block={block} n={n}: {reason}"
+
+
+def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_array(sm_count):
+    # The tile status is never cleared: each call's epoch makes the words of the call before read
+    # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix.
+    variant = kernels.get("scan", "decoupled_lookback")
+    n = 2**22 + 5
+    exact, expected = CHECKS.exact_input(n, "int32", seed=9)
+    plan = _run(variant, exact, n, 256, sm_count, "int32")
+    for _ in range(10):
+        verify.poison(plan.scratch)
+        plan.run()
+        assert CHECKS.check_exact(plan.result(), expected)["ok"]
+
+
+def test_a_scan_that_loses_one_element_is_caught_with_its_position(sm_count):
+    # The element check must be able to fail: scanning with one element zeroed changes every prefix
+    # from that index on, and the check names that index first.
+    variant = kernels.get("scan", "decoupled_lookback")
+    n = 2**20 + 7
+    exact, expected = CHECKS.exact_input(n, "float32", seed=4)
+    broken = exact.copy()
+    broken[123457] = 0
+    plan = _run(variant, broken, n, 256, sm_count, "float32")
+    check = CHECKS.check_exact(plan.result(), expected)
+    assert not check["ok"] and check["first_mismatch"]["index"] == 123457
+    assert "index 123457" in CHECKS.failure_reason(check, {"ok": True})
+
+
+def test_an_unwritten_tile_is_reported_as_nan_or_unwritten(sm_count):
+    import cupy
+
+    out = cupy.empty(5000, dtype=cupy.float32)
+    verify.poison([out])
+    expected = cupy.arange(5000, dtype=cupy.float64)
+    out[:4096] = expected[:4096].astype(cupy.float32)
+    check = CHECKS.check_exact(out, expected)
+    assert check["mismatches"] == 5000 - 4096
+    assert "NaN or unwritten" in CHECKS.failure_reason(check, {"ok": True})
