@@ -371,8 +371,9 @@ __device__ __forceinline__ unsigned long long read_status(const unsigned long lo
 // inclusive prefix has published something, add those values, and slide the window back if no
 // tile in it had a prefix. Publishing the prefix ends the tile's part. A wide window matters:
 // with one tile per SM in flight the nearest prefix is typically a hundred tiles back, and each
-// window read is an L2 round trip.
-template <typename T, int kWindow, bool kBackoff = false>
+// window read is an L2 round trip. (Measured on the H200, docs/perf-notes.md: 2 or 4 loads per
+// lane were 1-15 % slower than 1, and a __nanosleep backoff in the spin changed nothing.)
+template <typename T, int kWindow>
 struct LookBackPrefix {
     unsigned long long* status;
     unsigned epoch;
@@ -413,7 +414,6 @@ struct LookBackPrefix {
                 for (int k = 0; k < kWindow; ++k)
                     waiting |= (32 * k + lane <= nearest_prefix) && flag[k] == STATUS_NONE;
                 if (!__any_sync(FULL_MASK, waiting)) break;
-                if (kBackoff) __nanosleep(200);
             }
             T mine = T(0);
 #pragma unroll
@@ -432,65 +432,17 @@ struct LookBackPrefix {
 // blockIdx.x: a block only ever waits for tiles whose blocks took their tickets earlier, so are
 // already running, whatever order the hardware starts blocks in (no deadlock). The block that
 // takes the last ticket resets the counter for the next call.
-template <typename T, int kVecs, int kWindow, int kExperiment = 0>
+template <typename T, int kVecs, int kWindow>
 __global__ void __launch_bounds__(1024) scan_decoupled_lookback(const T* in, T* out, unsigned long long* status, unsigned* tile_counter,
                                         unsigned n, unsigned epoch) {
     __shared__ unsigned tile;
-    if (kExperiment & 2) {
-        fast_tile_scan<T, kVecs>(in, out, n, blockIdx.x, LookBackPrefix<T, kWindow, (kExperiment & 1) != 0>{status, epoch});
-        return;
-    }
     if (threadIdx.x == 0) {
         const unsigned ticket = atomicAdd(tile_counter, 1u);
         if (ticket == gridDim.x - 1) *tile_counter = 0;
         tile = ticket;
     }
     __syncthreads();
-    fast_tile_scan<T, kVecs>(in, out, n, tile, LookBackPrefix<T, kWindow, (kExperiment & 1) != 0>{status, epoch});
-}
-
-// A ticket from the counter; the draw that takes the last of `tickets` resets it for the next call
-// (every other draw has happened by then).
-__device__ __forceinline__ unsigned take_ticket(unsigned* counter, unsigned tickets) {
-    const unsigned ticket = atomicAdd(counter, 1u);
-    if (ticket == tickets - 1) *counter = 0;
-    return ticket;
-}
-
-// The look-back scan with its wait hidden: one wave of resident blocks, each taking tiles by ticket
-// until none is left. A block draws its next ticket while it scans the current tile, and starts
-// the next tile's loads before the look-back, so the SM's memory traffic goes on while the block
-// waits for its predecessors (in the one-tile-per-block kernel that wait leaves the SM idle).
-// Still deadlock-free: a block waits only on smaller tickets, drawn by blocks already running.
-template <typename T, int kVecs>
-__global__ void __launch_bounds__(1024, 1) scan_decoupled_lookback_prefetch(const T* in, T* out, unsigned long long* status,
-                                                                          unsigned* tile_counter, unsigned n, unsigned tiles,
-                                                                          unsigned epoch) {
-    __shared__ unsigned next_ticket;
-    __shared__ T warp_offsets[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const unsigned tickets = tiles + gridDim.x;  // each block's last draw is past the last tile
-    if (threadIdx.x == 0) next_ticket = take_ticket(tile_counter, tickets);
-    __syncthreads();
-    unsigned tile = next_ticket;
-    uint4 raw[kVecs];
-    bool whole = tile < tiles && issue_tile_loads<T, kVecs>(in, n, tile_start<kVecs>(tile), warp, lane, raw);
-    const LookBackPrefix<T, 1> prefix{status, epoch};
-    while (tile < tiles) {
-        __syncthreads();  // every thread has read next_ticket and warp_offsets
-        if (threadIdx.x == 0) next_ticket = take_ticket(tile_counter, tickets);
-        TileInRegisters<T, kVecs> regs;
-        unpack_tile<T, kVecs>(in, n, tile_start<kVecs>(tile), warp, lane, whole, raw, regs);
-        scan_warp_slice(lane, regs);
-        if (lane == 0) warp_offsets[warp] = regs.warp_total;
-        __syncthreads();
-        const unsigned next = next_ticket;
-        whole = next < tiles && issue_tile_loads<T, kVecs>(in, n, tile_start<kVecs>(next), warp, lane, raw);
-        tile_offsets(warp_offsets, tile, prefix, lane, warp);
-        __syncthreads();
-        store_tile(out, n, tile_start<kVecs>(tile), warp, lane, warp_offsets[warp], regs);
-        tile = next;
-    }
+    fast_tile_scan<T, kVecs>(in, out, n, tile, LookBackPrefix<T, kWindow>{status, epoch});
 }
 
 // Reduce-then-scan, pass 1: the sum of each tile (3n bytes in all: read, read again, write).

@@ -24,11 +24,9 @@ CTYPE = {"int32": "int", "float32": "float"}
 BYTES = "2 * n * itemsize"  # every element read once and written once
 # 16-byte vectors per thread in the fast tile scan: a tile is block x FAST_VECS x 4 elements.
 # Chosen with tools/tune_scan.py on the H200 (docs/perf-notes.md).
-FAST_VECS = 4
-# The same for the prefetching look-back scan, which holds two tiles' vectors (the next one in flight).
-PREFETCH_VECS = 4
+FAST_VECS = 8
 # Loads per lane in one look-back window: the window covers LOOKBACK_WINDOW x 32 tiles.
-LOOKBACK_WINDOW = 4
+LOOKBACK_WINDOW = 1
 FAST_BLOCKS = pow2(128, 1024)
 TILE_BLOCKS = pow2(64, 1024)
 LOOKBACK_ROUNDINGS_PER_TILE = 7  # tile prefix = (window sum: 5-level tree + 1) + aggregate
@@ -133,14 +131,13 @@ def _fast_depth(ctx: LaunchContext, vecs: int) -> int:
     return 3 + 5 + vecs + 1 + _log2_ceil(ctx.block // 32) + 2
 
 
-def lookback_plan(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW, experiment: int = 0):
+def lookback_plan(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW):
     """One pass, one tile per block, tiles chained by decoupled look-back."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import cupy
 
-        name = f"scan_decoupled_lookback<{CTYPE[ctx.dtype]}, {vecs}, {window}>" if not experiment else \
-            f"scan_decoupled_lookback<{CTYPE[ctx.dtype]}, {vecs}, {window}, {experiment}>"
+        name = f"scan_decoupled_lookback<{CTYPE[ctx.dtype]}, {vecs}, {window}>"
         kernel = ctx.kernel(name)
         tiles = _ceil_div(ctx.n, _fast_tile(ctx, vecs))
         out = _output(ctx)
@@ -155,33 +152,6 @@ def lookback_plan(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW, experime
             kernel((tiles,), (ctx.block,), (ctx.x, out, status, counter, _u32(ctx.n), _u32(epoch["value"])))
 
         return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": tiles, "block": ctx.block}],
-                    depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
-
-    return prepare
-
-
-def lookback_prefetch_plan(vecs: int = PREFETCH_VECS):
-    """One wave of resident blocks taking tiles by ticket, the next tile's loads in flight during
-    each look-back."""
-
-    def prepare(ctx: LaunchContext) -> Plan:
-        import cupy
-
-        name = f"scan_decoupled_lookback_prefetch<{CTYPE[ctx.dtype]}, {vecs}>"
-        kernel = ctx.kernel(name)
-        tiles = _ceil_div(ctx.n, _fast_tile(ctx, vecs))
-        grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=vecs * 4)
-        out = _output(ctx)
-        status = cupy.zeros(tiles, dtype=cupy.uint64)
-        counter = cupy.zeros(1, dtype=cupy.uint32)
-        _check_aligned(ctx.x, out)
-        epoch = {"value": 0}
-
-        def run():
-            epoch["value"] = epoch["value"] % (2**30 - 1) + 1
-            kernel((grid,), (ctx.block,), (ctx.x, out, status, counter, _u32(ctx.n), _u32(tiles), _u32(epoch["value"])))
-
-        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block, "tiles": tiles}],
                     depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
 
     return prepare
@@ -259,8 +229,7 @@ def _fast_names(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW) -> tuple[s
     for dtype in DTYPES:
         t = CTYPE[dtype]
         names += [f"scan_decoupled_lookback<{t}, {vecs}, {window}>", f"tile_reduce<{t}, {vecs}>",
-                  f"scan_tile_sums_exclusive<{t}>", f"tile_scan_with_prefix<{t}, {vecs}>",
-                  f"scan_decoupled_lookback_prefetch<{t}, {PREFETCH_VECS}>"]
+                  f"scan_tile_sums_exclusive<{t}>", f"tile_scan_with_prefix<{t}, {vecs}>"]
     return tuple(names)
 
 
@@ -301,11 +270,6 @@ _register("decoupled_lookback", 60, "beyond", "Merrill & Garland 2016: single-pa
           deterministic=False,
           notes="float32 results can differ in the last bits from run to run: a tile's prefix adds up whichever "
                 "predecessors had published their prefix when it looked. int32 is exact.")
-_register("decoupled_lookback_prefetch", 61, "beyond", "primbench: the look-back scan in one wave of blocks that take tiles by ticket and load the next tile during each look-back",
-          lookback_prefetch_plan(), _fast_names(), block_sizes=FAST_BLOCKS, work_span=("n", "log2 B + look-back"),
-          deterministic=False,
-          notes="The one-tile-per-block kernel leaves its SM idle while it waits for its predecessors; here the "
-                "next tile's loads are in flight meanwhile. float32 bits vary run to run, as above.")
 register(Variant(
     op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
     series="baseline", order=90, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES,

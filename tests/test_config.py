@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+import kernels
 from primbench.config import ConfigError, load_config
 
 # file in tests/bad_configs -> (line the error must point at, or None; words the message must contain)
@@ -33,6 +34,7 @@ BAD_CONFIGS = {
     "timing_not_finite.yaml": (2, ["min_time_s", "finite"]),
     "recursive_alias.yaml": (None, ["refers to itself"]),
     "huge_exponent.yaml": (3, ["2^14300", "2^30"]),
+    "single_block_scan_too_large.yaml": (5, ["seed004_hillis_steele_single_block runs in one block", "up to 1024"]),
     "non_string_key.yaml": (1, ["key 1 is not a name"]),
     "compare_threshold_not_a_fraction.yaml": (4, ["threshold", "between 0 and 1"]),
     "compare_threshold_names_no_op.yaml": (5, ["'sort/*' names no op", "reduce"]),
@@ -42,14 +44,17 @@ BAD_CONFIGS = {
 def test_the_bundled_configs_expand_to_the_documented_sweeps(repo):
     default = load_config(repo / "configs/default.yaml")
     cases = default.cases()
-    sizes = sorted({c.n for c in cases})
+    sizes = sorted({c.n for c in cases if c.op == "reduce"})
     assert sizes[0] == 2**10 and sizes[-1] == 2**28
+    # scan: every variant, seed 004's one-block kernel only at sizes within its block
+    assert {c.variant for c in cases if c.op == "scan"} == {v.name for v in kernels.variants("scan")}
+    assert max(c.n for c in cases if c.variant == "seed004_hillis_steele_single_block") == 1024
     assert {c.block for c in cases if c.variant == "reduce2_sequential"} == {64, 128, 256, 512, 1024}
     assert {c.block for c in cases if c.variant == "cub_device_reduce"} == {None}
     assert len({c.key for c in cases}) == len(cases)
     progression = load_config(repo / "configs/progression.yaml")
     assert {c.n for c in progression.cases()} == {2**25}
-    for name in ("reduce-beyond", "nightly"):
+    for name in ("reduce-beyond", "nightly", "scan"):
         assert load_config(repo / f"configs/{name}.yaml").cases()
 
 
@@ -121,3 +126,13 @@ def test_bench_run_on_a_bad_config_prints_one_line_and_exits_2_without_a_traceba
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("primbench: tests/bad_configs/")
+
+
+def test_a_one_block_variant_gets_only_the_sizes_that_fit_its_block(tmp_path):
+    path = tmp_path / "scan.yaml"
+    path.write_text("sweeps:\n  - op: scan\n    variants: ['*']\n    sizes: [200, 1000, '2^20']\n    block_sizes: [256, 1024]\n")
+    cases = load_config(path).cases()
+    single = {(c.n, c.block) for c in cases if c.variant == "seed004_hillis_steele_single_block"}
+    assert single == {(200, 256), (200, 1024), (1000, 1024)}
+    assert {c.dtype for c in cases} == {"int32"}  # a scan sweep that names no dtype gets the op's first
+    assert any(c.variant == "decoupled_lookback" and c.n == 2**20 for c in cases)

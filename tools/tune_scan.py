@@ -17,8 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 VECS = (4, 8)
 BLOCKS = (256, 512, 1024)
-WINDOWS = (1,)
-EXPERIMENTS = {0: 'ticket', 1: 'ticket+backoff'}
+WINDOWS = (1, 2)
 
 
 def main() -> int:
@@ -43,8 +42,6 @@ def main() -> int:
     policy = TimingPolicy(min_samples=20, max_noise=0.005, min_time_s=0.005, max_time_s=0.3, max_samples=300)
     code = (KERNEL_DIR / scan.SOURCE).read_text()
     names = sorted({name for v in VECS for w in WINDOWS for name in scan._fast_names(v, w)})
-    names += [f'scan_decoupled_lookback<int, {v}, {w}, {e}>' for v in VECS for w in WINDOWS for e in EXPERIMENTS if e]
-    names += [f'scan_decoupled_lookback_prefetch<int, {v}>' for v in VECS]
     module = cupy.RawModule(code=code, name_expressions=names, options=BASE_OPTIONS)
     copy_peak = None
     rows = []
@@ -73,9 +70,7 @@ def main() -> int:
                 lambda: buffer, n, wanted, {})
         for vecs, block in itertools.product(VECS, BLOCKS):
             ctx = LaunchContext(module, x, n, block, device.sm_count, dtype="int32", **device.sm_limits)
-            forms = [(f"lookback window={w}x32 {label}", scan.lookback_plan(vecs, w, experiment))
-                     for w in WINDOWS for experiment, label in EXPERIMENTS.items()]
-            forms += [("lookback prefetch", scan.lookback_prefetch_plan(vecs))]
+            forms = [(f"lookback window={w}x32", scan.lookback_plan(vecs, w)) for w in WINDOWS]
             for label, prepare in forms + [("reduce_then_scan", scan.reduce_then_scan_plan(vecs))]:
                 plan = prepare(ctx)
                 measure(f"{label} vecs={vecs} block={block}", plan.run, plan.result, n, wanted,

@@ -380,6 +380,13 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
                 "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
             }
         )
+    progression = None
+    if op != tables.STORY_OP:  # the story op has its own, larger section
+        n, exact = tables.choose_progression_size(frame, op)
+        table = tables.progression_table(frame, n, (), op, dtype, distribution) if n else None
+        if table is not None and not table.empty:
+            progression = {"n": n, "n_exact": exact, "rows": _records(table),
+                           "baseline": tables.baseline_variant(frame, op)}
     other_slices = sorted(
         {(d, s) for d, s in zip(frame[frame["op"] == op]["dtype"], frame[frame["op"] == op]["distribution"])}
         - {(dtype, distribution)},
@@ -391,6 +398,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "distribution": distribution,
         "other_slices": other_slices,
         "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
+        "progression": progression,
         "best_per_size": _records(tables.best_per_size(frame, op, dtype, distribution)),
         "bandwidth_chart": bandwidth_chart,
         "sweeps": sweeps,

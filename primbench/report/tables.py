@@ -41,7 +41,7 @@ def annotate(frame, variants_info: dict):
 
     frame = frame.copy()
     if frame.empty:
-        for column in ("origin", "hazard", "notes", "deterministic_expected", "noise_pct", "valid"):
+        for column in ("origin", "hazard", "notes", "deterministic_expected", "work", "span", "noise_pct", "valid"):
             frame[column] = pd.Series(dtype=object)
         return frame
     # pandas turns the library variants' null block into NaN and every block into a float.
@@ -52,6 +52,8 @@ def annotate(frame, variants_info: dict):
     frame["hazard"] = [d.get("hazard") for d in declared]
     frame["notes"] = [d.get("notes", "") for d in declared]
     frame["deterministic_expected"] = [d.get("deterministic_expected") for d in declared]
+    frame["work"] = [(d.get("work_span") or ("", ""))[0] for d in declared]
+    frame["span"] = [(d.get("work_span") or ("", ""))[1] for d in declared]
     frame["noise_pct"] = frame["noise"] * 100
     frame["valid"] = (frame["status"] == "ok") & frame["median_ms"].map(lambda t: is_number(t) and t > 0)
     return frame
@@ -143,7 +145,12 @@ def _rows_with_block(cases, block):
 
 
 def progression_variants(frame, op: str = STORY_OP) -> list[str]:
-    """The story's rows: the harris series in its order, primbench's kernels past the seeds, then the baseline(s)."""
+    """The story's rows: the harris series in its order, primbench's kernels past the seeds, then the
+    baseline(s). Another op's progression is every variant in its declared order (baselines last)."""
+    if op != STORY_OP:
+        cases = frame[frame["op"] == op].drop_duplicates("variant")
+        ordered = cases.assign(_baseline=cases["series"] == BASELINE_SERIES).sort_values(["_baseline", "order", "variant"])
+        return list(ordered["variant"])
     groups = {HARRIS_SERIES: 0, BEYOND_SERIES: 1, BASELINE_SERIES: 2}
     cases = frame[(frame["op"] == op) & frame["series"].isin(list(groups))]
     ordered = cases.drop_duplicates("variant").assign(
@@ -172,6 +179,8 @@ def progression_table(frame, n: int, references=(), op: str = STORY_OP, dtype=No
             "series": first["series"],
             "origin": first["origin"],
             "hazard": first["hazard"],
+            "work": first.get("work", ""),
+            "span": first.get("span", ""),
             "block": block,
             "key": None,
             "status": "absent",
