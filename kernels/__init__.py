@@ -13,12 +13,13 @@ import functools
 import hashlib
 import importlib
 import inspect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 KERNEL_DIR = Path(__file__).resolve().parent
-VARIANT_MODULES = ("reduce", "reduce_vector", "scan")  # kernels/<module>.py, imported on first use of the registry
+VARIANT_MODULES = ("reduce", "reduce_vector", "scan", "stencil", "topk")  # kernels/<module>.py, imported on first use of the registry
 MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
 
@@ -62,6 +63,8 @@ class LaunchContext:
     dtype: str = "float32"
     # Multiplies every grid the helpers below size (the reproducibility probe and tests vary it).
     grid_scale: float = 1.0
+    # The case's values of the variant's own parameters (a stencil's radius, top-k's vocabulary).
+    params: dict = field(default_factory=dict)
 
     def kernel(self, name: str):
         return self.module.get_function(name)
@@ -106,6 +109,9 @@ class Variant:
     hazard: str | None = None  # set when the code is unsafe on modern GPUs
     grid_independent: bool = False  # promises the same bits for any grid and block size (the runner checks)
     work_span: tuple[str, str] | None = None  # (work, span) as formulas of n and the block size B, for the report
+    # Sweep axes of the variant's own: ((name, allowed values), ...); a sweep that names none gets
+    # the first value. The bytes model may use the names.
+    params: tuple[tuple[str, tuple[int, ...]], ...] = ()
     max_n_per_block: int | None = None  # set for one-block kernels: n may be at most block x this
 
     def takes(self, n: int, block: int | None) -> bool:
@@ -116,8 +122,12 @@ class Variant:
     def key(self) -> str:
         return f"{self.op}/{self.name}"
 
-    def minimal_bytes(self, n: int, itemsize: int) -> int:
-        return eval_bytes_model(self.bytes_model, n, itemsize)
+    def minimal_bytes(self, n: int, itemsize: int, params: dict | None = None) -> int:
+        return eval_bytes_model(self.bytes_model, n, itemsize, params)
+
+    def param_values(self) -> dict[str, tuple[int, ...]]:
+        """The variant's parameters and the values each may take (the first is the default)."""
+        return dict(self.params)
 
     def source_text(self) -> str:
         """The CUDA source with every local #include it pulls in (what the hash covers)."""
@@ -144,6 +154,7 @@ class Variant:
             "grid_independent": self.grid_independent,
             "work_span": list(self.work_span) if self.work_span else None,
             "max_n_per_block": self.max_n_per_block,
+            "params": {name: list(values) for name, values in self.params},
             "block_sizes": list(self.block_sizes),
             "bytes_model": self.bytes_model,
             "tolerance_model": self.tolerance_model,
@@ -167,12 +178,15 @@ def _variant_hash(variant: Variant) -> str:
     return digest.hexdigest()[:16]
 
 
-def eval_bytes_model(model: str, n: int, itemsize: int) -> int:
-    """Evaluate a bytes model such as 'n * itemsize' (only n, itemsize, integers, + and * allowed)."""
-    allowed = set("n*itemsize+0123456789 ()")
-    if not set(model) <= allowed:
-        raise ValueError(f"bytes model {model!r} may use only n, itemsize, integers, + and *")
-    return int(eval(model, {"__builtins__": {}}, {"n": n, "itemsize": itemsize}))  # noqa: S307 (checked above)
+def eval_bytes_model(model: str, n: int, itemsize: int, params: dict | None = None) -> int:
+    """Evaluate a bytes model such as '2 * n * itemsize' or 'n * vocab * itemsize': only n, itemsize,
+    the variant's parameter names, integers, + and * are allowed."""
+    names = {"n": n, "itemsize": itemsize, **(params or {})}
+    for token in re.findall(r"[A-Za-z_]\w*|\S", model):
+        if not (token in names or token.isdigit() or token in "+*()"):
+            raise ValueError(f"bytes model {model!r} may use only n, itemsize, {', '.join(params or ()) or 'no parameters'}, "
+                             "integers, + and *")
+    return int(eval(model, {"__builtins__": {}}, names))  # noqa: S307 (checked above)
 
 
 def expand_includes(path: Path, seen: set | None = None) -> str:

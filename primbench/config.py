@@ -35,7 +35,7 @@ MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDi
 MIN_BLOCK, MAX_BLOCK = 32, 1024
 TOP_KEYS = ("schema", "name", "output", "timing", "verify", "compare", "sweeps")
 COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us")
-SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions")
+SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions", "params")
 VERIFY_KEYS = ("determinism_runs",)
 
 
@@ -71,16 +71,26 @@ class Case:
     n: int
     block: int | None
     distribution: str
+    params: tuple[tuple[str, int], ...] = ()  # the variant's own axes (radius, vocab), sorted by name
 
     @property
     def key(self) -> str:
         block = self.block if self.block is not None else "lib"
-        return f"{self.op}/{self.variant}/{self.dtype}/n={self.n}/block={block}/{self.distribution}"
+        return f"{self.op}/{self.variant}/{self.dtype}/n={self.n}/block={block}/{self.distribution}{self._params_text}"
 
     @property
     def input_key(self) -> str:
-        """What decides the input: every variant and block size of one op sees the same data."""
-        return f"{self.op}/{self.dtype}/n={self.n}/{self.distribution}"
+        """What decides the input: every variant and block size of one op sees the same data (a
+        parameter such as top-k's vocabulary can change its shape, so parameters count)."""
+        return f"{self.op}/{self.dtype}/n={self.n}/{self.distribution}{self._params_text}"
+
+    @property
+    def param_dict(self) -> dict[str, int]:
+        return dict(self.params)
+
+    @property
+    def _params_text(self) -> str:
+        return "".join(f"/{name}={value}" for name, value in self.params)
 
 
 @dataclass(frozen=True)
@@ -93,11 +103,23 @@ class Sweep:
     dtypes: tuple[str, ...]
     distributions: tuple[str, ...]
     explicit: frozenset = field(default_factory=frozenset)  # variants named, not globbed
+    params: tuple[tuple[str, tuple[int, ...]], ...] = ()  # values named in the sweep, by parameter
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "op": self.op, "variants": list(self.variants), "sizes": list(self.sizes),
-                "block_sizes": list(self.block_sizes), "dtypes": list(self.dtypes),
-                "distributions": list(self.distributions), "explicit": sorted(self.explicit)}
+        resolved = {"name": self.name, "op": self.op, "variants": list(self.variants), "sizes": list(self.sizes),
+                    "block_sizes": list(self.block_sizes), "dtypes": list(self.dtypes),
+                    "distributions": list(self.distributions), "explicit": sorted(self.explicit)}
+        if self.params:  # absent otherwise, so that configs without parameters hash as they always did
+            resolved["params"] = {name: list(values) for name, values in self.params}
+        return resolved
+
+    def param_grid(self, variant) -> list[tuple[tuple[str, int], ...]]:
+        """Every combination of the variant's parameters: the sweep's values, else the variant's default."""
+        import itertools
+
+        named = dict(self.params)
+        axes = [[(name, v) for v in named.get(name, allowed[:1])] for name, allowed in sorted(variant.params)]
+        return [tuple(combination) for combination in itertools.product(*axes)]
 
 
 @dataclass(frozen=True)
@@ -136,8 +158,9 @@ class Config:
                             continue
                         for dtype in dtypes:
                             for distribution in sweep.distributions:
-                                case = Case(sweep.op, name, dtype, n, block, distribution)
-                                seen.setdefault(case.key, case)
+                                for params in sweep.param_grid(variant):
+                                    case = Case(sweep.op, name, dtype, n, block, distribution, params)
+                                    seen.setdefault(case.key, case)
         return list(seen.values())
 
 
@@ -473,8 +496,33 @@ def _sweep(raw, path, src) -> Sweep:
                             f"valid: {', '.join(ops.distributions(op))}")
     if not any(not v.block_sizes or set(v.block_sizes) & set(blocks) for v in variants):
         raise src.error(path + ("block_sizes",), "no selected variant takes any of these block sizes")
+    params = _params(raw.get("params"), path + ("params",), src, variants) if "params" in raw else ()
     return Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
-                 dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit))
+                 dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit), params=params)
+
+
+def _params(raw, path, src, variants) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The sweep's values of the variants' own parameters, e.g. {radius: [1, 4, 16]}."""
+    declared: dict[str, set] = {}
+    for variant in variants:
+        for name, allowed in variant.params:
+            declared.setdefault(name, set()).update(allowed)
+    if not isinstance(raw, dict) or not raw:
+        valid = ", ".join(sorted(declared)) or "none for these variants"
+        raise src.error(path, f"must map a parameter to a list of values, e.g. {{radius: [1, 4]}}; parameters: {valid}")
+    result = []
+    for name, values in raw.items():
+        if name not in declared:
+            raise src.error(path + (name,), f"no selected variant has a parameter {name!r}; "
+                            f"parameters: {', '.join(sorted(declared)) or 'none'}")
+        chosen = _size_list(values, path + (name,), src, what=f"{name} value")
+        refused = [v for v in chosen if v not in declared[name]]
+        if refused:
+            raise src.error(path + (name,), f"{name} {refused[0]} is not available; valid: {', '.join(map(str, sorted(declared[name])))}")
+        if len(set(chosen)) != len(chosen):
+            raise src.error(path + (name,), "lists a value twice; keep one")
+        result.append((name, tuple(chosen)))
+    return tuple(sorted(result))
 
 
 def config_from_header(header: dict, run_path) -> Config:

@@ -213,6 +213,16 @@ def _all_or_none(values):
     return all(values) if values else None
 
 
+def params_text(params: dict) -> str:
+    """A case's own parameters as text: 'radius=4', or '' for none."""
+    return ",".join(f"{name}={value}" for name, value in sorted(params.items()))
+
+
+def variant_label(name: str, params: dict) -> str:
+    """How tables and plots name a variant at some parameter values: 'blur1d_shared_halo[radius=4]'."""
+    return f"{name}[{params_text(params)}]" if params else name
+
+
 def to_frame(run: Run):
     """One row per case, with median, noise, GB/s and % of both peaks derived from raw samples."""
     import pandas as pd
@@ -234,11 +244,15 @@ def to_frame(run: Run):
         determinism = case.get("determinism") or {}
         median = cold.median if cold else math.nan
         gbps = stats.bandwidth_gbps(case.get("bytes") or 0, median) if cold else math.nan
+        params = case.get("params") or {}
         rows.append(
             {
                 "key": case["key"],
                 "op": case["op"],
-                "variant": case["variant"],
+                # A variant run at several values of its own parameters is one line per value.
+                "variant": variant_label(case["variant"], params),
+                "variant_name": case["variant"],
+                "params": params_text(params),
                 "variant_hash": case.get("variant_hash"),
                 "series": info.get("series", ""),
                 "order": info.get("order", 0),
@@ -279,7 +293,9 @@ def to_frame(run: Run):
                 # The first launch with a grid: atomic variants start with the memset of their target.
                 "grid": next((launch["grid"] for launch in case.get("launches") or [] if launch.get("grid")), None),
                 "launches": len(case.get("launches") or []),
+                "launch_list": case.get("launches") or [],  # what each launch declared (grid, and e.g. top-k's group)
+                "vocab": params.get("vocab"),
             }
         )
-    columns = None if rows else ["key", "op", "variant", "status", "n", "block", "median_ms", "gbps"]
+    columns = None if rows else ["key", "op", "variant", "variant_name", "params", "status", "n", "block", "median_ms", "gbps"]
     return pd.DataFrame(rows, columns=columns)

@@ -120,7 +120,8 @@ class _Progress:
 
 
 def _describe_result(case: Case, record: dict, device_info: dict) -> str:
-    label = f"{case.op}/{case.variant} n={case.n} block={case.block or 'lib'}"
+    params = "".join(f" {name}={value}" for name, value in case.params)
+    label = f"{case.op}/{case.variant} n={case.n} block={case.block or 'lib'}{params}"
     if record["status"] != "ok":
         return f"{label}: {record['status'].upper()} {record.get('reason', '')}"
     summary = stats.summarize(record["samples"]["cold_ms"])
@@ -192,11 +193,13 @@ class Runner:
         record = {
             "kind": "case", "key": case.key, "op": case.op, "variant": case.variant, "variant_hash": variant.hash(),
             "dtype": case.dtype, "n": case.n, "block": case.block, "distribution": case.distribution,
-            "bytes": variant.minimal_bytes(case.n, itemsize), "seed": seed, "started": _now(),
+            "bytes": variant.minimal_bytes(case.n, itemsize, case.param_dict), "seed": seed, "started": _now(),
             "status": "ok", "reason": None, "launches": [], "samples": {"cold_ms": [], "batch_ms": [], "batch_size": None},
         }
         started = time.perf_counter()
-        needed = ops.checks(case.op).working_bytes(case.n, itemsize, case.distribution)
+        if case.params:
+            record["params"] = case.param_dict
+        needed = ops.checks(case.op).working_bytes(case, itemsize)
         self._release_inputs_unless(case.input_key, seed)
         free = self.device.free_memory() if needed > (1 << 30) else None
         try:
@@ -232,9 +235,9 @@ class Runner:
         self._release_inputs_unless(case.input_key, seed)
         if not self._inputs:
             checks = ops.checks(case.op)
-            x_exact, expected = checks.exact_input(case.n, case.dtype, seed)
-            x = checks.random_input(case.n, case.dtype, case.distribution, seed + 1)
-            reference = checks.reference(x, case.dtype, case.distribution, seed + 1)
+            x_exact, expected = checks.exact_input(case, seed)
+            x = checks.random_input(case, seed + 1)
+            reference = checks.reference(x, case, seed + 1)
             self._inputs = {"key": (case.input_key, seed), "value": (x_exact, expected, x, reference)}
         return self._inputs["value"]
 
@@ -242,21 +245,21 @@ class Runner:
         from kernels import LaunchContext
 
         return LaunchContext(module, x, case.n, case.block, self.device.sm_count, dtype=case.dtype,
-                             grid_scale=grid_scale, **self.device.sm_limits)
+                             grid_scale=grid_scale, params=case.param_dict, **self.device.sm_limits)
 
     def _verify_and_time(self, case: Case, variant, module, seed: int, record: dict) -> None:
         checks = ops.checks(case.op)
         x_exact, expected, x, reference = self._inputs_for(case, seed)
         plan_exact = variant.prepare(self._context(module, x_exact, case))
         _run_verified(plan_exact)
-        exact = checks.check_exact(plan_exact.result(), expected)
+        exact = checks.check_exact(plan_exact.result(), expected, x_exact, case)
         del plan_exact
 
         plan = variant.prepare(self._context(module, x, case))
         record["launches"] = plan.launches
         _run_verified(plan)
         first = verify.fingerprint(plan.result())
-        float_check = checks.check_random(plan.result(), reference, plan, case.dtype, case.n)
+        float_check = checks.check_random(plan.result(), reference, plan, case)
         record["verify"] = {"exact": exact, "float": float_check, "written": float_check["got"] is not None}
         patterns = [first]
         for _ in range(self.config.determinism_runs - 1):

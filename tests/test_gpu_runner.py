@@ -96,3 +96,23 @@ def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_resume_runs_th
     assert second.returncode == 1, second.stderr  # the broken case is still a failed case of the run
     run = load_run(path)
     assert run.finished and [c["status"] for c in run.cases] == ["failed", "ok"]
+
+
+PARAMS = ("name: params\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\n"
+          "sweeps:\n  - op: stencil\n    variants: [blur1d_vector]\n    sizes: [1000]\n    params: {radius: [1, 16]}\n"
+          "  - op: topk\n    variants: [two_stage_b8]\n    sizes: [3]\n    distributions: [max_in_last_group]\n"
+          "    params: {vocab: [129287]}\n")
+
+
+def test_a_sweep_over_variant_parameters_records_and_resumes_each_value(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text(PARAMS)
+    run_path = runner.run(config_module.load_config(path), output=str(tmp_path)).path
+    run = load_run(run_path)
+    assert [c["params"] for c in run.cases] == [{"radius": 1}, {"radius": 16}, {"vocab": 129287}]
+    assert all(c["status"] == "ok" for c in run.cases)
+    assert run.cases[2]["bytes"] == 3 * 129287 * 4  # the bytes model uses the parameter
+    lines = run_path.read_text().splitlines()
+    run_path.write_text("\n".join(lines[:-2]) + "\n")  # the last case and the end record lost
+    assert runner.resume(run_path).ok == 3
+    assert [c["key"] for c in load_run(run_path).cases] == [c["key"] for c in run.cases]

@@ -12,6 +12,7 @@ import kernels
 from kernels import LaunchContext
 from primbench import ops, verify
 from primbench.build import load_module
+from primbench.config import Case
 
 pytestmark = pytest.mark.gpu
 
@@ -30,14 +31,19 @@ def sm_count():
 _INPUTS: dict = {}
 
 
+def _case(n, dtype, variant="any"):
+    return Case("scan", variant, dtype, n, None, "uniform")
+
+
 def case_inputs(n, dtype):
     """(exact input, its prefix sums, random input, reference), one size and dtype at a time."""
     key = (n, dtype)
     if key not in _INPUTS:
         _INPUTS.clear()
-        exact, expected = CHECKS.exact_input(n, dtype, seed=100 + n % 97)
-        x = CHECKS.random_input(n, dtype, "uniform", 200 + n % 89)
-        _INPUTS[key] = (exact, expected, x, CHECKS.reference(x, dtype, "uniform", 200 + n % 89))
+        case = _case(n, dtype)
+        exact, expected = CHECKS.exact_input(case, seed=100 + n % 97)
+        x = CHECKS.random_input(case, 200 + n % 89)
+        _INPUTS[key] = (exact, expected, x, CHECKS.reference(x, case, 200 + n % 89))
     return _INPUTS[key]
 
 
@@ -64,7 +70,7 @@ def test_every_scan_is_exact_on_int32_against_numpy_cumsum_at_every_block_size(v
     wanted = ((wanted + 2**31) % 2**32 - 2**31).astype(numpy.int32)  # int32 sums wrap, as in the kernels
     for block in blocks:
         plan = _run(variant, exact, n, block, sm_count, "int32")
-        assert CHECKS.check_exact(plan.result(), expected)["ok"], f"{variant.key} block={block} n={n}: exact input"
+        assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"], f"{variant.key} block={block} n={n}: exact input"
         plan = _run(variant, x, n, block, sm_count, "int32")
         got = cupy.asnumpy(plan.result())
         bad = numpy.flatnonzero(got != wanted)
@@ -80,9 +86,9 @@ def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_
     exact, expected, x, reference = case_inputs(n, "float32")
     for block in blocks:
         plan = _run(variant, exact, n, block, sm_count, "float32")
-        check_exact = CHECKS.check_exact(plan.result(), expected)
+        check_exact = CHECKS.check_exact(plan.result(), expected, exact, _case(n, "float32"))
         plan = _run(variant, x, n, block, sm_count, "float32")
-        check = CHECKS.check_random(plan.result(), reference, plan, "float32", n)
+        check = CHECKS.check_random(plan.result(), reference, plan, _case(n, "float32"))
         reason = CHECKS.failure_reason(check_exact, check)
         assert reason is None, f"{variant.key} block={block} n={n}: {reason}"
 
@@ -92,12 +98,12 @@ def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_arra
     # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix.
     variant = kernels.get("scan", "decoupled_lookback")
     n = 2**22 + 5
-    exact, expected = CHECKS.exact_input(n, "int32", seed=9)
+    exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=9)
     plan = _run(variant, exact, n, 256, sm_count, "int32")
     for _ in range(10):
         verify.poison(plan.scratch)
         plan.run()
-        assert CHECKS.check_exact(plan.result(), expected)["ok"]
+        assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"]
 
 
 def test_a_scan_that_loses_one_element_is_caught_with_its_position(sm_count):
@@ -105,11 +111,11 @@ def test_a_scan_that_loses_one_element_is_caught_with_its_position(sm_count):
     # from that index on, and the check names that index first.
     variant = kernels.get("scan", "decoupled_lookback")
     n = 2**20 + 7
-    exact, expected = CHECKS.exact_input(n, "float32", seed=4)
+    exact, expected = CHECKS.exact_input(_case(n, "float32"), seed=4)
     broken = exact.copy()
     broken[123457] = 0
     plan = _run(variant, broken, n, 256, sm_count, "float32")
-    check = CHECKS.check_exact(plan.result(), expected)
+    check = CHECKS.check_exact(plan.result(), expected, broken, _case(n, "float32"))
     assert not check["ok"] and check["first_mismatch"]["index"] == 123457
     assert "index 123457" in CHECKS.failure_reason(check, {"ok": True})
 
@@ -121,6 +127,6 @@ def test_an_unwritten_tile_is_reported_as_nan_or_unwritten(sm_count):
     verify.poison([out])
     expected = cupy.arange(5000, dtype=cupy.float64)
     out[:4096] = expected[:4096].astype(cupy.float32)
-    check = CHECKS.check_exact(out, expected)
+    check = CHECKS.check_exact(out, expected, None, _case(5000, "float32"))
     assert check["mismatches"] == 5000 - 4096
     assert "NaN or unwritten" in CHECKS.failure_reason(check, {"ok": True})

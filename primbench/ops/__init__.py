@@ -11,7 +11,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-OP_MODULES = ("reduce", "scan")
+OP_MODULES = ("reduce", "scan", "stencil", "topk")
 
 
 @dataclass(frozen=True)
@@ -21,21 +21,22 @@ class OpChecks:
     op: str
     dtypes: tuple[str, ...]  # the first is the default of a sweep that names none
     distributions: tuple[str, ...]  # likewise
-    # (n, dtype, seed) -> (input whose correct output is known exactly, that output)
-    exact_input: Callable[[int, str, int], tuple[Any, Any]]
-    # (n, dtype, distribution, seed) -> input
-    random_input: Callable[[int, str, str, int], Any]
-    # (input, dtype, distribution, seed) -> what check_random compares against
-    reference: Callable[[Any, str, str, int], Any]
-    # (result array, expected) -> check
-    check_exact: Callable[[Any, Any], dict]
-    # (result array, reference, plan, dtype, n) -> check
-    check_random: Callable[[Any, Any, Any, str, int], dict]
+    # Every function gets the Case (op, variant, dtype, n, block, distribution, params).
+    # (case, seed) -> (input whose correct output is known exactly, that output, or None when the
+    # check derives it from the input and the case's parameters)
+    exact_input: Callable[[Any, int], tuple[Any, Any]]
+    # (case, seed) -> input of the case's distribution
+    random_input: Callable[[Any, int], Any]
+    # (input, case, seed) -> what check_random compares against
+    reference: Callable[[Any, Any, int], Any]
+    # (result array, expected, exact input, case) -> check
+    check_exact: Callable[[Any, Any, Any, Any], dict]
+    # (result array, reference, plan, case) -> check
+    check_random: Callable[[Any, Any, Any, Any], dict]
     # (exact check, random check) -> one line, or None when both passed
     failure_reason: Callable[[dict, dict], str | None]
-    # (n, itemsize, distribution) -> GPU bytes a case needs: inputs, references, outputs, temporaries
-    working_bytes: Callable[[int, int, str], int]
-
+    # (case, itemsize) -> GPU bytes a case needs: inputs, references, outputs, temporaries
+    working_bytes: Callable[[Any, int], int]
 
 _CHECKS: dict[str, OpChecks] = {}
 

@@ -6,19 +6,20 @@ from primbench import inputs, verify
 from primbench.ops import OpChecks, register
 
 
-def _working_bytes(n: int, itemsize: int, distribution: str) -> int:
+def _working_bytes(case, itemsize: int) -> int:
     # Two inputs and the L2 flush buffer; the ill-conditioned input is shuffled through an argsort
     # (8-byte keys and indices); the references are reductions (no array of their own).
-    return 3 * n * itemsize + (16 * n if distribution == "ill_conditioned" else 0) + (64 << 20)
+    n = case.n
+    return 3 * n * itemsize + (16 * n if case.distribution == "ill_conditioned" else 0) + (64 << 20)
 
 
 def _checks(op: str) -> OpChecks:
-    def check_exact(result, expected) -> dict:
+    def check_exact(result, expected, _x, _case) -> dict:
         return verify.check_exact_sum(verify.scalar(result), expected)
 
-    def check_random(result, reference, plan, dtype: str, n: int) -> dict:
-        check = verify.check_random(op, dtype, verify.scalar(result), reference, plan.depth, plan.unit_roundoff,
-                                    plan.result_rounding, n)
+    def check_random(result, reference, plan, case) -> dict:
+        check = verify.check_random(op, case.dtype, verify.scalar(result), reference, plan.depth, plan.unit_roundoff,
+                                    plan.result_rounding, case.n)
         if reference.serial_float32 is not None:  # the accuracy study's left-to-right float32 loop
             check["serial_float32"] = reference.serial_float32
         return check
@@ -27,9 +28,9 @@ def _checks(op: str) -> OpChecks:
         op=op,
         dtypes=inputs.DTYPES[op],
         distributions=inputs.DISTRIBUTIONS[op],
-        exact_input=lambda n, dtype, seed: inputs.exact_input(op, n, dtype, seed),
-        random_input=inputs.random_input,
-        reference=lambda x, dtype, distribution, seed: inputs.reference(op, x, dtype, distribution, seed),
+        exact_input=lambda case, seed: inputs.exact_input(op, case.n, case.dtype, seed),
+        random_input=lambda case, seed: inputs.random_input(case.n, case.dtype, case.distribution, seed),
+        reference=lambda x, case, seed: inputs.reference(op, x, case.dtype, case.distribution, seed),
         check_exact=check_exact,
         check_random=check_random,
         failure_reason=lambda exact, random: verify.failure_reason(exact, random, op),

@@ -38,10 +38,11 @@ def _wrapped_int32_prefix(x):
     return ((total + 2**31) % 2**32 - 2**31).astype(cupy.float64)
 
 
-def exact_input(n: int, dtype: str, seed: int):
+def exact_input(case, seed: int):
     """An input whose prefix sums are known exactly, and those sums (a float64 device array)."""
     import cupy
 
+    n, dtype = case.n, case.dtype
     if dtype == "int32":
         x = cupy.random.default_rng(seed).integers(-1000, 1001, n, dtype=cupy.int64).astype(cupy.int32)
         return x, _wrapped_int32_prefix(x)
@@ -50,16 +51,17 @@ def exact_input(n: int, dtype: str, seed: int):
     return x, cupy.cumsum(x.astype(cupy.int64)).astype(cupy.float64)
 
 
-def reference(x, dtype: str, distribution: str, seed: int) -> ScanReference:
+def reference(x, case, seed: int) -> ScanReference:
     import cupy
 
-    if dtype == "int32":
+    if case.dtype == "int32":
         return ScanReference(value=_wrapped_int32_prefix(x), abs_prefix=None, exact=True)
     values = x.astype(cupy.float64)
     return ScanReference(value=cupy.cumsum(values), abs_prefix=cupy.cumsum(cupy.abs(values)), exact=False)
 
 
-def check_random(result, ref: ScanReference, plan, dtype: str, n: int) -> dict:
+def check_random(result, ref: ScanReference, plan, case) -> dict:
+    n = case.n
     if ref.exact:
         check = verify.check_array(result, ref.value)
     else:
@@ -71,9 +73,10 @@ def check_random(result, ref: ScanReference, plan, dtype: str, n: int) -> dict:
     return check
 
 
-def _working_bytes(n: int, itemsize: int, distribution: str) -> int:
+def _working_bytes(case, itemsize: int) -> int:
     # Two inputs and the output; float64 references (expected, value, prefix |x|); the check's and
     # the fingerprint's float64 and uint64 temporaries; the L2 flush buffer.
+    n = case.n
     return 3 * n * itemsize + 3 * 8 * n + 6 * 8 * n + (64 << 20)
 
 
@@ -82,9 +85,9 @@ SCAN = register(OpChecks(
     dtypes=DTYPES,
     distributions=DISTRIBUTIONS,
     exact_input=exact_input,
-    random_input=inputs.random_input,
+    random_input=lambda case, seed: inputs.random_input(case.n, case.dtype, case.distribution, seed),
     reference=reference,
-    check_exact=lambda result, expected: verify.check_array(result, expected),
+    check_exact=lambda result, expected, _x, _case: verify.check_array(result, expected),
     check_random=check_random,
     failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "integers with exact prefix sums"),
     working_bytes=_working_bytes,

@@ -401,6 +401,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "other_slices": other_slices,
         "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
         "progression": progression,
+        "pruning": _records(tables.pruning_table(frame, copy_gbps)) if op == "topk" else [],
         "best_per_size": _records(tables.best_per_size(frame, op, dtype, distribution)),
         "bandwidth_chart": bandwidth_chart,
         "sweeps": sweeps,

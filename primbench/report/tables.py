@@ -47,7 +47,8 @@ def annotate(frame, variants_info: dict):
     # pandas turns the library variants' null block into NaN and every block into a float.
     frame["block"] = pd.array([_block_or_none(b) for b in frame["block"]], dtype="Int64")
 
-    declared = [variants_info.get(f"{op}/{variant}") or {} for op, variant in zip(frame["op"], frame["variant"])]
+    names = frame["variant_name"] if "variant_name" in frame else frame["variant"]
+    declared = [variants_info.get(f"{op}/{name}") or {} for op, name in zip(frame["op"], names)]
     frame["origin"] = [d.get("origin", "") for d in declared]
     frame["hazard"] = [d.get("hazard") for d in declared]
     frame["notes"] = [d.get("notes", "") for d in declared]
@@ -610,3 +611,41 @@ def reproducibility_table(frame, op: str):
         })
     table = pd.DataFrame(rows)
     return table.sort_values(["order", "variant"]).reset_index(drop=True) if not table.empty else table
+
+
+def pruning_table(frame, copy_gbps: float | None, k: int = 8):
+    """Top-k's two-stage pruning, from the run: per two-stage variant and row count, its time against
+    the full sort and against one read of the logits (their bytes over the measured copy bandwidth),
+    and the seed's arithmetic: group scores as a share of the logits, candidates scanned per row.
+
+    Reads the topk cases whose first launch declares its `group` (kernels/topk.py)."""
+    import pandas as pd
+
+    cases = frame[(frame["op"] == "topk") & frame["valid"]]
+    rows = []
+    for _, case in cases.iterrows():
+        launches = case["launch_list"] or []
+        group = launches[0].get("group") if launches else None
+        if not group:
+            continue
+        vocab = int(case["vocab"])
+        same = cases[(cases["n"] == case["n"]) & (cases["distribution"] == case["distribution"]) & (cases["vocab"] == vocab)]
+        sort = same[same["series"] == BASELINE_SERIES]["median_ms"]
+        one_read_ms = case["bytes"] / (copy_gbps * 1e9) * 1e3 if copy_gbps else math.nan
+        candidates = launches[1].get("candidates") if len(launches) > 1 else None
+        groups = launches[0].get("groups_per_row")
+        rows.append({
+            "variant": case["variant"], "order": case["order"], "rows": int(case["n"]), "distribution": case["distribution"],
+            "vocab": vocab, "block": _block_or_none(case["block"]), "time_us": case["median_ms"] * 1e3,
+            "sort_us": sort.min() * 1e3 if len(sort) else math.nan,
+            "speedup_vs_sort": sort.min() / case["median_ms"] if len(sort) else math.nan,
+            "one_read_us": one_read_ms * 1e3, "times_one_read": case["median_ms"] / one_read_ms if one_read_ms else math.nan,
+            "group": group, "groups_per_row": groups, "score_share_pct": 100.0 * groups / vocab if groups else math.nan,
+            "candidates": candidates, "pruning": vocab / candidates if candidates else math.nan,
+        })
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    # One row per variant, row count, input and vocabulary: its fastest block.
+    table = table.sort_values("time_us").drop_duplicates(["variant", "rows", "distribution", "vocab"])
+    return table.sort_values(["distribution", "vocab", "rows", "order", "variant"]).reset_index(drop=True)

@@ -1,0 +1,100 @@
+"""1-D stencil variants (kernels/stencil.cu): seed 004's blur1d with its shared-memory halo, the
+naive global-memory form, and a form with 16-byte loads. The radius is a parameter of each variant
+(a sweep axis: `params: {radius: [1, 4, 16]}`), compiled in as the seed's constexpr R.
+
+Tolerance model: each output adds 2R + 1 inputs in a chain and divides once, so it errs by at most
+(2R + 1) x 2^-24 x (its window's sum of |x|) / (2R + 1) + 2^-24 x |y| (primbench/ops/stencil.py).
+"""
+
+from __future__ import annotations
+
+from kernels import LaunchContext, Plan, Variant, pow2, register
+
+SOURCE = "stencil.cu"
+RADII = (4, 1, 16)  # the first is the default of a sweep that names none (the seed's R = 4)
+BLOCKS = pow2(64, 1024)
+BYTES = "2 * n * itemsize"  # every element read once and written once; the halo is reuse
+VECTOR_VECS = 2  # float4 vectors per thread in blur1d_vector (tools: measured 1, 2, 4 on the H200)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def seed_plan(ctx: LaunchContext) -> Plan:
+    """seed004_blur1d<<<ceil(n / block), block, (block + 2R) floats>>>."""
+    import cupy
+    import numpy
+
+    radius = ctx.params["radius"]
+    name = f"seed004_blur1d<{radius}>"
+    kernel = ctx.kernel(name)
+    out = cupy.empty(ctx.n, dtype=cupy.float32)
+    grid = _ceil_div(ctx.n, ctx.block)
+    shared = (ctx.block + 2 * radius) * 4
+
+    def run():
+        kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)), shared_mem=shared)
+
+    return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block}],
+                depth=2 * radius + 1, scratch=[out])
+
+
+def naive_plan(ctx: LaunchContext) -> Plan:
+    import cupy
+    import numpy
+
+    radius = ctx.params["radius"]
+    name = f"blur1d_naive<{radius}>"
+    kernel = ctx.kernel(name)
+    out = cupy.empty(ctx.n, dtype=cupy.float32)
+    grid = _ceil_div(ctx.n, ctx.block)
+
+    def run():
+        kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)))
+
+    return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block}],
+                depth=2 * radius + 1, scratch=[out])
+
+
+def vector_plan(vecs: int = VECTOR_VECS):
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+        import numpy
+
+        radius = ctx.params["radius"]
+        name = f"blur1d_vector<{radius}, {vecs}>"
+        kernel = ctx.kernel(name)
+        out = cupy.empty(ctx.n, dtype=cupy.float32)
+        tile = vecs * ctx.block * 4
+        grid = _ceil_div(ctx.n, tile)
+        pad = _ceil_div(radius, 4) * 4
+        shared = (tile + 2 * pad) * 4
+        if ctx.x.data.ptr % 16 or out.data.ptr % 16:
+            raise RuntimeError("blur1d_vector needs 16-byte-aligned arrays (CuPy allocations are 256-byte aligned)")
+
+        def run():
+            kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)), shared_mem=shared)
+
+        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block}],
+                    depth=2 * radius + 1, scratch=[out])
+
+    return prepare
+
+
+def _register(name, order, series, origin, prepare, template, notes=""):
+    register(Variant(
+        op="stencil", name=name, origin=origin, series=series, order=order, prepare=prepare, block_sizes=BLOCKS,
+        bytes_model=BYTES, tolerance_model="(2R + 1) roundings of 2^-24 x the window's sum|x| / (2R + 1), + one of |y|",
+        deterministic_expected=True, source=SOURCE, kernels=tuple(template.format(r=r) for r in RADII),
+        dtypes=("float32",), notes=notes, params=(("radius", RADII),), grid_independent=True,
+        work_span=("(2R + 1) n", "2R + 1"),
+    ))
+
+
+_register("blur1d_naive_global", 10, "seed004", "every thread reads its 2R + 1 inputs from global memory",
+          naive_plan, "blur1d_naive<{r}>", notes="The baseline of seed 004's argument: the caches must catch a (2R + 1)-fold reuse.")
+_register("seed004_blur1d_shared_halo", 20, "seed004", "seed 004 §4.3: blur1d, the block's inputs and a halo of R in shared memory",
+          seed_plan, "seed004_blur1d<{r}>", notes="The article's kernel: one output per thread, scalar loads.")
+_register("blur1d_vector", 30, "beyond", f"primbench: blur1d with 16-byte loads and stores, {VECTOR_VECS * 4} outputs per thread, the halo padded to whole vectors",
+          vector_plan(), "blur1d_vector<{r}, " + str(VECTOR_VECS) + ">")

@@ -1,0 +1,110 @@
+"""Top-k variants (kernels/topk.cu): seed 004's two-stage pruning at groups of 16 and 8 logits,
+and the full sort it avoids (cupy.argsort per row) as the baseline.
+
+A case's n is the number of rows; each row holds `vocab` float32 logits (a parameter, the seed's
+129,280 by default), rows padded to 1024 bytes. The output is the 8 best indices per row, best
+first, ties to the lower index: exactly what a stable descending sort puts first.
+
+Bytes model: one read of the logits (n x vocab x 4); the group scores (1/16 or 1/8 of that) and
+the candidates are what the pruning adds, and the report shows them.
+"""
+
+from __future__ import annotations
+
+from kernels import LaunchContext, Plan, Variant, register
+
+SOURCE = "topk.cu"
+K = 8  # TOPK_K in topk.cu
+VOCABS = (129280, 129287)  # the seed's vocabulary, and one whose last group of 8 or 16 is partial
+ROW_ALIGN_BYTES = 1024  # the seed's row alignment
+BYTES = "n * vocab * itemsize"
+REFINE_BLOCK = 256  # 8 rows (warps) per block in the second stage
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def row_stride(vocab: int) -> int:
+    """Floats from one row to the next: the vocabulary padded to ROW_ALIGN_BYTES."""
+    per = ROW_ALIGN_BYTES // 4
+    return _ceil_div(vocab, per) * per
+
+
+def two_stage_plan(group: int, sentinel_slot: bool = True):
+    """block_max over every row, then one warp per row picks the groups and the exact top 8.
+    `sentinel_slot=False` is the seed's arithmetic taken literally (8 groups, one of them the +inf
+    sentinel): kept only for the test that shows it loses the 8th logit."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+        import numpy
+
+        vocab = ctx.params["vocab"]
+        rows, stride = ctx.n, row_stride(vocab)
+        groups_per_row = _ceil_div(vocab, group)
+        slots = K + 1 if sentinel_slot else K
+        names = (f"block_max<{group}>", f"topk_refine<{group}, {slots}>")
+        first, second = ctx.kernel(names[0]), ctx.kernel(names[1])
+        scores = cupy.empty(rows * groups_per_row, dtype=cupy.float32)
+        index = cupy.empty(rows * K, dtype=cupy.int32)
+        value = cupy.empty(rows * K, dtype=cupy.float32)
+        args = (numpy.int32(rows), numpy.int32(vocab), numpy.int32(stride), numpy.int32(groups_per_row))
+        grid_first = _ceil_div(rows * groups_per_row, ctx.block)
+        grid_second = _ceil_div(rows * 32, REFINE_BLOCK)
+        if ctx.x.data.ptr % 16:
+            raise RuntimeError("the logits must be 16-byte aligned (CuPy allocations are 256-byte aligned)")
+
+        def run():
+            first((grid_first,), (ctx.block,), (ctx.x, scores, *args))
+            second((grid_second,), (REFINE_BLOCK,), (ctx.x, scores, index, value, *args))
+
+        return Plan(run=run, result=lambda: index,
+                    launches=[{"kernel": names[0], "grid": grid_first, "block": ctx.block, "group": group,
+                               "groups_per_row": groups_per_row},
+                              {"kernel": names[1], "grid": grid_second, "block": REFINE_BLOCK, "candidates": slots * group}],
+                    depth=0, scratch=[scores, index, value])
+
+    return prepare
+
+
+def full_sort_prepare(ctx: LaunchContext) -> Plan:
+    """Sort every row (cupy.argsort of the negated logits: CuPy's sort is stable, so ties keep the
+    lower index first) and keep the first 8."""
+    import cupy
+
+    vocab = ctx.params["vocab"]
+    logits = ctx.x.reshape(ctx.n, row_stride(vocab))[:, :vocab]
+    state = {}
+
+    def run():
+        state["index"] = cupy.argsort(-logits, axis=1)[:, :K].astype(cupy.int32).reshape(-1)
+
+    return Plan(run=run, result=lambda: state["index"],
+                launches=[{"kernel": "cupy.argsort (CUB segmented radix sort)", "grid": None, "block": None}], depth=0)
+
+
+_COMMON = dict(op="topk", bytes_model=BYTES, tolerance_model="exact: the indices a stable descending sort puts first",
+               deterministic_expected=True, dtypes=("float32",), params=(("vocab", VOCABS),), grid_independent=True)
+
+
+def _two_stage(name, order, group):
+    register(Variant(
+        name=name, origin=f"seed 004 §4.6: block maxima over {group} logits (+inf for the last group), the best groups, "
+                          f"an exact top-8 of their {(K + 1) * group} candidates",
+        series="seed004", order=order, prepare=two_stage_plan(group), block_sizes=(128, 256, 512, 1024),
+        source=SOURCE, kernels=(f"block_max<{group}>", f"topk_refine<{group}, {K + 1}>", f"topk_refine<{group}, {K}>"),
+        work_span=("V + V/B + (k+1)B per row", "log2(V/B) + log2(kB)"),
+        notes="The seed's +inf sentinel takes one of the group slots, so 9 groups are kept, not 8: with 8, the "
+              "8th-best logit is lost whenever the best 8 lie in 8 other groups.",
+        **_COMMON,
+    ))
+
+
+_two_stage("two_stage_b16", 10, 16)
+_two_stage("two_stage_b8", 20, 8)
+register(Variant(
+    name="full_sort", origin="a full stable sort of every row (cupy.argsort), then the first 8", series="baseline", order=90,
+    prepare=full_sort_prepare, block_sizes=(), work_span=("V log V per row", "log^2 V"),
+    notes="What the two-stage pruning avoids; includes negating the logits (a sort is ascending).", **_COMMON,
+))

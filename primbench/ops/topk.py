@@ -1,0 +1,106 @@
+"""topk (the 8 largest logits of each row, best first, ties to the lower index): inputs, reference,
+checks. A case's n is the number of rows; the vocabulary is the case's `vocab` parameter; rows are
+padded to 1024 bytes (kernels/topk.py) and the padding holds +inf, so a kernel that reads past the
+vocabulary picks it up and fails.
+
+Inputs: `normal` (N(0, 3^2) logits); `many_ties` (every logit one of 1, 2, 3, 4: thousands of ties
+for each place, decided by the index alone); `max_in_last_group` (normal, the row's maximum at its
+last index, inside the last group: partial when the vocabulary is not a multiple of the group).
+The exact input plants 8 distinct large values at random places of each row (one at the last
+index), so its answer is known without sorting. Both are checked index for index.
+"""
+
+from __future__ import annotations
+
+from primbench import verify
+from primbench.ops import OpChecks, register
+
+K = 8
+DISTRIBUTIONS = ("normal", "many_ties", "max_in_last_group")
+
+
+def _shape(case) -> tuple[int, int, int]:
+    from kernels.topk import row_stride
+
+    vocab = case.param_dict["vocab"]
+    return case.n, vocab, row_stride(vocab)
+
+
+def _padded(values, stride: int):
+    """rows x vocab logits -> the flat padded layout, padding +inf."""
+    import cupy
+
+    rows, vocab = values.shape
+    out = cupy.full((rows, stride), cupy.inf, dtype=cupy.float32)
+    out[:, :vocab] = values
+    return out.reshape(-1)
+
+
+def _logits(case, seed: int, distribution: str):
+    import cupy
+
+    rows, vocab, _stride = _shape(case)
+    rng = cupy.random.default_rng(seed)
+    if distribution == "many_ties":
+        return rng.integers(1, 5, (rows, vocab), dtype=cupy.int64).astype(cupy.float32)
+    values = rng.standard_normal((rows, vocab), dtype=cupy.float32) * 3
+    if distribution == "max_in_last_group":
+        values[:, -1] = 100.0
+    elif distribution != "normal":
+        raise ValueError(f"unknown distribution {distribution!r}")
+    return values
+
+
+def random_input(case, seed: int):
+    return _padded(_logits(case, seed, case.distribution), _shape(case)[2])
+
+
+def exact_input(case, seed: int):
+    """Normal logits with 8 planted values 1000 - r (r = 0..7) per row: the r-th at a random place
+    (distinct within the row), the one of rank 2 always at the last index."""
+    import cupy
+
+    rows, vocab, stride = _shape(case)
+    values = _logits(case, seed, "normal")
+    rng = cupy.random.default_rng(seed ^ 0x70B)
+    # Distinct places per row: the first 8 of a random permutation of 0..vocab-2, then rank 2 -> last.
+    places = cupy.argsort(rng.random((rows, vocab - 1)), axis=1)[:, :K].astype(cupy.int64)
+    places[:, 2] = vocab - 1
+    planted = (1000.0 - cupy.arange(K, dtype=cupy.float32))[None, :].repeat(rows, axis=0)
+    values[cupy.arange(rows)[:, None], places] = planted
+    return _padded(values, stride), places.reshape(-1).astype(cupy.float64)
+
+
+def reference(x, case, seed: int):
+    """The first 8 of a stable ascending sort of the negated logits (CuPy's sort is stable)."""
+    import cupy
+
+    rows, vocab, stride = _shape(case)
+    logits = x.reshape(rows, stride)[:, :vocab]
+    return cupy.argsort(-logits, axis=1)[:, :K].reshape(-1).astype(cupy.float64)
+
+
+def check_random(result, expected, plan, case) -> dict:
+    check = verify.check_array(result, expected)
+    check["reference"] = "stable sort"
+    return check
+
+
+def _working_bytes(case, itemsize: int) -> int:
+    rows, _vocab, stride = _shape(case)
+    # Two inputs; the reference's and the baseline's sorts (keys, indices, CUB's buffers).
+    return 2 * rows * stride * 4 + 4 * rows * stride * 8 + (64 << 20)
+
+
+TOPK = register(OpChecks(
+    op="topk",
+    dtypes=("float32",),
+    distributions=DISTRIBUTIONS,
+    exact_input=exact_input,
+    random_input=random_input,
+    reference=reference,
+    check_exact=lambda result, expected, _x, _case: verify.check_array(result, expected),
+    check_random=check_random,
+    failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "8 planted maxima per row"),
+    working_bytes=_working_bytes,
+))
