@@ -14,7 +14,7 @@ SOURCE = "stencil.cu"
 RADII = (4, 1, 16)  # the first is the default of a sweep that names none (the seed's R = 4)
 BLOCKS = pow2(64, 1024)
 BYTES = "2 * n * itemsize"  # every element read once and written once; the halo is reuse
-VECTOR_VECS = 2  # float4 vectors per thread in blur1d_vector (tools: measured 1, 2, 4 on the H200)
+VECTOR_VECS = 2  # float4 vectors per thread in blur1d_vector_shared_halo (not tuned: 2 reached the copy rate)
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -96,5 +96,5 @@ _register("blur1d_naive_global", 10, "seed004", "every thread reads its 2R + 1 i
           naive_plan, "blur1d_naive<{r}>", notes="The baseline of seed 004's argument: the caches must catch a (2R + 1)-fold reuse.")
 _register("seed004_blur1d_shared_halo", 20, "seed004", "seed 004 §4.3: blur1d, the block's inputs and a halo of R in shared memory",
           seed_plan, "seed004_blur1d<{r}>", notes="The article's kernel: one output per thread, scalar loads.")
-_register("blur1d_vector", 30, "beyond", f"primbench: blur1d with 16-byte loads and stores, {VECTOR_VECS * 4} outputs per thread, the halo padded to whole vectors",
+_register("blur1d_vector_shared_halo", 30, "beyond", f"primbench: blur1d with 16-byte loads and stores, {VECTOR_VECS * 4} outputs per thread, the halo padded to whole vectors",
           vector_plan(), "blur1d_vector<{r}, " + str(VECTOR_VECS) + ">")

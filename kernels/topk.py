@@ -18,7 +18,8 @@ K = 8  # TOPK_K in topk.cu
 VOCABS = (129280, 129287)  # the seed's vocabulary, and one whose last group of 8 or 16 is partial
 ROW_ALIGN_BYTES = 1024  # the seed's row alignment
 BYTES = "n * vocab * itemsize"
-REFINE_BLOCK = 256  # 8 rows (warps) per block in the second stage
+REFINE_BLOCK = 256  # 8 rows (one warp each) per block in the second stage
+GROUPS_PER_THREAD = 16  # kPerThread's default in block_max_select
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -32,9 +33,10 @@ def row_stride(vocab: int) -> int:
 
 
 def two_stage_plan(group: int, sentinel_slot: bool = True):
-    """block_max over every row, then one warp per row picks the groups and the exact top 8.
-    `sentinel_slot=False` is the seed's arithmetic taken literally (8 groups, one of them the +inf
-    sentinel): kept only for the test that shows it loses the 8th logit."""
+    """Stage 1: block maxima of every group (+inf for each row's last), each CUDA block keeping its
+    best `slots` groups; stage 2: one warp per row picks the best `slots` of those and ranks their
+    candidates. `sentinel_slot=False` is the seed's arithmetic taken literally (8 groups, one of
+    them the +inf sentinel): kept only for the test that shows it loses the 8th logit."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import cupy
@@ -44,26 +46,31 @@ def two_stage_plan(group: int, sentinel_slot: bool = True):
         rows, stride = ctx.n, row_stride(vocab)
         groups_per_row = _ceil_div(vocab, group)
         slots = K + 1 if sentinel_slot else K
-        names = (f"block_max<{group}>", f"topk_refine<{group}, {slots}>")
+        names = (f"block_max_select<{group}, {slots}>", f"topk_refine<{group}, {slots}>")
         first, second = ctx.kernel(names[0]), ctx.kernel(names[1])
-        scores = cupy.empty(rows * groups_per_row, dtype=cupy.float32)
+        blocks_per_row = _ceil_div(groups_per_row, ctx.block * GROUPS_PER_THREAD)
+        picked_per_row = blocks_per_row * slots
+        picked_score = cupy.empty(rows * picked_per_row, dtype=cupy.float32)
+        picked_group = cupy.empty(rows * picked_per_row, dtype=cupy.int32)
         index = cupy.empty(rows * K, dtype=cupy.int32)
         value = cupy.empty(rows * K, dtype=cupy.float32)
-        args = (numpy.int32(rows), numpy.int32(vocab), numpy.int32(stride), numpy.int32(groups_per_row))
-        grid_first = _ceil_div(rows * groups_per_row, ctx.block)
         grid_second = _ceil_div(rows * 32, REFINE_BLOCK)
         if ctx.x.data.ptr % 16:
             raise RuntimeError("the logits must be 16-byte aligned (CuPy allocations are 256-byte aligned)")
+        i32 = numpy.int32
 
         def run():
-            first((grid_first,), (ctx.block,), (ctx.x, scores, *args))
-            second((grid_second,), (REFINE_BLOCK,), (ctx.x, scores, index, value, *args))
+            first((blocks_per_row, rows), (ctx.block,), (ctx.x, picked_score, picked_group, i32(vocab), i32(stride),
+                                                         i32(groups_per_row)))
+            second((grid_second,), (REFINE_BLOCK,), (ctx.x, picked_score, picked_group, index, value, i32(rows), i32(vocab),
+                                                     i32(stride), i32(picked_per_row)))
 
         return Plan(run=run, result=lambda: index,
-                    launches=[{"kernel": names[0], "grid": grid_first, "block": ctx.block, "group": group,
+                    launches=[{"kernel": names[0], "grid": [blocks_per_row, rows], "block": ctx.block, "group": group,
                                "groups_per_row": groups_per_row},
-                              {"kernel": names[1], "grid": grid_second, "block": REFINE_BLOCK, "candidates": slots * group}],
-                    depth=0, scratch=[scores, index, value])
+                              {"kernel": names[1], "grid": grid_second, "block": REFINE_BLOCK, "picked_per_row": picked_per_row,
+                               "candidates": slots * group}],
+                    depth=0, scratch=[picked_score, picked_group, index, value])
 
     return prepare
 
@@ -92,8 +99,9 @@ def _two_stage(name, order, group):
     register(Variant(
         name=name, origin=f"seed 004 §4.6: block maxima over {group} logits (+inf for the last group), the best groups, "
                           f"an exact top-8 of their {(K + 1) * group} candidates",
-        series="seed004", order=order, prepare=two_stage_plan(group), block_sizes=(128, 256, 512, 1024),
-        source=SOURCE, kernels=(f"block_max<{group}>", f"topk_refine<{group}, {K + 1}>", f"topk_refine<{group}, {K}>"),
+        series="seed004", order=order, prepare=two_stage_plan(group), block_sizes=(64, 128, 256),
+        source=SOURCE, kernels=tuple(f"{kernel}<{group}, {slots}>" for kernel in ("block_max_select", "topk_refine")
+                                     for slots in (K + 1, K)),
         work_span=("V + V/B + (k+1)B per row", "log2(V/B) + log2(kB)"),
         notes="The seed's +inf sentinel takes one of the group slots, so 9 groups are kept, not 8: with 8, the "
               "8th-best logit is lost whenever the best 8 lie in 8 other groups.",

@@ -99,7 +99,7 @@ def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_resume_runs_th
 
 
 PARAMS = ("name: params\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\n"
-          "sweeps:\n  - op: stencil\n    variants: [blur1d_vector]\n    sizes: [1000]\n    params: {radius: [1, 16]}\n"
+          "sweeps:\n  - op: stencil\n    variants: [blur1d_vector_shared_halo]\n    sizes: [1000]\n    params: {radius: [1, 16]}\n"
           "  - op: topk\n    variants: [two_stage_b8]\n    sizes: [3]\n    distributions: [max_in_last_group]\n"
           "    params: {vocab: [129287]}\n")
 
