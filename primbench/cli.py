@@ -254,7 +254,8 @@ def cmd_list(args) -> int:
         for v in kernels.variants(op):
             blocks = ",".join(map(str, v.block_sizes)) if v.block_sizes else "library"
             flag = "  [hazard]" if v.hazard else ""
-            print(f"{v.key:<48} blocks {blocks:<26} {v.origin}{flag}")
+            params = "".join(f"  [{name}: {', '.join(map(str, values))}]" for name, values in v.params)
+            print(f"{v.key:<48} blocks {blocks:<26} {v.origin}{params}{flag}")
     return EXIT_OK
 
 

@@ -11,8 +11,12 @@ is wrong and the valid choices; none is a traceback.
         variants: ["*"]              # names or globs
         sizes: {pow2: [10, 28]}      # or a list: [1000, "2^20+3", 33554432]
         block_sizes: [256]           # or {pow2: [6, 10]}
-        dtypes: [float32]
+        dtypes: [float32]            # default: the op's first (reduce float32, scan int32)
         distributions: [uniform]
+      - op: stencil
+        variants: ["*"]
+        sizes: ["2^26"]
+        params: {radius: [1, 4, 16]}  # the variants' own axes (`bench.py list` names them); default: each one's first
 """
 
 from __future__ import annotations
@@ -171,9 +175,12 @@ class Config:
 class _Source:
     """The text being validated and where each key sits in it, for error lines."""
 
-    def __init__(self, label: str, lines: dict[tuple, int] | None = None):
+    def __init__(self, label: str, lines: dict[tuple, int] | None = None, recorded_explicit: dict | None = None):
         self.label = label
         self.lines = lines or {}
+        # A run header's sweeps list every variant by name, globs expanded: which of them the user
+        # named (and so must fit the sweep) is recorded beside them, by sweep index.
+        self.recorded_explicit = recorded_explicit
 
     def error(self, path: tuple, message: str) -> ConfigError:
         where = self.label
@@ -452,6 +459,8 @@ def _sweep(raw, path, src) -> Sweep:
         if not any(ch in pattern for ch in "*?["):
             explicit.add(pattern)
         names.extend(m for m in matched if m not in names)
+    if src.recorded_explicit is not None:
+        explicit = set(src.recorded_explicit.get(path[-1], ())) & set(names)
 
     sizes = _size_list(raw.get("sizes"), path + ("sizes",), src, what="size") if "sizes" in raw else None
     if sizes is None:
@@ -528,6 +537,6 @@ def _params(raw, path, src, variants) -> tuple[tuple[str, tuple[int, ...]], ...]
 def config_from_header(header: dict, run_path) -> Config:
     """The config a run was started with, from its header (for --resume)."""
     resolved = dict(header.get("config") or {})
-    for sweep in resolved.get("sweeps", []):
-        sweep.pop("explicit", None)
-    return config_from_dict(resolved, _Source(f"{run_path} (header)"))
+    resolved["sweeps"] = [dict(sweep) for sweep in resolved.get("sweeps", [])]
+    explicit = {i: sweep.pop("explicit", []) for i, sweep in enumerate(resolved["sweeps"])}
+    return config_from_dict(resolved, _Source(f"{run_path} (header)", recorded_explicit=explicit))

@@ -136,3 +136,14 @@ def test_a_one_block_variant_gets_only_the_sizes_that_fit_its_block(tmp_path):
     assert single == {(200, 256), (200, 1024), (1000, 1024)}
     assert {c.dtype for c in cases} == {"int32"}  # a scan sweep that names no dtype gets the op's first
     assert any(c.variant == "decoupled_lookback" and c.n == 2**20 for c in cases)
+
+
+def test_a_run_header_gives_back_the_config_it_was_made_from_even_with_one_block_variants(repo):
+    # The header lists every variant a glob matched; re-reading it must not treat seed 004's one-block
+    # scan (matched by '*' in a sweep of large sizes) as if the user had named it.
+    from primbench.config import config_from_header
+
+    default = load_config(repo / "configs/default.yaml")
+    header = {"config": default.resolved()}
+    again = config_from_header(header, "run.jsonl")
+    assert [c.key for c in again.cases()] == [c.key for c in default.cases()]

@@ -380,10 +380,13 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
                 "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
             }
         )
+    # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
+    params = tables.primary_params(frame, op, dtype, distribution)
+    compared = tables.with_params(frame, op, params)
     progression = None
     if op != tables.STORY_OP:  # the story op has its own, larger section
-        n, exact = tables.choose_progression_size(frame, op)
-        table = tables.progression_table(frame, n, (), op, dtype, distribution) if n else None
+        n, exact = tables.choose_progression_size(compared, op)
+        table = tables.progression_table(compared, n, (), op, dtype, distribution) if n else None
         if table is not None and not table.empty:
             # Variants never run at this size (a one-block kernel past its block) are named, not rowed.
             rows = _records(table)
@@ -402,7 +405,8 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
         "progression": progression,
         "pruning": _records(tables.pruning_table(frame, copy_gbps)) if op == "topk" else [],
-        "best_per_size": _records(tables.best_per_size(frame, op, dtype, distribution)),
+        "params": params,
+        "best_per_size": _records(tables.best_per_size(compared, op, dtype, distribution)),
         "bandwidth_chart": bandwidth_chart,
         "sweeps": sweeps,
         "verification": _records(tables.verification_table(frame, op)),

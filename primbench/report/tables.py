@@ -98,6 +98,25 @@ def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
     return (timed or counts).most_common(1)[0][0]
 
 
+def primary_params(frame, op: str, dtype, distribution) -> str | None:
+    """The parameter values (e.g. 'radius=4') with the most valid cases of `op` in the slice, or None
+    when the op's variants have no parameters: tables that compare variants use one value, since
+    a step from radius 1 to radius 16 is not a speedup."""
+    if "params" not in frame:
+        return None
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[cases["valid"]] if cases["valid"].any() else cases
+    counts = Counter(p for p in cases["params"] if p)
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def with_params(frame, op: str, params: str | None):
+    """`frame` without the cases of `op` at other parameter values than `params` (unchanged when None)."""
+    if params is None:
+        return frame
+    return frame[(frame["op"] != op) | (frame["params"] == params)]
+
+
 def _matches(column, value):
     # A null distribution must select the null rows; `column == None` would select none.
     if value is None or (isinstance(value, float) and math.isnan(value)):
