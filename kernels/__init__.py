@@ -24,6 +24,18 @@ MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
 
 
+def ceil_div(a: int, b: int) -> int:
+    """a / b rounded up, for integers (grids, tiles)."""
+    return -(-a // b)
+
+
+def check_aligned_16(*arrays) -> None:
+    """Refuse arrays a 16-byte-load kernel cannot read as whole vectors (CuPy's are 256-byte aligned)."""
+    for array in arrays:
+        if array.data.ptr % 16:
+            raise RuntimeError("the 16-byte-load kernels need 16-byte-aligned arrays (CuPy allocations are 256-byte aligned)")
+
+
 def pow2(lo: int, hi: int) -> tuple[int, ...]:
     """Powers of two from lo to hi inclusive."""
     values, v = [], lo
@@ -124,10 +136,6 @@ class Variant:
 
     def minimal_bytes(self, n: int, itemsize: int, params: dict | None = None) -> int:
         return eval_bytes_model(self.bytes_model, n, itemsize, params)
-
-    def param_values(self) -> dict[str, tuple[int, ...]]:
-        """The variant's parameters and the values each may take (the first is the default)."""
-        return dict(self.params)
 
     def source_text(self) -> str:
         """The CUDA source with every local #include it pulls in (what the hash covers)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from kernels import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register
+from kernels import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register, ceil_div as _ceil_div
 
 SOURCE = "reduce.cu"
 BLOCKS = pow2(64, 1024)
@@ -24,10 +24,6 @@ BYTES = "n * itemsize"  # every element read once; the one-value output is negli
 _DEFINES = dict(re.findall(r"#define (FIXED_TREE_\w+) (\d+)", (KERNEL_DIR / SOURCE).read_text()))
 FIXED_TREE_TILE = int(_DEFINES["FIXED_TREE_TILE"])  # read from reduce.cu: one source of truth
 FIXED_TREE_FINAL_THREADS = int(_DEFINES["FIXED_TREE_FINAL_THREADS"])
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def _log2(v: int) -> int:

@@ -16,6 +16,8 @@ import math
 import re
 
 from kernels import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register
+# The plans call these by their private names (a plan's source is part of its variant's hash).
+from kernels import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "reduce_vector.cu"
 BLOCKS = pow2(64, 1024)
@@ -58,10 +60,6 @@ COMPENSATED_UNIT = 2.0**-48
 COMPENSATED_RESULT_ROUNDING = 2.0**-24
 
 
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def _log2(v: int) -> int:
     return int(math.log2(v))
 
@@ -73,11 +71,6 @@ def load_mode(n: int, dtype: str) -> int:
 
 def kernel_name(template: str, dtype: str, policy: str, unroll: int = UNROLL, l1_mode: int = 0) -> str:
     return f"{template}<{LOADS[dtype]}<{l1_mode}>, {policy}, {unroll}>"
-
-
-def _check_aligned(x) -> None:
-    if x.data.ptr % 16:
-        raise RuntimeError("the 16-byte-load kernels need a 16-byte-aligned input (CuPy allocations are 256-byte aligned)")
 
 
 def _buffers(policy: str, partial_count: int):

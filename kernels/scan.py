@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 
 from kernels import LaunchContext, Plan, Variant, pow2, register
+# The plans call these by their private names (a plan's source is part of its variant's hash).
+from kernels import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "scan.cu"
 DTYPES = ("int32", "float32")
@@ -30,10 +32,6 @@ LOOKBACK_WINDOW = 1
 FAST_BLOCKS = pow2(128, 1024)
 TILE_BLOCKS = pow2(64, 1024)
 LOOKBACK_ROUNDINGS_PER_TILE = 7  # tile prefix = (window sum: 5-level tree + 1) + aggregate
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def _log2_ceil(v: int) -> int:
@@ -187,12 +185,6 @@ def reduce_then_scan_plan(vecs: int = FAST_VECS):
                     depth=_fast_depth(ctx, vecs) + sums_depth, scratch=[out, sums])
 
     return prepare
-
-
-def _check_aligned(*arrays) -> None:
-    for array in arrays:
-        if array.data.ptr % 16:
-            raise RuntimeError("the 16-byte-load scans need 16-byte-aligned arrays (CuPy allocations are 256-byte aligned)")
 
 
 # CUB's tile and its look-back chain are not ours to see: the float tolerance assumes tiles of at

@@ -8,17 +8,13 @@ Tolerance model: each output adds 2R + 1 inputs in a chain and divides once, so 
 
 from __future__ import annotations
 
-from kernels import LaunchContext, Plan, Variant, pow2, register
+from kernels import LaunchContext, Plan, Variant, pow2, register, ceil_div as _ceil_div
 
 SOURCE = "stencil.cu"
 RADII = (4, 1, 16)  # the first is the default of a sweep that names none (the seed's R = 4)
 BLOCKS = pow2(64, 1024)
 BYTES = "2 * n * itemsize"  # every element read once and written once; the halo is reuse
 VECTOR_VECS = 2  # float4 vectors per thread in blur1d_vector_shared_halo (not tuned: 2 reached the copy rate)
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def seed_plan(ctx: LaunchContext) -> Plan:

@@ -11,7 +11,7 @@ the candidates are what the pruning adds, and the report shows them.
 
 from __future__ import annotations
 
-from kernels import LaunchContext, Plan, Variant, register
+from kernels import LaunchContext, Plan, Variant, register, ceil_div as _ceil_div
 
 SOURCE = "topk.cu"
 K = 8  # TOPK_K in topk.cu
@@ -20,10 +20,6 @@ ROW_ALIGN_BYTES = 1024  # the seed's row alignment
 BYTES = "n * vocab * itemsize"
 REFINE_BLOCK = 256  # 8 rows (one warp each) per block in the second stage
 GROUPS_PER_THREAD = 16  # kPerThread's default in block_max_select
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def row_stride(vocab: int) -> int:
@@ -116,3 +112,8 @@ register(Variant(
     prepare=full_sort_prepare, block_sizes=(), work_span=("V log V per row", "log^2 V"),
     notes="What the two-stage pruning avoids; includes negating the logits (a sort is ascending).", **_COMMON,
 ))
+
+# topk_refine picks K + 1 groups per row: a vocabulary of fewer groups would let it pick a
+# placeholder group and read before the row. Every allowed vocabulary has thousands.
+if min(VOCABS) < (K + 1) * 16:
+    raise ValueError(f"kernels/topk.py: every vocabulary must hold at least {(K + 1) * 16} logits")

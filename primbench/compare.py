@@ -40,15 +40,18 @@ SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE)  # the pairs whose threshold app
 
 
 def case_identity(case: dict) -> tuple:
-    """What makes two records the same measurement: op, variant, dtype, n, block, distribution."""
-    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"))
+    """What makes two records the same measurement: op, variant, dtype, n, block, distribution and
+    the variant's own parameters (a stencil's radius), as sorted (name, value) pairs."""
+    params = tuple(sorted((case.get("params") or {}).items()))
+    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"), params)
 
 
 def identity_text(identity: tuple) -> str:
-    op, variant, dtype, n, block, distribution = identity
+    op, variant, dtype, n, block, distribution, params = identity
     block_text = block if block is not None else "lib"
     text = f"{op}/{variant}/{dtype}/n={n}/block={block_text}"
-    return f"{text}/{distribution}" if distribution else text
+    text = f"{text}/{distribution}" if distribution else text
+    return text + "".join(f"/{name}={value}" for name, value in params)
 
 
 @dataclass
@@ -179,7 +182,7 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
             samples = (case.get("samples") or {}).get("cold_ms") or []
             if case["status"] != "ok" or not samples:
                 continue
-            key = (case["op"], case["variant"], case["dtype"], case["n"])
+            key = (case["op"], case["variant"], case["dtype"], case["n"], tuple(sorted((case.get("params") or {}).items())))
             if key not in best or np.median(samples) < np.median(best[key]["samples"]["cold_ms"]):
                 best[key] = case
         return best
@@ -188,7 +191,8 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
     pairs = []
     for key in [k for k in base_cases if k in new_cases]:
         b, n = base_cases[key], new_cases[key]
-        pair = Pair(key + (n.get("block") or b.get("block"), None), PUBLISHED, base_pct_peak=_pct_peak(b, base),
+        op, variant, dtype, size, params = key
+        pair = Pair((op, variant, dtype, size, n.get("block") or b.get("block"), None, params), PUBLISHED, base_pct_peak=_pct_peak(b, base),
                     new_pct_peak=_pct_peak(n, new), note="a published figure: no samples, no verdict")
         pair.base_ms = float(np.median(b["samples"]["cold_ms"]))
         pair.new_ms = float(np.median(n["samples"]["cold_ms"]))

@@ -122,7 +122,7 @@ class Sweep:
         import itertools
 
         named = dict(self.params)
-        axes = [[(name, v) for v in named.get(name, allowed[:1])] for name, allowed in sorted(variant.params)]
+        axes = [[(name, v) for v in named.get(name, allowed[:1]) if v in allowed] for name, allowed in sorted(variant.params)]
         return [tuple(combination) for combination in itertools.product(*axes)]
 
 

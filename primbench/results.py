@@ -253,6 +253,7 @@ def to_frame(run: Run):
                 "variant": variant_label(case["variant"], params),
                 "variant_name": case["variant"],
                 "params": params_text(params),
+                "param_items": tuple(sorted(params.items())),  # as compare.case_identity holds them
                 "variant_hash": case.get("variant_hash"),
                 "series": info.get("series", ""),
                 "order": info.get("order", 0),

@@ -160,3 +160,16 @@ def test_compare_takes_several_runs_each_against_the_first(newest_run, tmp_path,
     assert result.stdout.count("baseline: ") == 2  # one section per run after the first
     html = page.read_text()
     assert html.count('<section id="vs-') == 2 and "CHANGED" in html  # the newest run's kernels changed since 574a745
+
+
+def test_cases_at_different_parameter_values_are_different_measurements(newest_run):
+    # A stencil at radius 1 and at radius 16, or top-k at two vocabularies, must never be paired
+    # with each other: every case of the committed run keeps its own identity.
+    run = load_run(newest_run)
+    identities = {compare.case_identity(c) for c in run.cases}
+    assert len(identities) == len(run.cases)
+    radii = {dict(i[6]).get("radius") for i in identities if i[0] == "stencil"}
+    assert radii == {1, 4, 16}
+    pairs = compare.compare_runs(run, run)
+    assert len(pairs) == len(run.cases) and all(p.verdict == compare.SAME for p in pairs if p.verdict in compare.SPEED_VERDICTS)
+    assert any(p.text.endswith("/radius=16") for p in pairs)

@@ -55,15 +55,24 @@ def main() -> int:
                 "stage 2 (refine)": lambda: second((g2,), (256,), (x, score, group_index, index, value, i32(rows), i32(vocab),
                                                                   i32(stride), i32(per_row))),
             }
-            # Stage 1's knobs: groups per thread and float4 loads in flight (template arguments).
+            # Stage 1's knobs: groups per thread and float4 loads in flight (template arguments). Each
+            # form gets buffers for its own number of blocks per row; a form whose loads in flight do
+            # not divide into whole groups, or whose groups in flight do not divide its groups per
+            # thread, would read another block's groups, so it is skipped.
             for per_thread, in_flight in ((8, 8), (16, 8), (16, 16), (4, 16)):
+                groups_in_flight = in_flight // (group // 4)
+                if groups_in_flight < 1 or per_thread % groups_in_flight:
+                    print(f"rows={rows:4d} B={group:2d} stage 1, {per_thread}/thread, {in_flight} loads: skipped (not whole groups)")
+                    continue
                 name = f"block_max_select<{group}, 9, {per_thread}, {in_flight}>"
                 kernel = cupy.RawModule(code=(KERNEL_DIR / "topk.cu").read_text(), options=BASE_OPTIONS,
                                         name_expressions=[name]).get_function(name)
                 blocks = -(-plan.launches[0]["groups_per_row"] // (256 * per_thread))
+                own_score = cupy.empty(rows * blocks * 9, dtype=cupy.float32)
+                own_group = cupy.empty(rows * blocks * 9, dtype=cupy.int32)
                 forms[f"stage 1, {per_thread}/thread, {in_flight} loads"] = (
-                    lambda kernel=kernel, blocks=blocks: kernel((blocks, rows), (256,), (x, score, group_index, i32(vocab), i32(stride),
-                                                                                      i32(plan.launches[0]["groups_per_row"]))))
+                    lambda kernel=kernel, blocks=blocks, own_score=own_score, own_group=own_group: kernel(
+                        (blocks, rows), (256,), (x, own_score, own_group, i32(vocab), i32(stride), i32(plan.launches[0]["groups_per_row"]))))
             for label, op in forms.items():
                 median = stats.summarize(timer.measure(op, policy).cold_ms).median
                 print(f"rows={rows:4d} B={group:2d} {label:30s} {median * 1e3:9.1f} us", flush=True)

@@ -124,7 +124,8 @@ def _history(runs, frames: dict, gpu: str) -> dict:
             block = tables.choose_block(mine, n)
             chosen = mine if block is None else mine[mine["block"] == block]
             if not chosen.empty:
-                identity = (op, variant, dtype, n, block, distribution)
+                first = chosen.iloc[0]  # `variant` is the label; compare pairs by name and parameters
+                identity = (op, first["variant_name"], dtype, n, block, distribution, first["param_items"])
                 series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False, identity])
     # Mark the steps compare calls SLOWER, from the raw samples of consecutive runs.
     for later_index in range(1, len(runs)):
