@@ -22,6 +22,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--output", metavar="DIR", help="folder for the run file (default: the config's `output`)")
     run.add_argument("--no-report", action="store_true", help="do not render the HTML report after the run")
     run.add_argument("--dry-run", action="store_true", help="validate the config and list its cases; needs no GPU")
+    run.add_argument("--no-restart", action="store_true", help="when a kernel breaks the CUDA context, stop (finish later with "
+                     "--resume) instead of going on in a fresh process")
 
     report = commands.add_parser("report", help="render a run file as one self-contained HTML page")
     report.add_argument("run", help="run file (results/<run>.jsonl)")
@@ -97,13 +99,7 @@ def cmd_run(args) -> int:
         summary = runner.run(config, output=args.output)
     print(f"run file: {summary.path}")
     if summary.context_lost:
-        print(f"primbench: {summary.context_lost} broke the CUDA context (recorded as failed); the run stopped. "
-              f"Run the remaining cases in a fresh process: python bench.py run --resume {summary.path}",
-              file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        # A broken context makes CuPy's teardown print a traceback per freed buffer; every record
-        # is already on disk (fsynced line by line), so leave without tearing down.
-        os._exit(EXIT_FAILED_CASES)
+        _after_a_lost_context(summary, args)
     if summary.interrupted:
         print(f"primbench: interrupted; every finished case is kept. Finish with: python bench.py run --resume {summary.path}",
               file=sys.stderr)
@@ -114,6 +110,31 @@ def cmd_run(args) -> int:
         print(f"report:   {render_report(summary.path, summary.path.with_suffix('.html'))}")
     print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped")
     return EXIT_FAILED_CASES if summary.failed else EXIT_OK
+
+
+MAX_RESTARTS = 50  # each restart follows a newly failed case, so a run makes progress; this only bounds a runaway
+
+
+def _after_a_lost_context(summary, args) -> None:
+    """A kernel broke this process's CUDA context: its case is recorded as failed, and nothing more
+    can run here. Go on with the remaining cases in a fresh process: this program again, with
+    `run --resume` (exec replaces the process, so no broken context survives). Never returns."""
+    restarts = int(os.environ.get("PRIMBENCH_RESTARTS", "0"))
+    sys.stdout.flush()
+    if args.no_restart or restarts >= MAX_RESTARTS:
+        why = "the run stopped" if args.no_restart else f"the run stopped after {restarts} restarts"
+        print(f"primbench: {summary.context_lost} broke the CUDA context (recorded as failed); {why}. "
+              f"Run the remaining cases in a fresh process: python bench.py run --resume {summary.path}",
+              file=sys.stderr, flush=True)
+        # A broken context makes CuPy's teardown print a traceback per freed buffer; every record
+        # is already on disk (fsynced line by line), so leave without tearing down.
+        os._exit(EXIT_FAILED_CASES)
+    print(f"primbench: {summary.context_lost} broke the CUDA context (recorded as failed); "
+          "going on with the remaining cases in a fresh process", file=sys.stderr, flush=True)
+    program = sys.argv[0] if sys.argv[0].endswith(".py") else str(Path(__file__).resolve().parent.parent / "bench.py")
+    command = [sys.executable, program, "run", "--resume", str(summary.path)] + (["--no-report"] if args.no_report else [])
+    os.environ["PRIMBENCH_RESTARTS"] = str(restarts + 1)
+    os.execv(sys.executable, command)
 
 
 def cmd_report(args) -> int:

@@ -70,7 +70,9 @@ sys.exit(main(sys.argv[1:]))
 '''
 
 
-def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_resume_runs_the_rest(tmp_path, repo):
+def _broken_run(tmp_path, repo, *options):
+    """`bench.py run` (through a script that also registers a test-only kernel writing to address 16)
+    on that kernel and a good one, in a fresh process."""
     import subprocess
     import sys
 
@@ -79,17 +81,34 @@ def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_resume_runs_th
     config = tmp_path / "c.yaml"
     config.write_text("timing: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\nsweeps:\n  - op: reduce\n"
                       "    variants: [test_only_illegal_address, reduce2_sequential]\n    sizes: [1000]\n    block_sizes: [64]\n")
-    first = subprocess.run([sys.executable, str(script), "run", str(config), "--output", str(tmp_path), "--no-report"],
-                           capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, str(script), "run", str(config), "--output", str(tmp_path), "--no-report", *options],
+                            capture_output=True, text=True, timeout=300)
+    # (pytest's own process holds the GPU too, so the run also warns about another process.)
+    ours = [line for line in result.stderr.splitlines() if line.startswith("primbench: reduce/")]
+    return script, result, ours, next(tmp_path.glob("*.jsonl"))
+
+
+def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_the_run_goes_on_in_a_fresh_process(tmp_path, repo):
+    _script, result, ours, path = _broken_run(tmp_path, repo)
+    assert result.returncode == 1, result.stderr  # a failed case
+    assert "Traceback" not in result.stderr
+    assert len(ours) == 1 and ours[0].startswith("primbench: reduce/test_only_illegal_address") and "fresh process" in ours[0]
+    run = load_run(path)
+    assert run.finished and [c["status"] for c in run.cases] == ["failed", "ok"] and len(run.resumes) == 1
+    assert "illegal memory access" in run.cases[0]["reason"].lower()
+    assert "cases: 1 ok, 1 failed, 0 skipped" in result.stdout
+
+
+def test_with_no_restart_the_run_stops_at_a_broken_context_and_resume_runs_the_rest(tmp_path, repo):
+    import subprocess
+    import sys
+
+    script, first, ours, path = _broken_run(tmp_path, repo, "--no-restart")
     assert first.returncode == 1, first.stderr
     assert "Traceback" not in first.stderr
-    # (pytest's own process holds the GPU too, so the run also warns about another process.)
-    ours = [line for line in first.stderr.splitlines() if line.startswith("primbench: reduce/")]
-    assert len(ours) == 1 and ours[0].startswith("primbench: reduce/test_only_illegal_address") and "--resume" in ours[0]
-    path = next(tmp_path.glob("*.jsonl"))
+    assert len(ours) == 1 and "the run stopped" in ours[0] and "--resume" in ours[0]
     run = load_run(path)
     assert not run.finished and [c["status"] for c in run.cases] == ["failed"]
-    assert "illegal memory access" in run.cases[0]["reason"].lower()
 
     second = subprocess.run([sys.executable, str(script), "run", "--resume", str(path), "--no-report"],
                             capture_output=True, text=True, timeout=300)
