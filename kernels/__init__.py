@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 KERNEL_DIR = Path(__file__).resolve().parent
-VARIANT_MODULES = ("reduce", "reduce_vector", "scan", "stencil", "topk")  # kernels/<module>.py, imported on first use of the registry
+VARIANT_MODULES = ("reduce", "reduce_vector", "scan", "stencil", "topk", "histogram")  # kernels/<module>.py, imported on first use of the registry
 MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
 

@@ -21,7 +21,7 @@ DTYPES = {
     "reduce": ("float32", "float16", "bfloat16", "int32"),
     "reduce_max": ("float32", "float16", "bfloat16", "int32"),
 }
-ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4}
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "uint8": 1}
 DESCRIPTIONS = {
     "uniform": "U[0, 1) (integers: uniform in [-1000, 1000])",
     "normal": "N(0, 1) (integers: N(0, 1000^2) rounded)",

@@ -15,7 +15,7 @@ BAD_CONFIGS = {
     "block_size_48.yaml": (5, ["block size 48", "power of two"]),
     "size_2_pow_40.yaml": (4, ["2^40", "2^30"]),
     "unknown_key.yaml": (3, ["varients", "valid keys", "variants"]),
-    "unknown_op.yaml": (2, ["'sort'", "valid ops: reduce"]),
+    "unknown_op.yaml": (2, ["'sort'", "valid ops:", "reduce, reduce_max"]),
     "no_sweeps.yaml": (None, ["no 'sweeps'"]),
     "empty_sweeps.yaml": (1, ["non-empty list"]),
     "zero_size.yaml": (3, ["size 0", "at least 1"]),

@@ -11,7 +11,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-OP_MODULES = ("reduce", "scan", "stencil", "topk")
+OP_MODULES = ("reduce", "scan", "stencil", "topk", "histogram")
 
 
 @dataclass(frozen=True)
