@@ -438,3 +438,20 @@ def test_the_real_run_has_the_accuracy_reproducibility_and_dtype_sections(real_r
     assert study.headline is not None and study.headline["ratio"] < 1
     fixed = tables.reproducibility_table(frame, "reduce").set_index("variant").loc["vector_fixed_tree_deterministic"]
     assert (fixed["across_runs"], fixed["across_blocks"], fixed["across_grids"]) == ("yes", "yes", "yes")
+
+
+def test_tables_hold_a_parameter_fixed_but_keep_the_variants_that_have_none():
+    import pandas as pd
+
+    frame = pd.DataFrame({
+        "op": ["histogram"] * 4 + ["reduce"],
+        "variant": ["cub", "replicated[replicas=8]", "replicated[replicas=8]", "replicated[replicas=2]", "x"],
+        "params": ["", "replicas=8", "replicas=8", "replicas=2", ""],
+        "dtype": ["uint8"] * 4 + ["float32"],
+        "distribution": ["uniform"] * 5,
+        "valid": [True] * 5,
+    })
+    assert tables.primary_params(frame, "histogram", "uint8", "uniform") == "replicas=8"
+    kept = tables.with_params(frame, "histogram", "replicas=8")
+    assert list(kept["variant"]) == ["cub", "replicated[replicas=8]", "replicated[replicas=8]", "x"]
+    assert tables.primary_params(frame, "reduce", "float32", "uniform") is None

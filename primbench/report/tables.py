@@ -111,10 +111,11 @@ def primary_params(frame, op: str, dtype, distribution) -> str | None:
 
 
 def with_params(frame, op: str, params: str | None):
-    """`frame` without the cases of `op` at other parameter values than `params` (unchanged when None)."""
+    """`frame` without the cases of `op` at other parameter values than `params` (unchanged when
+    None); variants without parameters (a histogram's CUB beside its replicated kernel) stay."""
     if params is None:
         return frame
-    return frame[(frame["op"] != op) | (frame["params"] == params)]
+    return frame[(frame["op"] != op) | (frame["params"] == params) | (frame["params"] == "")]
 
 
 def _matches(column, value):
