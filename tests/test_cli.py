@@ -149,3 +149,34 @@ def test_the_commit_given_in_the_environment_wins_over_a_stale_git_checkout(monk
     assert git_state() == {"sha": "abc123", "dirty": False, "source": "environment"}
     monkeypatch.delenv("PRIMBENCH_GIT_SHA")
     assert git_state()["source"] in ("git", "none")
+
+
+def test_a_case_too_large_for_the_free_gpu_memory_is_skipped_before_anything_is_allocated():
+    # The runner's memory check, with a stand-in device that has 1 GiB free: a 2^30-element float32
+    # sum needs about 12 GiB, so the case is skipped with the reason, and no GPU work is attempted.
+    from primbench import runner
+    from primbench.config import Case
+
+    class OneGiBFree:
+        def free_memory(self):
+            return 1 << 30
+
+    gpu_less = object.__new__(runner.Runner)
+    gpu_less.device, gpu_less._inputs = OneGiBFree(), {}
+    record = gpu_less.run_case(Case("reduce", "reduce2_sequential", "float32", 2**30, 256, "uniform"), seed=1)
+    assert record["status"] == "skipped" and "GiB of GPU memory" in record["reason"] and "1.0 GiB free" in record["reason"]
+
+
+def test_another_process_on_the_gpu_is_named_in_a_warning(capsys):
+    from primbench import runner
+
+    class Busy:
+        def other_processes(self):
+            return [4242, 4343]
+
+    class Stand:
+        device = Busy()
+
+    runner._warn_other_processes(Stand())
+    warning = capsys.readouterr().err
+    assert "warning: other processes use this GPU (pids 4242, 4343)" in warning and "disturb the timings" in warning

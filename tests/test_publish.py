@@ -51,3 +51,15 @@ def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_ru
 def test_publishing_a_folder_without_runs_is_one_line_and_exit_2(tmp_path, bench):
     result = bench("publish", str(tmp_path), "-o", str(tmp_path / "site"))
     assert result.returncode == 2 and "no run files" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_run_id_that_climbs_out_of_the_site_folder_stays_inside_it(newest_run, tmp_path, bench):
+    # A run file is data: a header whose run_id is a path must not make publish write outside -o.
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _copy_as(newest_run, runs / "a.jsonl", "../../escaped", "2030-01-01T00:00:00+00:00")
+    result = bench("publish", str(runs), "-o", str(tmp_path / "site"))
+    assert result.returncode == 0, result.stderr
+    written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html")}
+    assert all(path.startswith("site/") for path in written), written
+    assert "site/runs/_.._escaped.html" in written  # '/' made '_', the leading dots dropped

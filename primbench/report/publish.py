@@ -10,6 +10,8 @@ self-contained (inline CSS, plots as data URIs, no script, no network). No CuPy.
 
 from __future__ import annotations
 
+import re
+
 from collections import defaultdict
 from pathlib import Path
 
@@ -54,7 +56,7 @@ def publish(folder, out_dir) -> Path:
     frames = {id(run): _frame(run) for run in runs}  # each run's case frame, derived once
     by_gpu = defaultdict(list)
     for run in runs:
-        page = Path("runs") / f"{run.header.get('run_id') or run.path.stem}.html"
+        page = Path("runs") / f"{safe_name(run.header.get('run_id') or run.path.stem)}.html"
         write_report(run, out_dir / page, references)
         entry = _describe(run, frames[id(run)], page)
         by_gpu[entry["gpu"]].append((run, entry))
@@ -76,6 +78,13 @@ def _history_page(gpu: str) -> str:
 
 def _frame(run):
     return tables.annotate(run.frame(), run.header.get("variants") or {})
+
+
+def safe_name(text: str) -> str:
+    """A run id as a file name that stays inside the site: letters, digits, '.', '_' and '-' only,
+    never starting with a dot (a run file's header is data, and could say '../../x')."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", str(text)).lstrip(".")
+    return name or "run"
 
 
 def _headline_cases(frame):
