@@ -56,8 +56,9 @@ class Plan:
     scratch: list = field(default_factory=list)  # every buffer the operation writes (poisoned first)
     unit_roundoff: float = 2.0**-24  # of the arithmetic those additions round in (float32 unless stated)
     result_rounding: float = 0.0  # + this x |result|: a final rounding the depth term does not cover
-    # Puts the input back before a verified run, for operations that work in place (CuPy's CUB
-    # scan): not timed, and timed runs do without it (their cost does not depend on the values).
+    # Puts the input back before each verified run and once before timing, for operations that
+    # work in place (CuPy's CUB scan). Never timed; the timed runs rescan their own output, which
+    # costs the same (integer and float additions take the same time whatever the values).
     restore: Callable[[], Any] | None = None
 
 

@@ -480,15 +480,12 @@ def _sweep(raw, path, src) -> Sweep:
             raise src.error(path + ("block_sizes",), f"block size {b} is not a power of two from {MIN_BLOCK} to {MAX_BLOCK}; "
                             "the tree reductions halve the block at each step")
     variants = [kernels.get(op, name) for name in names]
-    for name in explicit:
+    for name in explicit:  # a variant the user named must be able to run in this sweep
         variant = kernels.get(op, name)
         refused = [b for b in blocks if variant.block_sizes and b not in variant.block_sizes]
         if refused and len(refused) == len(blocks):
             raise src.error(path + ("block_sizes",), f"{name} takes none of the block sizes {refused}; it takes "
                             f"{', '.join(map(str, variant.block_sizes))}")
-
-    for name in explicit:
-        variant = kernels.get(op, name)
         if not any(variant.takes(n, b) for n in sizes for b in blocks):
             raise src.error(path + ("sizes",), f"{name} runs in one block, so n can be at most the block size "
                             f"({max(blocks)} here); none of these sizes fits: add a size up to {max(blocks)}")

@@ -295,7 +295,6 @@ def to_frame(run: Run):
                 "grid": next((launch["grid"] for launch in case.get("launches") or [] if launch.get("grid")), None),
                 "launches": len(case.get("launches") or []),
                 "launch_list": case.get("launches") or [],  # what each launch declared (grid, and e.g. top-k's group)
-                "vocab": params.get("vocab"),
             }
         )
     columns = None if rows else ["key", "op", "variant", "variant_name", "params", "status", "n", "block", "median_ms", "gbps"]

@@ -251,19 +251,19 @@ class Runner:
         checks = ops.checks(case.op)
         x_exact, expected, x, reference = self._inputs_for(case, seed)
         plan_exact = variant.prepare(self._context(module, x_exact, case))
-        _run_verified(plan_exact)
+        run_verified(plan_exact)
         exact = checks.check_exact(plan_exact.result(), expected, x_exact, case)
         del plan_exact
 
         plan = variant.prepare(self._context(module, x, case))
         record["launches"] = plan.launches
-        _run_verified(plan)
+        run_verified(plan)
         first = verify.fingerprint(plan.result())
         float_check = checks.check_random(plan.result(), reference, plan, case)
         record["verify"] = {"exact": exact, "float": float_check, "written": float_check["got"] is not None}
         patterns = [first]
         for _ in range(self.config.determinism_runs - 1):
-            _run_verified(plan, poison=False)
+            run_verified(plan, poison=False)
             patterns.append(verify.fingerprint(plan.result()))
         record["determinism"], nondeterministic = verify.determinism(patterns, variant.deterministic_expected)
         record["determinism"]["result_hex"] = first.hex()
@@ -297,14 +297,15 @@ class Runner:
             plan = variant.prepare(self._context(module, x, case, grid_scale=scale))
             if plan.launches == launches:
                 continue
-            _run_verified(plan)
+            run_verified(plan)
             tried.append({"grid_scale": scale, "grids": [launch["grid"] for launch in plan.launches],
                           "bitwise_equal": verify.fingerprint(plan.result()) == first})
         return tried
 
 
-def _run_verified(plan, poison: bool = True) -> None:
-    """One run whose result is checked: outputs poisoned first, in-place inputs restored."""
+def run_verified(plan, poison: bool = True) -> None:
+    """One run whose result is checked: outputs poisoned first, in-place inputs restored (the GPU
+    tests run their plans through it too)."""
     if plan.restore is not None:
         plan.restore()
     if poison:

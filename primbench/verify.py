@@ -131,16 +131,14 @@ def check_array(got, expected, tolerance=None) -> dict:
     # The worst element: the largest error relative to its tolerance (absolute error when exact).
     score = error / cupy.maximum(bound, 1e-300) if tolerance is not None else error
     worst = int(cupy.argmax(score)) if got.size else 0
-    worst_error = float(error[worst]) if got.size else 0.0
-    worst_got = float(got64[worst]) if got.size else None
     check = {
         "ok": mismatches == 0,
         "elements": int(got.size),
         "mismatches": mismatches,
         "worst_index": worst,
-        "got": worst_got if worst_got is None or math.isfinite(worst_got) else None,
+        "got": _finite_or_none(float(got64[worst])) if got.size else None,
         "expected": float(expected[worst]) if got.size else None,
-        "error": worst_error if math.isfinite(worst_error) else None,
+        "error": _finite_or_none(float(error[worst])) if got.size else 0.0,
         "tolerance": float(bound[worst] if tolerance is not None else 0.0),
     }
     if mismatches:

@@ -7,9 +7,10 @@ import pytest
 
 import kernels
 from kernels import LaunchContext
-from primbench import ops, verify
+from primbench import ops
 from primbench.build import load_module
 from primbench.config import Case
+from primbench.runner import run_verified
 
 pytestmark = pytest.mark.gpu
 
@@ -27,8 +28,7 @@ def sm_count():
 def _plan(variant, x, case, sm_count):
     module = load_module(variant.source, variant.kernels) if variant.source else None
     plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count, dtype=case.dtype, params=case.param_dict))
-    verify.poison(plan.scratch)
-    plan.run()
+    run_verified(plan)
     return plan
 
 

@@ -13,6 +13,7 @@ from kernels import LaunchContext
 from primbench import ops, verify
 from primbench.build import load_module
 from primbench.config import Case
+from primbench.runner import run_verified
 
 pytestmark = pytest.mark.gpu
 
@@ -50,11 +51,16 @@ def case_inputs(n, dtype):
 def _run(variant, x, n, block, sm_count, dtype):
     module = load_module(variant.source, variant.kernels) if variant.source else None
     plan = variant.prepare(LaunchContext(module, x, n, block, sm_count, dtype=dtype))
-    if plan.restore:
-        plan.restore()
-    verify.poison(plan.scratch)
-    plan.run()
+    run_verified(plan)
     return plan
+
+
+def _blocks_or_skip(variant, n):
+    """The block sizes at which `variant` can scan n elements; skips the test where there is none."""
+    blocks = [b for b in variant.block_sizes or (None,) if variant.takes(n, b)]
+    if not blocks:
+        pytest.skip(f"{variant.name} runs in one block: n = {n} is past its largest block size")
+    return blocks
 
 
 @pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
@@ -62,9 +68,7 @@ def _run(variant, x, n, block, sm_count, dtype):
 def test_every_scan_is_exact_on_int32_against_numpy_cumsum_at_every_block_size(variant, n, sm_count):
     import cupy
 
-    blocks = [b for b in variant.block_sizes or (None,) if variant.takes(n, b)]
-    if not blocks:
-        pytest.skip(f"{variant.name} runs in one block: n = {n} is past its largest block size")
+    blocks = _blocks_or_skip(variant, n)
     exact, expected, x, _reference = case_inputs(n, "int32")
     wanted = numpy.cumsum(x.get().astype(numpy.int64))
     wanted = ((wanted + 2**31) % 2**32 - 2**31).astype(numpy.int32)  # int32 sums wrap, as in the kernels
@@ -80,9 +84,7 @@ def test_every_scan_is_exact_on_int32_against_numpy_cumsum_at_every_block_size(v
 @pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.key)
 def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_valued_input(variant, n, sm_count):
-    blocks = [b for b in variant.block_sizes or (None,) if variant.takes(n, b)]
-    if not blocks:
-        pytest.skip(f"{variant.name} runs in one block: n = {n} is past its largest block size")
+    blocks = _blocks_or_skip(variant, n)
     exact, expected, x, reference = case_inputs(n, "float32")
     for block in blocks:
         plan = _run(variant, exact, n, block, sm_count, "float32")

@@ -25,10 +25,10 @@ def random_input(case, seed: int):
 
     n = case.n
     rng = cupy.random.default_rng(seed)
-    uniform = rng.integers(0, BINS, n, dtype=cupy.int32).astype(cupy.uint8)
-    if case.distribution == "uniform":
-        return uniform
-    if case.distribution == "skewed":
+    if case.distribution in ("uniform", "skewed"):
+        uniform = rng.integers(0, BINS, n, dtype=cupy.int32).astype(cupy.uint8)
+        if case.distribution == "uniform":
+            return uniform
         return cupy.where(rng.random(n, dtype=cupy.float32) < SKEWED_SHARE, cupy.uint8(SKEWED_BIN), uniform)
     if case.distribution == "all_equal":
         return cupy.full(n, EQUAL_VALUE, dtype=cupy.uint8)

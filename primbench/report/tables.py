@@ -633,7 +633,7 @@ def reproducibility_table(frame, op: str):
     return table.sort_values(["order", "variant"]).reset_index(drop=True) if not table.empty else table
 
 
-def pruning_table(frame, copy_gbps: float | None, k: int = 8):
+def pruning_table(frame, copy_gbps: float | None):
     """Top-k's two-stage pruning, from the run: per two-stage variant and row count, its time against
     the full sort and against one read of the logits (their bytes over the measured copy bandwidth),
     and the seed's arithmetic: group scores as a share of the logits, candidates scanned per row.
@@ -648,8 +648,10 @@ def pruning_table(frame, copy_gbps: float | None, k: int = 8):
         group = launches[0].get("group") if launches else None
         if not group:
             continue
-        vocab = int(case["vocab"])
-        same = cases[(cases["n"] == case["n"]) & (cases["distribution"] == case["distribution"]) & (cases["vocab"] == vocab)]
+        vocab = int(dict(case["param_items"])["vocab"])
+        # The full sort of the same rows, input and vocabulary (the same parameters).
+        same = cases[(cases["n"] == case["n"]) & (cases["distribution"] == case["distribution"])
+                     & (cases["params"] == case["params"])]
         sort = same[same["series"] == BASELINE_SERIES]["median_ms"]
         one_read_ms = case["bytes"] / (copy_gbps * 1e9) * 1e3 if copy_gbps else math.nan
         candidates = launches[1].get("candidates") if len(launches) > 1 else None
