@@ -1,5 +1,6 @@
-"""Histogram variants (kernels/histogram.cu): 256 bins of uint32 counts over uint8 samples, from
-seed 004's global atomics to warp aggregation, and CUB's HistogramEven as the baseline.
+"""Histogram variants (kernels/histogram.cu): uint32 counts over uint8 samples (256 bins) or int32
+samples (32, 256 or 1024 bins, the `bins` parameter), from seed 004's global atomics to warp
+aggregation, and CUB's HistogramEven as the baseline.
 
 Each plan is the whole operation, as seed 004 insists: the memset of the output, then the kernel.
 The grid is one wave of blocks by the kernel's occupancy (grid-stride loops); every block merges
@@ -8,13 +9,17 @@ its shared histogram into the output with one global atomic per non-empty bin.
 
 from __future__ import annotations
 
-from kernels import LaunchContext, Plan, Variant, pow2, register
+from kernels import LaunchContext, Plan, Variant, check_aligned_16, pow2, register
 
 SOURCE = "histogram.cu"
-BINS = 256
 BLOCKS = pow2(128, 1024)
-BYTES = "n * itemsize"  # every sample read once; the 1 KB of counts is negligible
-REPLICAS = (8, 2, 4, 16, 32)  # seed 004's K; the first is the default of a sweep that names none
+BYTES = "n * itemsize"  # every sample read once; the at most 4 KB of counts is negligible
+# The first value of each is the default of a sweep that names none.
+BINS = (256, 32, 1024)  # uint8 takes only 256 (primbench/ops/histogram.py refuses the others)
+REPLICAS = (8, 2, 4, 16, 32)  # seed 004's K
+SAMPLE_TYPES = {"uint8": "unsigned char", "int32": "int"}
+# (dtype, bins) pairs the kernels are compiled for: what primbench/ops/histogram.py accepts.
+TYPE_BINS = (("uint8", 256), ("int32", 32), ("int32", 256), ("int32", 1024))
 
 
 def _zero(array) -> None:
@@ -23,22 +28,36 @@ def _zero(array) -> None:
     cupy.cuda.runtime.memsetAsync(array.data.ptr, 0, array.nbytes, cupy.cuda.get_current_stream().ptr)
 
 
-def kernel_plan(name_of, per_thread: int = 1, per_warp_shared: bool = False):
-    """memset, then one grid-stride kernel. `name_of(ctx)` names the kernel; `per_thread` is how many
-    samples a thread reads per step (16 for the 16-byte loads); `per_warp_shared` gives each warp
-    1 KB of dynamic shared memory for its sub-histogram."""
+def kernel_name(template: str, dtype: str, bins: int, *extra: int) -> str:
+    """The name expression of one instantiation, e.g. histogram_global_atomic<int,1024>."""
+    return f"{template}<{','.join([SAMPLE_TYPES[dtype], str(bins), *map(str, extra)])}>"
+
+
+def instantiations(template: str, *extra: int) -> tuple[str, ...]:
+    return tuple(kernel_name(template, dtype, bins, *extra) for dtype, bins in TYPE_BINS)
+
+
+def kernel_plan(template: str, shared_copies, vector_loads: bool = False):
+    """memset, then one grid-stride kernel, instantiated for the case's sample type and bins.
+    `shared_copies(ctx)` is how many shared histograms of `bins` counts a block keeps (dynamic
+    shared memory); with `vector_loads` each thread reads 16 bytes per step."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import cupy
         import numpy
 
-        name = name_of(ctx)
+        bins = ctx.params["bins"]
+        extra = (ctx.params["replicas"],) if "replicas" in ctx.params else ()
+        name = kernel_name(template, ctx.dtype, bins, *extra)
         kernel = ctx.kernel(name)
-        shared = (ctx.block // 32) * BINS * 4 if per_warp_shared else 0
+        shared = shared_copies(ctx) * bins * 4
+        if shared > 48 * 1024:  # past 48 KB a kernel must opt in to its dynamic shared memory
+            kernel.max_dynamic_shared_size_bytes = shared
+        per_thread = 16 // ctx.x.dtype.itemsize if vector_loads else 1
         grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=per_thread, dynamic_shared=shared)
-        out = cupy.empty(BINS, dtype=cupy.uint32)
-        if per_thread > 1 and ctx.x.data.ptr % 16:
-            raise RuntimeError("the 16-byte-load histograms need a 16-byte-aligned input (CuPy allocations are 256-byte aligned)")
+        out = cupy.empty(bins, dtype=cupy.uint32)
+        if vector_loads:
+            check_aligned_16(ctx.x)
         n = numpy.int32(ctx.n)
 
         def run():
@@ -52,15 +71,17 @@ def kernel_plan(name_of, per_thread: int = 1, per_warp_shared: bool = False):
 
 
 def cub_prepare(ctx: LaunchContext) -> Plan:
-    """CUB DeviceHistogram::HistogramEven through cupy.cuda.cub.cub_histogram (257 levels over [0, 256))."""
+    """CUB DeviceHistogram::HistogramEven through cupy.cuda.cub.cub_histogram (bins + 1 levels over
+    [0, bins): one bin per value, samples outside dropped)."""
     import cupy
     from cupy.cuda import cub
 
-    counts = cupy.zeros(BINS, dtype=cupy.int64)  # what cupy.bincount hands it; CUB counts in int
+    bins = ctx.params["bins"]
+    counts = cupy.zeros(bins, dtype=cupy.int64)  # what cupy.bincount hands it; CUB counts in int
     state = {}
 
     def run():
-        result = cub.cub_histogram(ctx.x, counts, BINS + 1)
+        result = cub.cub_histogram(ctx.x, counts, bins + 1)
         if result is None:
             raise RuntimeError("cupy.cuda.cub.cub_histogram declined the input")
         state["out"] = result
@@ -73,26 +94,32 @@ def _register(name, order, series, origin, prepare, kernel_names, notes="", para
     register(Variant(
         op="histogram", name=name, origin=origin, series=series, order=order, prepare=prepare, block_sizes=BLOCKS,
         bytes_model=BYTES, tolerance_model="exact: counts", deterministic_expected=True, source=SOURCE,
-        kernels=kernel_names, dtypes=("uint8",), notes=notes, params=params, grid_independent=True,
-        work_span=("n", "1 (with atomics)"),
+        kernels=kernel_names, dtypes=("uint8", "int32"), notes=notes, params=(("bins", BINS), *params),
+        grid_independent=True, work_span=("n", "1 (with atomics)"),
     ))
 
 
+def _per_warp(ctx) -> int:
+    """One sub-histogram per warp of the block."""
+    return ctx.block // 32
+
+
 _register("seed004_global_atomic", 10, "seed004", "seed 004 §4.4: one global atomicAdd per sample",
-          kernel_plan(lambda ctx: "histogram_global_atomic"), ("histogram_global_atomic",))
+          kernel_plan("histogram_global_atomic", lambda ctx: 0), instantiations("histogram_global_atomic"))
 _register("seed004_shared_privatized", 20, "seed004", "seed 004 §4.4: a shared histogram per block, one global atomic per non-empty bin",
-          kernel_plan(lambda ctx: "seed004_histogram"), ("seed004_histogram",), notes="The article's kernel.")
+          kernel_plan("seed004_histogram", lambda ctx: 1), instantiations("seed004_histogram"),
+          notes="The article's kernel (written there for bytes and 256 bins).")
 _register("seed004_replicated", 30, "seed004", "seed 004 §4.4: K shared sub-histograms, thread t adding into copy t % K",
-          kernel_plan(lambda ctx: f"histogram_replicated<{ctx.params['replicas']}>"),
-          tuple(f"histogram_replicated<{k}>" for k in REPLICAS), params=(("replicas", REPLICAS),))
-_register("vector_per_warp", 40, "beyond", "primbench: 16-byte loads (16 samples each), one sub-histogram per warp",
-          kernel_plan(lambda ctx: "histogram_vector_per_warp", per_thread=16, per_warp_shared=True), ("histogram_vector_per_warp",))
-_register("warp_aggregated", 50, "beyond", "primbench: 16-byte loads, equal bytes of a warp counted by one atomic (__match_any_sync)",
-          kernel_plan(lambda ctx: "histogram_warp_aggregated", per_thread=16, per_warp_shared=True), ("histogram_warp_aggregated",),
-          notes="Keeps all-equal input fast: one shared atomic per warp and byte place instead of 32 on one counter.")
+          kernel_plan("histogram_replicated", lambda ctx: ctx.params["replicas"]),
+          tuple(name for k in REPLICAS for name in instantiations("histogram_replicated", k)), params=(("replicas", REPLICAS),))
+_register("vector_per_warp", 40, "beyond", "primbench: 16-byte loads (16 bytes or 4 int32 each), one sub-histogram per warp",
+          kernel_plan("histogram_vector_per_warp", _per_warp, vector_loads=True), instantiations("histogram_vector_per_warp"))
+_register("warp_aggregated", 50, "beyond", "primbench: 16-byte loads, equal samples of a warp counted by one atomic (__match_any_sync)",
+          kernel_plan("histogram_warp_aggregated", _per_warp, vector_loads=True), instantiations("histogram_warp_aggregated"),
+          notes="Keeps all-equal input fast: one shared atomic per warp and sample place instead of 32 on one counter.")
 register(Variant(
-    op="histogram", name="cub_histogram_even", origin="CUB DeviceHistogram::HistogramEven through cupy.cuda.cub (257 levels)",
+    op="histogram", name="cub_histogram_even", origin="CUB DeviceHistogram::HistogramEven through cupy.cuda.cub (bins + 1 levels)",
     series="baseline", order=90, prepare=cub_prepare, block_sizes=(), bytes_model=BYTES, tolerance_model="exact: counts",
-    deterministic_expected=True, dtypes=("uint8",), work_span=("n", "1 (with atomics)"),
+    deterministic_expected=True, dtypes=("uint8", "int32"), work_span=("n", "1 (with atomics)"), params=(("bins", BINS),),
     notes="CuPy's wrapper takes its workspace from the memory pool on every call (host work only).",
 ))

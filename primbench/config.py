@@ -152,6 +152,7 @@ class Config:
         """Every case of every sweep, in sweep order, each key once."""
         seen: dict[str, Case] = {}
         for sweep in self.sweeps:
+            refuses = ops.checks(sweep.op).refuses
             for name in sweep.variants:
                 variant = kernels.get(sweep.op, name)
                 blocks = [b for b in sweep.block_sizes if b in variant.block_sizes] if variant.block_sizes else [None]
@@ -163,6 +164,8 @@ class Config:
                         for dtype in dtypes:
                             for distribution in sweep.distributions:
                                 for params in sweep.param_grid(variant):
+                                    if refuses(dtype, dict(params)):  # e.g. uint8 samples with 1024 bins
+                                        continue
                                     case = Case(sweep.op, name, dtype, n, block, distribution, params)
                                     seen.setdefault(case.key, case)
         return list(seen.values())
@@ -503,8 +506,13 @@ def _sweep(raw, path, src) -> Sweep:
     if not any(not v.block_sizes or set(v.block_sizes) & set(blocks) for v in variants):
         raise src.error(path + ("block_sizes",), "no selected variant takes any of these block sizes")
     params = _params(raw.get("params"), path + ("params",), src, variants) if "params" in raw else ()
-    return Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
-                 dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit), params=params)
+    sweep = Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
+                  dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit), params=params)
+    for d in dtypes:  # a dtype none of whose parameter values it can take would silently run nothing
+        reasons = [ops.checks(op).refuses(d, dict(p)) for v in variants for p in sweep.param_grid(v)]
+        if reasons and all(reasons):
+            raise src.error(path + ("params",) if params else path + ("dtypes",), f"dtype {d}: {reasons[0]}")
+    return sweep
 
 
 def _params(raw, path, src, variants) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -16,11 +16,25 @@ from pathlib import Path
 from primbench import stats
 from primbench.errors import UserError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-# Step-by-step migrations: MIGRATIONS[v] turns a version-v header/record into version v+1.
-# There is only version 1 so far; the mechanism is here so that a change of schema is one function.
-MIGRATIONS: dict[int, callable] = {}
+
+def _v1_to_v2(obj: dict) -> dict:
+    """Schema 2 names the check on the case's own (random) input `verify.random`; schema 1 called
+    it `verify.float`, also for integer and array outputs. The header only changes its number."""
+    obj = dict(obj)
+    if obj.get("kind") == "header":
+        obj["schema"] = 2
+    elif obj.get("kind") == "case" and isinstance(obj.get("verify"), dict) and "float" in obj["verify"]:
+        verify = dict(obj["verify"])
+        verify["random"] = verify.pop("float")
+        obj["verify"] = verify
+    return obj
+
+
+# Step-by-step migrations: MIGRATIONS[v] turns a version-v header or record into version v + 1.
+# Files are never rewritten: an older run is migrated each time it is read.
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2}
 
 
 BASELINE_DIR = Path("results") / "baselines"
@@ -50,6 +64,7 @@ class Run:
     end: dict | None = None
     resumes: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    written_schema: int = SCHEMA_VERSION  # the version on disk (the records above are migrated to the current one)
 
     @property
     def finished(self) -> bool:
@@ -125,7 +140,7 @@ def load_run(path) -> Run:
             f"{path}: schema version {version} is newer than this primbench reads ({SCHEMA_VERSION}); "
             "update primbench (git pull) to read it"
         )
-    run = Run(path=path, header=_migrate(header, version, path), cases=[], warnings=warnings)
+    run = Run(path=path, header=_migrate(header, version, path), cases=[], warnings=warnings, written_schema=version)
     for obj in objects[1:]:
         obj = _migrate(obj, version, path)
         kind = obj["kind"]
@@ -239,7 +254,7 @@ def to_frame(run: Run):
         batch = stats.summarize(samples.get("batch_ms") or [])
         info = variants.get(f"{case['op']}/{case['variant']}", {})
         verify = case.get("verify") or {}
-        float_check = verify.get("float") or {}
+        random_check = verify.get("random") or {}
         exact_check = verify.get("exact") or {}
         determinism = case.get("determinism") or {}
         median = cold.median if cold else math.nan
@@ -277,19 +292,19 @@ def to_frame(run: Run):
                 "l2_resident": bool(l2_bytes and (case.get("bytes") or 0) <= l2_bytes),
                 "stop": (case.get("timing") or {}).get("stop"),
                 "exact_ok": exact_check.get("ok"),
-                "float_ok": float_check.get("ok"),
-                "error": float_check.get("error"),
-                "tolerance": float_check.get("tolerance"),
+                "random_ok": random_check.get("ok"),
+                "error": random_check.get("error"),
+                "tolerance": random_check.get("tolerance"),
                 "bitwise_equal": determinism.get("bitwise_equal"),
                 "result_hex": determinism.get("result_hex"),
                 # The reproducibility probe: True if every scaled grid gave the same bits, None if not tried.
                 "grids_bitwise_equal": _all_or_none(probe.get("bitwise_equal") for probe in determinism.get("across_grids") or []),
                 "grids_probed": "across_grids" in determinism,  # False in runs made before the probe existed
-                "got": float_check.get("got"),
-                "expected": float_check.get("expected"),
-                "reference_kind": float_check.get("reference"),
-                "abs_sum": float_check.get("abs_sum"),
-                "serial_float32": float_check.get("serial_float32"),
+                "got": random_check.get("got"),
+                "expected": random_check.get("expected"),
+                "reference_kind": random_check.get("reference"),
+                "abs_sum": random_check.get("abs_sum"),
+                "serial_float32": random_check.get("serial_float32"),
                 "flags": ",".join(case.get("flags") or []),
                 # The first launch with a grid: atomic variants start with the memset of their target.
                 "grid": next((launch["grid"] for launch in case.get("launches") or [] if launch.get("grid")), None),

@@ -259,8 +259,8 @@ class Runner:
         record["launches"] = plan.launches
         run_verified(plan)
         first = verify.fingerprint(plan.result())
-        float_check = checks.check_random(plan.result(), reference, plan, case)
-        record["verify"] = {"exact": exact, "float": float_check, "written": float_check["got"] is not None}
+        random_check = checks.check_random(plan.result(), reference, plan, case)
+        record["verify"] = {"exact": exact, "random": random_check, "written": random_check["got"] is not None}
         patterns = [first]
         for _ in range(self.config.determinism_runs - 1):
             run_verified(plan, poison=False)
@@ -272,7 +272,7 @@ class Runner:
         if variant.grid_independent and not all(p["bitwise_equal"] for p in probes):
             grid_dependent = ("declared grid-independent, but another grid gave other bits: "
                               + ", ".join(f"x{p['grid_scale']} (grids {p['grids']})" for p in probes if not p["bitwise_equal"]))
-        reason = checks.failure_reason(exact, float_check) or nondeterministic or grid_dependent
+        reason = checks.failure_reason(exact, random_check) or nondeterministic or grid_dependent
         if reason:
             record.update(status="failed", reason=reason)
             return
@@ -343,6 +343,9 @@ def resume(path) -> RunSummary:
     existing = results.load_run(path)
     if existing.finished:
         raise UserError(f"{path}: this run already finished (it has an end record); start a new run instead")
+    if existing.written_schema != results.SCHEMA_VERSION:  # one file, one schema: never append newer records
+        raise UserError(f"{path}: was written in run-file schema {existing.written_schema} by an older primbench; "
+                        f"its cases still read, but it cannot be continued: start a new run")
     config = config_from_header(existing.header, path)
     runner = Runner(config)
     device = existing.device

@@ -82,6 +82,14 @@ def test_the_newest_recorded_run_measured_the_kernels_as_they_are_now(recorded_r
     assert not stale, f"{recorded_run.name} was measured with other code for {stale}: run `make bench` on a GPU"
 
 
+def test_resuming_a_run_written_in_an_older_schema_is_refused_in_one_line(repo, tmp_path):
+    # Test-only transformation of a real schema-1 run: drop its end record, as if it had been interrupted.
+    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl"
+    interrupted = tmp_path / archived.name
+    interrupted.write_text("".join(archived.read_text().splitlines(keepends=True)[:-1]))
+    assert_one_line_error(bench(repo, "run", "--resume", str(interrupted)), 2, "schema 1", "start a new run")
+
+
 def test_resuming_a_missing_run_is_one_line(repo, tmp_path):
     assert_one_line_error(bench(repo, "run", "--resume", str(tmp_path / "gone.jsonl")), 2, "no such run file")
 

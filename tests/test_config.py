@@ -34,6 +34,7 @@ BAD_CONFIGS = {
     "timing_not_finite.yaml": (2, ["min_time_s", "finite"]),
     "recursive_alias.yaml": (None, ["refers to itself"]),
     "huge_exponent.yaml": (3, ["2^14300", "2^30"]),
+    "bytes_with_1024_bins.yaml": (5, ["dtype uint8", "256 bins", "dtypes: [int32]"]),
     "single_block_scan_too_large.yaml": (5, ["seed004_hillis_steele_single_block runs in one block", "up to 1024"]),
     "non_string_key.yaml": (1, ["key 1 is not a name"]),
     "compare_threshold_not_a_fraction.yaml": (4, ["threshold", "between 0 and 1"]),
@@ -147,3 +148,13 @@ def test_a_run_header_gives_back_the_config_it_was_made_from_even_with_one_block
     header = {"config": default.resolved()}
     again = config_from_header(header, "run.jsonl")
     assert [c.key for c in again.cases()] == [c.key for c in default.cases()]
+
+
+def test_histogram_bins_go_with_int32_samples_and_bytes_keep_their_256(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("sweeps:\n  - op: histogram\n    variants: [vector_per_warp]\n    sizes: [1000]\n"
+                    "    dtypes: [uint8, int32]\n    params: {bins: [256, 1024]}\n")
+    pairs = {(c.dtype, c.param_dict["bins"]) for c in load_config(path).cases()}
+    assert pairs == {("uint8", 256), ("int32", 256), ("int32", 1024)}
+    path.write_text("sweeps:\n  - op: histogram\n    variants: [vector_per_warp]\n    sizes: [1000]\n    dtypes: [uint8]\n")
+    assert [c.param_dict for c in load_config(path).cases()] == [{"bins": 256}]  # the default bins

@@ -1,6 +1,7 @@
 """Every histogram variant on every input distribution, count for count against numpy.bincount on
 the host (marker `gpu`), at n = 1, 1000, 2^20 + 5 and 2^26: sizes that are multiples of no block and
-of no 16-byte vector."""
+of no 16-byte vector; uint8 samples with 256 bins and int32 samples with 32, 256 and 1024 bins,
+whose exact input holds values outside the bins that every variant must drop."""
 
 import numpy
 import pytest
@@ -16,6 +17,13 @@ pytestmark = pytest.mark.gpu
 
 SIZES = [1, 1000, 2**20 + 5, 2**26]
 CHECKS = ops.checks("histogram")
+TYPE_BINS = [("uint8", 256), ("int32", 32), ("int32", 256), ("int32", 1024)]
+
+
+def _host_counts(x, bins: int):
+    """numpy's bincount of the samples in [0, bins): the others have no bin."""
+    samples = x.get().astype(numpy.int64)
+    return numpy.bincount(samples[(samples >= 0) & (samples < bins)], minlength=bins)
 
 
 @pytest.fixture(scope="module")
@@ -27,35 +35,57 @@ def sm_count():
 
 def _counts(variant, x, case, sm_count):
     module = load_module(variant.source, variant.kernels) if variant.source else None
-    plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count, dtype="uint8", params=case.param_dict))
+    plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count, dtype=case.dtype, params=case.param_dict))
     run_verified(plan)
     return plan.result().get().astype(numpy.int64)
 
 
+_HOST_COUNTS: dict = {}  # counting 2^26 samples on the host once per input, not once per variant
+
+
+def _inputs(case):
+    """The case's random and exact inputs, with their counts made on the host by numpy."""
+    x = CHECKS.random_input(case, seed=case.n % 113)
+    exact, expected = CHECKS.exact_input(case, seed=0)
+    key = case.input_key
+    if key not in _HOST_COUNTS:
+        _HOST_COUNTS[key] = (_host_counts(x, case.param_dict["bins"]), _host_counts(exact, case.param_dict["bins"]))
+    wanted, exact_counts = _HOST_COUNTS[key]
+    assert numpy.array_equal(expected.get().astype(numpy.int64), exact_counts)
+    return x, wanted, exact, exact_counts
+
+
+@pytest.mark.parametrize("dtype,bins", TYPE_BINS, ids=lambda v: str(v))
 @pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
 @pytest.mark.parametrize("variant", kernels.variants("histogram"), ids=lambda v: v.key)
-def test_every_histogram_counts_exactly_on_every_distribution_and_block_size(variant, n, sm_count):
+def test_every_histogram_counts_exactly_on_every_distribution_and_block_size(variant, n, dtype, bins, sm_count):
     replicas = [(("replicas", k),) for k in dict(variant.params).get("replicas", ())] or [()]
     for distribution in CHECKS.distributions:
-        case0 = Case("histogram", variant.name, "uint8", n, None, distribution)
-        x = CHECKS.random_input(case0, seed=n % 113)
-        wanted = numpy.bincount(x.get(), minlength=256)
-        exact, expected = CHECKS.exact_input(case0, seed=0)
-        assert numpy.array_equal(expected.get().astype(numpy.int64), numpy.bincount(exact.get(), minlength=256))
+        case0 = Case("histogram", variant.name, dtype, n, None, distribution, (("bins", bins),))
+        x, wanted, exact, exact_counts = _inputs(case0)
         for block in variant.block_sizes or (None,):
-            for params in replicas:
-                case = Case("histogram", variant.name, "uint8", n, block, distribution, params)
+            for replica in replicas:
+                case = Case("histogram", variant.name, dtype, n, block, distribution, (("bins", bins), *replica))
                 got = _counts(variant, x, case, sm_count)
                 assert numpy.array_equal(got, wanted), f"{case.key}: {numpy.flatnonzero(got != wanted)[:5]}"
-                assert numpy.array_equal(_counts(variant, exact, case, sm_count), numpy.bincount(exact.get(), minlength=256))
+                assert numpy.array_equal(_counts(variant, exact, case, sm_count), exact_counts), f"{case.key}: exact input"
 
 
 def test_the_sort_reference_counts_like_numpy_and_a_lost_sample_is_caught():
-    case = Case("histogram", "any", "uint8", 2**20 + 5, None, "image")
+    case = Case("histogram", "any", "uint8", 2**20 + 5, None, "image", (("bins", 256),))
     x = CHECKS.random_input(case, seed=3)
     reference = CHECKS.reference(x, case, 3)
-    assert numpy.array_equal(reference.get().astype(numpy.int64), numpy.bincount(x.get(), minlength=256))
+    assert numpy.array_equal(reference.get().astype(numpy.int64), _host_counts(x, 256))
     counts = reference.astype(numpy.uint32)
     counts[int(x[0])] -= 1
     check = CHECKS.check_random(counts, reference, None, case)
     assert not check["ok"] and check["mismatches"] == 1
+
+
+def test_the_int32_exact_input_has_samples_outside_the_bins_and_the_reference_drops_them():
+    case = Case("histogram", "any", "int32", 100_003, None, "uniform", (("bins", 32),))
+    x, expected = CHECKS.exact_input(case, seed=0)
+    host = x.get()
+    assert (host < 0).any() and (host >= 32).any()
+    reference = CHECKS.reference(x, case, 0)
+    assert numpy.array_equal(reference.get(), expected.get()) and int(expected.sum()) == int(((host >= 0) & (host < 32)).sum())

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import render_report, tables
+from primbench.report import plots, render_report, tables
 from primbench.report.reference import load_published
 from primbench.results import load_run
 
@@ -237,7 +237,7 @@ def _frame(rows):
     defaults = {
         "op": "reduce", "dtype": "float32", "distribution": "uniform", "status": "ok", "reason": None,
         "series": "harris", "order": 0, "noise": 0.001, "gbps": 1.0, "pct_peak": 1.0, "pct_copy": 1.0,
-        "l2_resident": False, "stop": "converged", "flags": "", "exact_ok": True, "float_ok": True,
+        "l2_resident": False, "stop": "converged", "flags": "", "exact_ok": True, "random_ok": True,
         "error": 0.0, "tolerance": 1.0, "bitwise_equal": True, "launches": 1, "result_hex": None,
         "grids_bitwise_equal": None, "grids_probed": True, "got": None, "expected": None, "serial_float32": None,
     }
@@ -455,3 +455,51 @@ def test_tables_hold_a_parameter_fixed_but_keep_the_variants_that_have_none():
     kept = tables.with_params(frame, "histogram", "replicas=8")
     assert list(kept["variant"]) == ["cub", "replicated[replicas=8]", "replicated[replicas=8]", "x"]
     assert tables.primary_params(frame, "reduce", "float32", "uniform") is None
+
+
+def _histogram_frame():
+    import pandas as pd
+
+    rows = []
+    for distribution, scale in (("uniform", 1.0), ("all_equal", 0.5)):
+        for block in (128, 256):
+            for k in (2, 8):
+                rows.append(("seed004_replicated", f"bins=256,replicas={k}", block, distribution, 100.0 * k * scale))
+            rows.append(("vector_per_warp", "bins=256", block, distribution, 2000.0 * scale))
+        rows.append(("cub_histogram_even", "bins=256", None, distribution, 250.0 * scale))
+    rows.append(("vector_per_warp", "bins=1024", 256, "uniform", 1.0))  # another bin count: not compared
+    return pd.DataFrame([{
+        "op": "histogram", "variant": f"{name}[{params}]", "variant_name": name, "params": params, "block": block,
+        "dtype": "uint8", "distribution": distribution, "n": 2**26, "valid": True, "gbps": gbps,
+        "median_ms": 2**26 / gbps / 1e6, "order": {"seed004_replicated": 30, "vector_per_warp": 40}.get(name, 90),
+    } for name, params, block, distribution, gbps in rows])
+
+
+def test_parameters_are_held_one_by_one_so_variants_with_fewer_parameters_stay():
+    frame = _histogram_frame()
+    params = tables.primary_params(frame, "histogram", "uint8", "uniform")
+    assert params == "bins=256,replicas=2"  # each parameter's most measured value (a tie: the first seen)
+    kept = tables.with_params(frame, "histogram", params)
+    assert set(kept["variant"]) == {"seed004_replicated[bins=256,replicas=2]", "vector_per_warp[bins=256]",
+                                    "cub_histogram_even[bins=256]"}
+
+
+def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block():
+    frame = tables.with_params(_histogram_frame(), "histogram", "bins=256,replicas=8")
+    bars = tables.distribution_bars(frame, "histogram", "uint8")
+    assert set(bars["distribution"]) == {"uniform", "all_equal"}
+    assert set(bars["block"].dropna()) == {256} and bars["block"].isna().sum() == 2  # CUB chooses its own
+    fast = bars[(bars["variant"] == "vector_per_warp[bins=256]") & (bars["distribution"] == "all_equal")]
+    assert fast["gbps"].item() == 1000.0
+    assert plots.distribution_bars_chart(bars, title="t").startswith("data:image/png;base64,")
+    single = frame[frame["distribution"] == "uniform"]
+    assert tables.distribution_bars(single, "histogram", "uint8").empty
+
+
+def test_a_parameter_swept_with_all_else_fixed_is_one_line_per_variant_and_block():
+    sweeps = tables.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform")
+    by_param = {s["param"]: s for s in sweeps}
+    assert set(by_param) == {"replicas", "bins"}
+    assert by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"] == [(2, 200.0), (8, 800.0)]
+    assert list(by_param["bins"]["lines"]) == ["vector_per_warp, block 256"]
+    assert plots.param_sweep_chart(by_param["replicas"], title="t").startswith("data:image/png;base64,")

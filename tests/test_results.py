@@ -11,7 +11,7 @@ import pytest
 from primbench import results
 from primbench.results import RunFileError, RunWriter, load_run
 
-HEADER = {"kind": "header", "schema": 1, "run_id": "t", "device": {"peak_gbps": 4814.3, "l2_bytes": 62914560},
+HEADER = {"kind": "header", "schema": results.SCHEMA_VERSION, "run_id": "t", "device": {"peak_gbps": 4814.3, "l2_bytes": 62914560},
           "copy": {"bytes": 8, "samples_ms": [1.0]}, "variants": {}}
 
 
@@ -60,7 +60,7 @@ def test_a_corrupted_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
 
 def test_a_newer_schema_is_refused_with_the_versions(tmp_path):
     path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=99)])
-    with pytest.raises(RunFileError, match="schema version 99 is newer than this primbench reads \\(1\\)"):
+    with pytest.raises(RunFileError, match="schema version 99 is newer than this primbench reads \\(2\\)"):
         load_run(path)
 
 
@@ -108,3 +108,23 @@ def test_a_schema_older_than_any_primbench_wrote_is_refused(tmp_path):
 def test_damaged_case_records_are_refused_in_one_line(tmp_path, case, message):
     with pytest.raises(RunFileError, match=message):
         load_run(_write(tmp_path / "r.jsonl", [HEADER, case]))
+
+
+def test_a_schema_1_run_is_migrated_on_reading_and_its_random_check_keeps_its_values(tmp_path):
+    old_case = dict(_case("a"), verify={"exact": {"ok": True}, "float": {"ok": False, "error": 0.5, "tolerance": 0.1}})
+    path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=1), old_case])
+    run = load_run(path)
+    assert run.written_schema == 1 and run.header["schema"] == results.SCHEMA_VERSION
+    assert run.cases[0]["verify"] == {"exact": {"ok": True}, "random": {"ok": False, "error": 0.5, "tolerance": 0.1}}
+    row = run.frame().iloc[0]
+    assert row["random_ok"] == False and row["error"] == 0.5  # noqa: E712 (numpy bool)
+    assert "float" in json.loads(path.read_text().splitlines()[1])["verify"]  # the file itself is never rewritten
+
+
+def test_a_real_schema_1_run_from_the_archive_reads_as_schema_2(repo):
+    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl"
+    run = load_run(archived)
+    assert run.written_schema == 1 and run.finished
+    assert all("float" not in c["verify"] and "ok" in c["verify"]["random"] for c in run.cases if c["status"] == "ok")
+    frame = run.frame()
+    assert frame.loc[frame["status"] == "ok", "random_ok"].all()

@@ -37,6 +37,9 @@ class OpChecks:
     failure_reason: Callable[[dict, dict], str | None]
     # (case, itemsize) -> GPU bytes a case needs: inputs, references, outputs, temporaries
     working_bytes: Callable[[Any, int], int]
+    # (dtype, the case's parameters) -> why that sample type cannot take those parameters, or None
+    # (histogram: uint8 samples have 256 bins). The config drops such combinations from a sweep.
+    refuses: Callable[[str, dict], str | None] = lambda dtype, params: None
 
 _CHECKS: dict[str, OpChecks] = {}
 

@@ -167,6 +167,45 @@ def block_sweep_chart(sweep, *, n: int, title: str, styles=None) -> str:
     return _finish_with_side_legend(figure, axis, title)
 
 
+def distribution_bars_chart(bars, *, title: str, styles=None) -> str:
+    """Grouped bars: one group per input distribution, one bar per variant (GB/s, log scale: the
+    contended variants are 100x slower than the fast ones)."""
+    figure = _figure(10, 4.5)
+    axis = figure.add_subplot()
+    distributions = list(dict.fromkeys(bars["distribution"]))
+    variants = list(dict.fromkeys(bars["variant"]))
+    width = 0.8 / max(1, len(variants))
+    for i, (style, variant) in enumerate(zip(_styles_for(variants, styles), variants)):
+        mine = bars[bars["variant"] == variant].set_index("distribution")["gbps"]
+        positions = [d + (i - (len(variants) - 1) / 2) * width for d in range(len(distributions))]
+        axis.bar(positions, [mine.get(d, float("nan")) for d in distributions], width=width * 0.95,
+                 color=style["color"], label=_label(variant))
+    axis.set_yscale("log")
+    axis.set_xticks(range(len(distributions)), [_label(d) for d in distributions])
+    axis.set_xlabel("input distribution")
+    axis.set_ylabel("GB/s (log)")
+    axis.set_title(_label(title))
+    axis.grid(alpha=0.3, axis="y")
+    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    return _data_uri(figure)
+
+
+def param_sweep_chart(sweep: dict, *, title: str) -> str:
+    """GB/s against one parameter's value (log2), a line per variant and block size."""
+    figure = _figure(10, 4.5)
+    axis = figure.add_subplot()
+    labels = list(sweep["lines"])
+    values = []
+    for style, label in zip(line_styles(len(labels)), labels):
+        points = sweep["lines"][label]
+        values += [v for v, _ in points]
+        axis.plot([v for v, _ in points], [g for _, g in points], label=_label(label), markersize=5, linewidth=1.3, **style)
+    _log2_axis(axis, values, as_powers=False)
+    axis.set_xlabel(f"{sweep['param']} (log2)")
+    axis.set_ylabel("GB/s")
+    return _finish_with_side_legend(figure, axis, title)
+
+
 SEED_SERIES = ("harris", "seed000", "seed004")  # drawn grey in the accuracy chart: context, not the point
 ZERO_DRAWN_AT = 1e-17  # where an error of exactly 0 is drawn on the log axis
 

@@ -376,13 +376,26 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         sweeps.append(
             {
                 "n": n,
+                "param": None,
                 "variants": sweep["variant"].nunique(),
                 "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
             }
         )
+    for sweep in tables.param_sweeps(frame, op, dtype, distribution):
+        sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),
+                       "chart": plots.param_sweep_chart(sweep, title=f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])}")})
     # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
     params = tables.primary_params(frame, op, dtype, distribution)
     compared = tables.with_params(frame, op, params)
+    bars = tables.distribution_bars(tables.with_params(frame, op, params), op, dtype)
+    distribution_chart = None
+    if not bars.empty:
+        distribution_chart = {
+            "n": int(bars["n"].iloc[0]),
+            "chart": plots.distribution_bars_chart(
+                bars, title=f"{op}: GB/s by input distribution at n = {size_text(int(bars['n'].iloc[0]))} ({dtype})", styles=styles),
+            "rows": _records(bars),
+        }
     progression = None
     if op != tables.STORY_OP:  # the story op has its own, larger section
         n, exact = tables.choose_progression_size(compared, op)
@@ -408,6 +421,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "params": params,
         "best_per_size": _records(tables.best_per_size(compared, op, dtype, distribution)),
         "bandwidth_chart": bandwidth_chart,
+        "distribution_chart": distribution_chart,
         "sweeps": sweeps,
         "verification": _records(tables.verification_table(frame, op)),
         "reproducibility": _records(tables.reproducibility_table(frame, op)),

@@ -98,24 +98,40 @@ def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
     return (timed or counts).most_common(1)[0][0]
 
 
+def _param_dict(text) -> dict[str, str]:
+    """'bins=256,replicas=8' -> {'bins': '256', 'replicas': '8'} (the frame's `params` column)."""
+    return dict(part.split("=", 1) for part in str(text or "").split(",") if "=" in part)
+
+
 def primary_params(frame, op: str, dtype, distribution) -> str | None:
-    """The parameter values (e.g. 'radius=4') with the most valid cases of `op` in the slice, or None
-    when the op's variants have no parameters: tables that compare variants use one value, since
-    a step from radius 1 to radius 16 is not a speedup."""
+    """For each of the op's parameters the value with the most valid cases in the slice, as text
+    ('bins=256,replicas=8'), or None when its variants have none: tables that compare variants
+    hold each parameter at one value, since a step from radius 1 to radius 16 is not a speedup."""
     if "params" not in frame:
         return None
     cases = slice_of(frame, op, dtype, distribution)
     cases = cases[cases["valid"]] if cases["valid"].any() else cases
-    counts = Counter(p for p in cases["params"] if p)
-    return counts.most_common(1)[0][0] if counts else None
+    counts: dict[str, Counter] = {}
+    for text in cases["params"]:
+        for name, value in _param_dict(text).items():
+            counts.setdefault(name, Counter())[value] += 1
+    if not counts:
+        return None
+    return ",".join(f"{name}={counts[name].most_common(1)[0][0]}" for name in sorted(counts))
 
 
 def with_params(frame, op: str, params: str | None):
-    """`frame` without the cases of `op` at other parameter values than `params` (unchanged when
-    None); variants without parameters (a histogram's CUB beside its replicated kernel) stay."""
+    """`frame` without the cases of `op` at other values of a parameter than `params` holds
+    (unchanged when None); a case is kept when it agrees on every parameter it has, so variants
+    without one (a histogram's CUB beside its replicated kernel) stay."""
     if params is None:
         return frame
-    return frame[(frame["op"] != op) | (frame["params"] == params) | (frame["params"] == "")]
+    chosen = _param_dict(params)
+
+    def agrees(text) -> bool:
+        return all(chosen.get(name, value) == value for name, value in _param_dict(text).items())
+
+    return frame[(frame["op"] != op) | frame["params"].map(agrees)]
 
 
 def _matches(column, value):
@@ -417,6 +433,52 @@ def block_sweeps(frame, op: str, dtype=None, distribution=None) -> dict:
     return sweeps
 
 
+def distribution_bars(frame, op: str, dtype):
+    """Each variant on each input distribution at one size: the size with the most distributions
+    (the largest on a tie), each variant at its chosen block size. Empty unless there are two."""
+    import pandas as pd
+
+    cases = frame[(frame["op"] == op) & _matches(frame["dtype"], dtype) & frame["valid"]]
+    if cases.empty:
+        return pd.DataFrame()
+    spread = cases.groupby("n")["distribution"].nunique()
+    if spread.max() < 2:
+        return pd.DataFrame()
+    n = int(max(spread[spread == spread.max()].index))
+    rows = []
+    for variant, mine in cases[cases["n"] == n].groupby("variant", sort=False):
+        block = choose_block(mine, n)
+        chosen = _rows_with_block(mine, block)
+        for _, row in chosen.iterrows():
+            rows.append({"variant": variant, "order": row["order"], "distribution": row["distribution"], "n": n,
+                         "block": block, "median_us": 1e3 * row["median_ms"], "gbps": row["gbps"]})
+    return pd.DataFrame(rows).sort_values(["order", "variant"]).reset_index(drop=True)
+
+
+def param_sweeps(frame, op: str, dtype, distribution) -> list[dict]:
+    """Every parameter some variant was measured at several values of, with all else fixed:
+    [{'n', 'param', 'lines': {'variant, block B': [(value, GB/s), ...]}}] (seed 004's K)."""
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[cases["valid"]]
+    sweeps = []
+    for n, at_n in cases.groupby("n"):
+        names = sorted({name for text in at_n["params"] for name in _param_dict(text)}) if "params" in at_n else []
+        for name in names:
+            lines: dict[str, list] = {}
+            for _, row in at_n.iterrows():
+                params = _param_dict(row["params"])
+                if name not in params:
+                    continue
+                others = ",".join(f"{k}={v}" for k, v in sorted(params.items()) if k != name)
+                block = _block_or_none(row["block"])
+                label = f"{row['variant_name']}{f'[{others}]' if others else ''}, block {block if block else 'lib'}"
+                lines.setdefault(label, []).append((int(params[name]), row["gbps"]))
+            lines = {label: sorted(points) for label, points in lines.items() if len({v for v, _ in points}) > 1}
+            if lines:
+                sweeps.append({"n": int(n), "param": name, "lines": lines})
+    return sweeps
+
+
 def determinism_verdict(bitwise_values) -> str:
     """'yes' if every measured case was bitwise equal across runs, 'no' if none, 'mixed', or '' if unmeasured."""
     values = [bool(v) for v in bitwise_values if v is not None and not (isinstance(v, float) and math.isnan(v))]
@@ -438,7 +500,7 @@ def _check_verdict(values) -> str:
 
 
 def verification_table(frame, op: str):
-    """Per variant of `op`: case counts by status, exact and float checks, determinism vs declared."""
+    """Per variant of `op`: case counts by status, exact and random-input checks, determinism vs declared."""
     import pandas as pd
 
     cases = frame[frame["op"] == op]
@@ -463,7 +525,7 @@ def verification_table(frame, op: str):
                 "failed": statuses.get("failed", 0),
                 "skipped": statuses.get("skipped", 0),
                 "exact": _check_verdict(mine["exact_ok"]),
-                "float": _check_verdict(mine["float_ok"]),
+                "random": _check_verdict(mine["random_ok"]),
                 "max_error_ratio": max(ratios) if ratios else math.nan,
                 "deterministic": observed,
                 "deterministic_expected": expected,
