@@ -152,3 +152,86 @@ __global__ void histogram_warp_aggregated(const T* data, int n, unsigned int* hi
     add_tail<T, BINS>(data, n, mine);
     merge_copies<BINS>(sub, warps, hist);
 }
+
+// No atomics while counting: every lane keeps its own histogram of byte-wide counters, four to a
+// 32-bit word, in shared memory laid out so that lane l's words all sit in bank l (word w of lane l
+// at w * 32 + l): a warp's 32 increments never conflict, whatever the input. A byte counter can
+// take 255 counts, so every FLUSH_EVERY vectors the warp adds its lanes' counters into registers
+// (lane l sums words l, l + 32, ... across the 32 lanes, each lane starting at another column so
+// that the reads do not conflict either) and zeroes them. BINS <= 256 (at most 8 KB per warp).
+template <typename T, int BINS>
+__device__ __forceinline__ void flush_packed(unsigned int* packed, unsigned int (&totals)[(BINS / 4 + 31) / 32][4]) {
+    constexpr int WORDS = BINS / 4;
+    const int lane = threadIdx.x & 31;
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < (WORDS + 31) / 32; ++k) {
+        const int w = lane + 32 * k;
+        if (w < WORDS) {
+            unsigned int even = 0, odd = 0;  // bytes 0 and 2, 1 and 3, as 16-bit sums (32 x 255 fits)
+#pragma unroll 8
+            for (int c = 0; c < 32; ++c) {
+                const unsigned int v = packed[w * 32 + ((c + lane) & 31)];
+                even += v & 0x00ff00ffu;
+                odd += (v >> 8) & 0x00ff00ffu;
+            }
+            totals[k][0] += even & 0xffffu;
+            totals[k][1] += odd & 0xffffu;
+            totals[k][2] += even >> 16;
+            totals[k][3] += odd >> 16;
+        }
+    }
+    __syncwarp();
+    for (int w = 0; w < WORDS; ++w) packed[w * 32 + lane] = 0;
+    __syncwarp();
+}
+
+template <typename T, int BINS>
+__global__ void histogram_packed_per_lane(const T* data, int n, unsigned int* hist) {
+    static_assert(BINS % 4 == 0 && BINS <= 256, "byte counters four to a word, at most 8 KB per warp");
+    constexpr int WORDS = BINS / 4;
+    constexpr int SAMPLES = Vector<T>::SAMPLES;
+    constexpr int FLUSH_EVERY = 255 / SAMPLES;  // vectors a lane counts before a byte counter could overflow
+    extern __shared__ unsigned int shared[];  // the block's BINS counts, then each warp's WORDS x 32 words
+    unsigned int* block_hist = shared;
+    const int lane = threadIdx.x & 31;
+    unsigned int* packed = shared + BINS + (threadIdx.x >> 5) * WORDS * 32;
+    zero_shared(shared, BINS + (blockDim.x >> 5) * WORDS * 32);
+    unsigned int totals[(WORDS + 31) / 32][4] = {};
+
+    const uint4* vectors = reinterpret_cast<const uint4*>(data);
+    const int count = n / SAMPLES;
+    const int stride = gridDim.x * blockDim.x;
+    // The loop is warp-uniform (the flush synchronises the warp); each lane loads its next vector
+    // before counting the one in hand, so a load is in flight while the counters are updated.
+    int i = blockIdx.x * blockDim.x + threadIdx.x;  // lane l of warp w walks w * 32 + l, then + stride ...
+    uint4 next = i < count ? __ldg(vectors + i) : make_uint4(0, 0, 0, 0);
+    int since_flush = 0;
+    for (int base = i - lane; base < count; base += stride) {
+        const bool real = i < count;
+        const uint4 q = next;
+        i += stride;
+        if (i < count) next = __ldg(vectors + i);
+        if (real) {
+#pragma unroll
+            for (int j = 0; j < SAMPLES; ++j) {
+                unsigned int bin;
+                if (bin_of<BINS>(sample_at(q, j, T()), bin)) packed[(bin >> 2) * 32 + lane] += 1u << (8 * (bin & 3));
+            }
+        }
+        if (++since_flush == FLUSH_EVERY) {
+            flush_packed<T, BINS>(packed, totals);
+            since_flush = 0;
+        }
+    }
+    flush_packed<T, BINS>(packed, totals);
+#pragma unroll
+    for (int k = 0; k < (WORDS + 31) / 32; ++k) {
+        const int w = lane + 32 * k;
+        if (w < WORDS)
+            for (int b = 0; b < 4; ++b)
+                if (totals[k][b]) atomicAdd(&block_hist[4 * w + b], totals[k][b]);
+    }
+    add_tail<T, BINS>(data, n, block_hist);
+    merge_copies<BINS>(block_hist, 1, hist);
+}

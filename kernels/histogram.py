@@ -33,8 +33,8 @@ def kernel_name(template: str, dtype: str, bins: int, *extra: int) -> str:
     return f"{template}<{','.join([SAMPLE_TYPES[dtype], str(bins), *map(str, extra)])}>"
 
 
-def instantiations(template: str, *extra: int) -> tuple[str, ...]:
-    return tuple(kernel_name(template, dtype, bins, *extra) for dtype, bins in TYPE_BINS)
+def instantiations(template: str, *extra: int, most_bins: int = max(BINS)) -> tuple[str, ...]:
+    return tuple(kernel_name(template, dtype, bins, *extra) for dtype, bins in TYPE_BINS if bins <= most_bins)
 
 
 def kernel_plan(template: str, shared_copies, vector_loads: bool = False):
@@ -90,11 +90,11 @@ def cub_prepare(ctx: LaunchContext) -> Plan:
                 launches=[{"kernel": "cub::DeviceHistogram::HistogramEven", "grid": None, "block": None}])
 
 
-def _register(name, order, series, origin, prepare, kernel_names, notes="", params=()):
+def _register(name, order, series, origin, prepare, kernel_names, notes="", params=(), bins=BINS, blocks=BLOCKS):
     register(Variant(
-        op="histogram", name=name, origin=origin, series=series, order=order, prepare=prepare, block_sizes=BLOCKS,
+        op="histogram", name=name, origin=origin, series=series, order=order, prepare=prepare, block_sizes=blocks,
         bytes_model=BYTES, tolerance_model="exact: counts", deterministic_expected=True, source=SOURCE,
-        kernels=kernel_names, dtypes=("uint8", "int32"), notes=notes, params=(("bins", BINS), *params),
+        kernels=kernel_names, dtypes=("uint8", "int32"), notes=notes, params=(("bins", bins), *params),
         grid_independent=True, work_span=("n", "1 (with atomics)"),
     ))
 
@@ -117,6 +117,11 @@ _register("vector_per_warp", 40, "beyond", "primbench: 16-byte loads (16 bytes o
 _register("warp_aggregated", 50, "beyond", "primbench: 16-byte loads, equal samples of a warp counted by one atomic (__match_any_sync)",
           kernel_plan("histogram_warp_aggregated", _per_warp, vector_loads=True), instantiations("histogram_warp_aggregated"),
           notes="Keeps all-equal input fast: one shared atomic per warp and sample place instead of 32 on one counter.")
+_register("packed_per_lane", 60, "beyond", "primbench: 16-byte loads, a private histogram of byte counters per lane (no atomics while counting)",
+          kernel_plan("histogram_packed_per_lane", lambda ctx: 1 + 8 * (ctx.block // 32), vector_loads=True),
+          instantiations("histogram_packed_per_lane", most_bins=256), bins=(256, 32), blocks=pow2(128, 512),
+          notes="Byte counters four to a word, each lane's in its own bank: no conflicts and no atomics on any input; "
+                "flushed into registers before a counter can overflow. 8 KB per warp for 256 bins: blocks up to 512.")
 register(Variant(
     op="histogram", name="cub_histogram_even", origin="CUB DeviceHistogram::HistogramEven through cupy.cuda.cub (bins + 1 levels)",
     series="baseline", order=90, prepare=cub_prepare, block_sizes=(), bytes_model=BYTES, tolerance_model="exact: counts",

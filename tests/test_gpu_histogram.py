@@ -59,6 +59,8 @@ def _inputs(case):
 @pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
 @pytest.mark.parametrize("variant", kernels.variants("histogram"), ids=lambda v: v.key)
 def test_every_histogram_counts_exactly_on_every_distribution_and_block_size(variant, n, dtype, bins, sm_count):
+    if bins not in dict(variant.params)["bins"]:
+        pytest.skip(f"{variant.name} takes at most {max(dict(variant.params)['bins'])} bins")
     replicas = [(("replicas", k),) for k in dict(variant.params).get("replicas", ())] or [()]
     for distribution in CHECKS.distributions:
         case0 = Case("histogram", variant.name, dtype, n, None, distribution, (("bins", bins),))

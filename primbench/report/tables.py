@@ -439,6 +439,7 @@ def distribution_bars(frame, op: str, dtype):
     import pandas as pd
 
     cases = frame[(frame["op"] == op) & _matches(frame["dtype"], dtype) & frame["valid"]]
+    cases = cases[cases["distribution"] != ACCURACY_DISTRIBUTION]  # summed badly on purpose, not timed
     if cases.empty:
         return pd.DataFrame()
     spread = cases.groupby("n")["distribution"].nunique()
@@ -461,7 +462,7 @@ def param_sweeps(frame, op: str, dtype, distribution) -> list[dict]:
     cases = slice_of(frame, op, dtype, distribution)
     cases = cases[cases["valid"]]
     sweeps = []
-    for n, at_n in cases.groupby("n"):
+    for n, at_n in cases.sort_values(["order", "variant_name", "block"]).groupby("n", sort=True):
         names = sorted({name for text in at_n["params"] for name in _param_dict(text)}) if "params" in at_n else []
         for name in names:
             lines: dict[str, list] = {}
