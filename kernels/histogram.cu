@@ -153,9 +153,9 @@ __global__ void histogram_warp_aggregated(const T* data, int n, unsigned int* hi
     merge_copies<BINS>(sub, warps, hist);
 }
 
-// No atomics while counting: every lane keeps its own histogram of byte-wide counters, four to a
-// 32-bit word, in shared memory laid out so that lane l's words all sit in bank l (word w of lane l
-// at w * 32 + l): a warp's 32 increments never conflict, whatever the input. A byte counter can
+// No contention while counting: every lane keeps its own histogram of byte-wide counters, four to
+// a 32-bit word, in shared memory laid out so that lane l's words all sit in bank l (word w of lane
+// l at w * 32 + l): a warp's 32 increments never conflict, whatever the input. A byte counter can
 // take 255 counts, so every FLUSH_EVERY vectors the warp adds its lanes' counters into registers
 // (lane l sums words l, l + 32, ... across the 32 lanes, each lane starting at another column so
 // that the reads do not conflict either) and zeroes them. BINS <= 256 (at most 8 KB per warp).
@@ -216,7 +216,10 @@ __global__ void histogram_packed_per_lane(const T* data, int n, unsigned int* hi
 #pragma unroll
             for (int j = 0; j < SAMPLES; ++j) {
                 unsigned int bin;
-                if (bin_of<BINS>(sample_at(q, j, T()), bin)) packed[(bin >> 2) * 32 + lane] += 1u << (8 * (bin & 3));
+                // An atomic although no other lane touches the word: its result is unused, so it is a
+                // fire-and-forget reduction, where `+=` chains each sample's load to the previous
+                // store (they might be the same word): 179 us against 124 at 2^28 (docs/perf-notes.md).
+                if (bin_of<BINS>(sample_at(q, j, T()), bin)) atomicAdd(&packed[(bin >> 2) * 32 + lane], 1u << (8 * (bin & 3)));
             }
         }
         if (++since_flush == FLUSH_EVERY) {

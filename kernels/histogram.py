@@ -117,10 +117,10 @@ _register("vector_per_warp", 40, "beyond", "primbench: 16-byte loads (16 bytes o
 _register("warp_aggregated", 50, "beyond", "primbench: 16-byte loads, equal samples of a warp counted by one atomic (__match_any_sync)",
           kernel_plan("histogram_warp_aggregated", _per_warp, vector_loads=True), instantiations("histogram_warp_aggregated"),
           notes="Keeps all-equal input fast: one shared atomic per warp and sample place instead of 32 on one counter.")
-_register("packed_per_lane", 60, "beyond", "primbench: 16-byte loads, a private histogram of byte counters per lane (no atomics while counting)",
+_register("packed_per_lane", 60, "beyond", "primbench: 16-byte loads, a private histogram of byte counters per lane, in its own bank (no conflicts)",
           kernel_plan("histogram_packed_per_lane", lambda ctx: 1 + 8 * (ctx.block // 32), vector_loads=True),
           instantiations("histogram_packed_per_lane", most_bins=256), bins=(256, 32), blocks=pow2(128, 512),
-          notes="Byte counters four to a word, each lane's in its own bank: no conflicts and no atomics on any input; "
+          notes="Byte counters four to a word, each lane's in its own bank: no conflicts on any input; "
                 "flushed into registers before a counter can overflow. 8 KB per warp for 256 bins: blocks up to 512.")
 register(Variant(
     op="histogram", name="cub_histogram_even", origin="CUB DeviceHistogram::HistogramEven through cupy.cuda.cub (bins + 1 levels)",
