@@ -22,6 +22,13 @@ KERNEL_DIR = Path(__file__).resolve().parent
 VARIANT_MODULES = ("reduce", "reduce_vector", "scan", "stencil", "topk", "histogram")  # kernels/<module>.py, imported on first use of the registry
 MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
+STATIC_SHARED_LIMIT = 48 * 1024  # what a kernel may take without opting in to more
+SHARED_PER_BLOCK_OPTIN = 227 * 1024  # sm_90's opt-in limit; a default only (sm_80: 163 KB, sm_86/89: 99 KB)
+
+
+class CaseUnsupported(Exception):
+    """This case cannot run on this GPU (e.g. more shared memory per block than it has): the runner
+    records it as skipped with this message, and the run goes on."""
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -73,6 +80,7 @@ class LaunchContext:
     sm_count: int
     threads_per_sm: int = MAX_THREADS_PER_SM  # the runner passes the device's own limits
     blocks_per_sm: int = MAX_BLOCKS_PER_SM
+    shared_per_block_optin: int = SHARED_PER_BLOCK_OPTIN
     dtype: str = "float32"
     # Multiplies every grid the helpers below size (the reproducibility probe and tests vary it).
     grid_scale: float = 1.0
@@ -81,6 +89,16 @@ class LaunchContext:
 
     def kernel(self, name: str):
         return self.module.get_function(name)
+
+    def dynamic_shared(self, kernel, nbytes: int) -> int:
+        """Let `kernel` take `nbytes` of dynamic shared memory per block: past 48 KB it must opt in,
+        up to the device's limit; past that the case cannot run here (CaseUnsupported)."""
+        if nbytes > self.shared_per_block_optin:
+            raise CaseUnsupported(f"needs {nbytes / 1024:.0f} KB of shared memory per block; this GPU allows "
+                                  f"{self.shared_per_block_optin / 1024:.0f} KB (use a smaller block)")
+        if nbytes > STATIC_SHARED_LIMIT:
+            kernel.max_dynamic_shared_size_bytes = nbytes
+        return nbytes
 
     def _scaled(self, blocks: int, needed: int) -> int:
         return max(1, min(needed, round(blocks * self.grid_scale)))

@@ -123,8 +123,9 @@ __global__ void histogram_vector_per_warp(const T* data, int n, unsigned int* hi
 // are counted by one atomic: __match_any_sync finds them, the lowest of them adds their number.
 // All-equal input then costs one shared atomic per warp and place instead of 32 on one address.
 // The loop is warp-uniform (every lane meets every __match_any_sync): a lane past the end takes
-// the key BINS + its lane, which no sample with a bin has and no other lane takes. Samples without
-// a bin match each other harmlessly: they add nothing.
+// the key BINS + its lane, which no sample with a bin has, so it never joins a counted group. An
+// int32 sample without a bin keeps its own value as key and may match such a lane or another
+// binless sample: harmless, since neither adds anything.
 template <typename T, int BINS>
 __global__ void histogram_warp_aggregated(const T* data, int n, unsigned int* hist) {
     extern __shared__ unsigned int sub[];  // warps x BINS counts
@@ -159,7 +160,7 @@ __global__ void histogram_warp_aggregated(const T* data, int n, unsigned int* hi
 // take 255 counts, so every FLUSH_EVERY vectors the warp adds its lanes' counters into registers
 // (lane l sums words l, l + 32, ... across the 32 lanes, each lane starting at another column so
 // that the reads do not conflict either) and zeroes them. BINS <= 256 (at most 8 KB per warp).
-template <typename T, int BINS>
+template <int BINS>
 __device__ __forceinline__ void flush_packed(unsigned int* packed, unsigned int (&totals)[(BINS / 4 + 31) / 32][4]) {
     constexpr int WORDS = BINS / 4;
     const int lane = threadIdx.x & 31;
@@ -217,17 +218,18 @@ __global__ void histogram_packed_per_lane(const T* data, int n, unsigned int* hi
             for (int j = 0; j < SAMPLES; ++j) {
                 unsigned int bin;
                 // An atomic although no other lane touches the word: its result is unused, so it is a
-                // fire-and-forget reduction, where `+=` chains each sample's load to the previous
-                // store (they might be the same word): 179 us against 124 at 2^28 (docs/perf-notes.md).
+                // fire-and-forget reduction, where `+=` would chain each sample's load to the store
+                // before it (they may be the same word). At 2^28 it measured 174.8 us against 179.4:
+                // the chain was not what bounds this kernel (docs/perf-notes.md).
                 if (bin_of<BINS>(sample_at(q, j, T()), bin)) atomicAdd(&packed[(bin >> 2) * 32 + lane], 1u << (8 * (bin & 3)));
             }
         }
         if (++since_flush == FLUSH_EVERY) {
-            flush_packed<T, BINS>(packed, totals);
+            flush_packed<BINS>(packed, totals);
             since_flush = 0;
         }
     }
-    flush_packed<T, BINS>(packed, totals);
+    flush_packed<BINS>(packed, totals);
 #pragma unroll
     for (int k = 0; k < (WORDS + 31) / 32; ++k) {
         const int w = lane + 32 * k;

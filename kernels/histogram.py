@@ -50,9 +50,7 @@ def kernel_plan(template: str, shared_copies, vector_loads: bool = False):
         extra = (ctx.params["replicas"],) if "replicas" in ctx.params else ()
         name = kernel_name(template, ctx.dtype, bins, *extra)
         kernel = ctx.kernel(name)
-        shared = shared_copies(ctx) * bins * 4
-        if shared > 48 * 1024:  # past 48 KB a kernel must opt in to its dynamic shared memory
-            kernel.max_dynamic_shared_size_bytes = shared
+        shared = ctx.dynamic_shared(kernel, shared_copies(ctx) * bins * 4)
         per_thread = 16 // ctx.x.dtype.itemsize if vector_loads else 1
         grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=per_thread, dynamic_shared=shared)
         out = cupy.empty(bins, dtype=cupy.uint32)

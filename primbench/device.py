@@ -86,8 +86,10 @@ class Device:
 
     @property
     def sm_limits(self) -> dict:
-        """Resident threads and blocks per SM, for grids sized to one full wave."""
-        return {"threads_per_sm": self.info["max_threads_per_sm"], "blocks_per_sm": self.info["max_blocks_per_sm"]}
+        """Resident threads and blocks per SM, for grids sized to one full wave, and the shared memory
+        a block may opt in to."""
+        return {"threads_per_sm": self.info["max_threads_per_sm"], "blocks_per_sm": self.info["max_blocks_per_sm"],
+                "shared_per_block_optin": self.info["shared_per_block_optin_bytes"]}
 
     @property
     def l2_bytes(self) -> int:
@@ -107,6 +109,7 @@ class Device:
             "sm_count": int(props["multiProcessorCount"]),
             "max_threads_per_sm": int(props["maxThreadsPerMultiProcessor"]),
             "max_blocks_per_sm": int(props.get("maxBlocksPerMultiProcessor", 32)),
+            "shared_per_block_optin_bytes": int(props.get("sharedMemPerBlockOptin", 48 * 1024)),
             "l2_bytes": int(props["l2CacheSize"]),
             "memory_bytes": int(props["totalGlobalMem"]),
             "max_sm_clock_mhz": nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_SM),

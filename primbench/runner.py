@@ -210,6 +210,8 @@ class Runner:
             self._verify_and_time(case, variant, module, seed, record)
         except KernelBuildError as exc:
             record.update(status="failed", reason=str(exc).splitlines()[0], log=str(exc))
+        except kernels.CaseUnsupported as exc:
+            record.update(status="skipped", reason=str(exc))
         except cupy.cuda.memory.OutOfMemoryError as exc:
             record.update(status="skipped", reason=f"out of GPU memory: {exc}")
             self._inputs.clear()

@@ -82,7 +82,7 @@ def failure_reason(exact: dict, float_check: dict, op: str = "reduce") -> str | 
     if not float_check["ok"]:
         if not float_check["tolerance"]:
             return f"random-input check: got {float_check['got']!r}, expected exactly {float_check['expected']!r}"
-        return (f"float check: error {float_check['error']:.3g} exceeds the tolerance "
+        return (f"random-input check: error {float_check['error']:.3g} exceeds the tolerance "
                 f"{float_check['tolerance']:.3g} (depth {float_check['depth']})")
     return None
 

@@ -1,6 +1,7 @@
 """Faults during a run, each from a deliberately broken variant that exists only here (registered
 by a wrapper script around bench.py), on the GPU (marker `gpu`): a kernel that does not compile, one
-that returns a wrong result, one that runs out of memory, and SIGTERM in the middle of a run. In
+that returns a wrong result, one that runs out of memory, one that needs more shared memory than the
+GPU has, and SIGTERM in the middle of a run. In
 every case the run file keeps every finished case and the other cases still run.
 (The kernel that breaks the CUDA context is in test_gpu_runner.py.)"""
 
@@ -39,6 +40,11 @@ def out_of_memory(ctx):
     raise AssertionError("unreachable")
 
 
+def too_much_shared(ctx):
+    ctx.dynamic_shared(None, ctx.shared_per_block_optin + 1024)  # 1 KB past what this GPU lets a block have
+    raise AssertionError("unreachable")
+
+
 def compiles(ctx):
     kernel = ctx.kernel("never_built")
     raise AssertionError("unreachable")
@@ -62,6 +68,7 @@ register(Variant(name="test_only_out_of_memory", origin="allocates 1 PB", prepar
 register(Variant(name="test_only_compile_error", origin="a syntax error", prepare=compiles, source=BROKEN_SOURCE,
                  kernels=("never_built",), **common))
 register(Variant(name="test_only_slow", origin="200 sums per run", prepare=slow_sum, **common))
+register(Variant(name="test_only_too_much_shared", origin="1 KB more shared memory than the GPU allows", prepare=too_much_shared, **common))
 from primbench.cli import main
 sys.exit(main(sys.argv[1:]))
 '''
@@ -107,6 +114,13 @@ def test_a_case_that_runs_out_of_gpu_memory_is_skipped_with_the_reason_and_the_r
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     assert [c["status"] for c in run.cases] == ["skipped", "ok"]
     assert "out of GPU memory" in run.cases[0]["reason"]
+
+
+def test_a_case_needing_more_shared_memory_than_the_gpu_allows_is_skipped_and_the_run_goes_on(tmp_path, repo):
+    result, run = _run(tmp_path, repo, "[test_only_too_much_shared, reduce2_sequential]")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert [c["status"] for c in run.cases] == ["skipped", "ok"]
+    assert "of shared memory per block; this GPU allows" in run.cases[0]["reason"]
 
 
 def test_sigterm_mid_run_keeps_every_finished_case_and_resume_completes_the_run(tmp_path, repo):

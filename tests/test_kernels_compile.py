@@ -1,4 +1,5 @@
-"""Every kernel compiles with NVRTC for sm_90 and sm_80, on a machine with no GPU, without warnings."""
+"""Every kernel compiles with NVRTC for sm_90 and sm_80, on a machine with no GPU, without warnings;
+and the launch helpers' limits that need no GPU to check."""
 
 import re
 
@@ -51,3 +52,17 @@ def test_variant_hashes_are_stable_and_distinct():
     hashes = {v.key: v.hash() for v in kernels.variants()}
     assert hashes == {v.key: v.hash() for v in kernels.variants()}
     assert len(set(hashes.values())) == len(hashes)
+
+
+def test_a_case_needing_more_shared_memory_than_the_gpu_allows_is_unsupported_not_a_crash():
+    from kernels import CaseUnsupported, LaunchContext
+
+    class Kernel:
+        max_dynamic_shared_size_bytes = 0
+
+    ctx = LaunchContext(None, None, 1, 256, 1, shared_per_block_optin=99 * 1024)  # an sm_86's limit
+    kernel = Kernel()
+    assert ctx.dynamic_shared(kernel, 40 * 1024) == 40 * 1024 and kernel.max_dynamic_shared_size_bytes == 0
+    assert ctx.dynamic_shared(kernel, 64 * 1024) == 64 * 1024 and kernel.max_dynamic_shared_size_bytes == 64 * 1024
+    with pytest.raises(CaseUnsupported, match="needs 129 KB of shared memory per block; this GPU allows 99 KB"):
+        ctx.dynamic_shared(kernel, 129 * 1024)

@@ -463,7 +463,7 @@ def _histogram_frame():
     rows = []
     for distribution, scale in (("uniform", 1.0), ("all_equal", 0.5)):
         for block in (128, 256):
-            for k in (2, 8):
+            for k in (2, 8, 32):
                 rows.append(("seed004_replicated", f"bins=256,replicas={k}", block, distribution, 100.0 * k * scale))
             rows.append(("vector_per_warp", "bins=256", block, distribution, 2000.0 * scale))
         rows.append(("cub_histogram_even", "bins=256", None, distribution, 250.0 * scale))
@@ -499,7 +499,36 @@ def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block
 def test_a_parameter_swept_with_all_else_fixed_is_one_line_per_variant_and_block():
     sweeps = tables.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform")
     by_param = {s["param"]: s for s in sweeps}
-    assert set(by_param) == {"replicas", "bins"}
-    assert by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"] == [(2, 200.0), (8, 800.0)]
-    assert list(by_param["bins"]["lines"]) == ["vector_per_warp, block 256"]
+    assert set(by_param) == {"replicas"}  # bins has two values here: a check, not a sweep
+    assert by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"] == [(2, 200.0), (8, 800.0), (32, 3200.0)]
+    assert len(tables.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform", min_values=2)) == 2
     assert plots.param_sweep_chart(by_param["replicas"], title="t").startswith("data:image/png;base64,")
+
+
+def test_the_dtype_table_compares_each_row_with_the_baseline_at_its_own_parameters():
+    import pandas as pd
+
+    rows = [("cub_histogram_even", "int32", "bins=32", 2.0), ("cub_histogram_even", "int32", "bins=1024", 8.0),
+            ("cub_histogram_even", "uint8", "bins=256", 4.0), ("vector_per_warp", "int32", "bins=32", 1.0),
+            ("vector_per_warp", "int32", "bins=1024", 1.0), ("vector_per_warp", "uint8", "bins=256", 1.0)]
+    frame = pd.DataFrame([{
+        "op": "histogram", "variant": f"{name}[{params}]", "variant_name": name, "params": params, "dtype": dtype,
+        "n": 2**26, "distribution": "uniform", "valid": True, "median_ms": ms, "gbps": 1.0, "pct_peak": 1.0,
+        "block": None if name.startswith("cub") else 256, "order": 90 if name.startswith("cub") else 40,
+        "series": "baseline" if name.startswith("cub") else "beyond",
+    } for name, dtype, params, ms in rows])
+    table, where = tables.dtype_table(frame, "histogram")
+    assert where["baseline"] == "cub_histogram_even"
+    ratios = {(r.variant, r.dtype): r.ratio_to_baseline for r in table.itertuples()}
+    assert ratios[("vector_per_warp[bins=32]", "int32")] == 0.5
+    assert ratios[("vector_per_warp[bins=1024]", "int32")] == 0.125
+    assert ratios[("vector_per_warp[bins=256]", "uint8")] == 0.25
+
+
+def test_each_dtype_gets_its_own_slice_for_the_parameter_sweeps():
+    import pandas as pd
+
+    frame = _histogram_frame()
+    other = frame[frame["distribution"] == "all_equal"].assign(dtype="int32")  # fewer cases than uint8, uniform
+    both = pd.concat([frame, other], ignore_index=True)
+    assert tables.slices_by_dtype(both, "histogram") == [("uint8", "uniform"), ("int32", "all_equal")]

@@ -25,6 +25,7 @@ EXACT_MULTIPLIER, EXACT_OUT_OF_RANGE = 167, 4  # int32's exact input: 4 values u
 
 
 def bins_of(case) -> int:
+    """The case's bin count; 256 (bytes) where the case names none."""
     return case.param_dict.get("bins", BYTE_BINS)
 
 

@@ -381,13 +381,15 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
                 "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
             }
         )
-    for sweep in tables.param_sweeps(frame, op, dtype, distribution):
-        sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),
-                       "chart": plots.param_sweep_chart(sweep, title=f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])}")})
+    for slice_dtype, slice_distribution in tables.slices_by_dtype(frame, op):
+        for sweep in tables.param_sweeps(frame, op, slice_dtype, slice_distribution):
+            title = f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"
+            sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),
+                           "chart": plots.param_sweep_chart(sweep, title=title)})
     # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
     params = tables.primary_params(frame, op, dtype, distribution)
     compared = tables.with_params(frame, op, params)
-    bars = tables.distribution_bars(tables.with_params(frame, op, params), op, dtype)
+    bars = tables.distribution_bars(compared, op, dtype)
     distribution_chart = None
     if not bars.empty:
         distribution_chart = {

@@ -84,6 +84,14 @@ def cumulative_speedups(times) -> list[float]:
     return [first / t if first is not None and is_number(t) and t > 0 else math.nan for t in times]
 
 
+def slices_by_dtype(frame, op: str) -> list[tuple[str | None, str | None]]:
+    """The primary slice, then for each other dtype of `op` its distribution with the most valid cases."""
+    primary = primary_slice(frame, op)
+    cases = frame[(frame["op"] == op) & frame["valid"] & (frame["distribution"] != ACCURACY_DISTRIBUTION)]
+    others = [(dtype, _mode(mine["distribution"])) for dtype, mine in cases.groupby("dtype", sort=True) if dtype != primary[0]]
+    return [primary, *others]
+
+
 def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
     """The (dtype, distribution) of `op` with the most valid cases: the one plots and rankings show."""
     cases = frame[(frame["op"] == op) & frame["valid"]]
@@ -120,18 +128,19 @@ def primary_params(frame, op: str, dtype, distribution) -> str | None:
     return ",".join(f"{name}={counts[name].most_common(1)[0][0]}" for name in sorted(counts))
 
 
+def _agrees(text, chosen: dict) -> bool:
+    """Whether a case's parameters (text) take the chosen value of every parameter both have."""
+    return all(chosen.get(name, value) == value for name, value in _param_dict(text).items())
+
+
 def with_params(frame, op: str, params: str | None):
     """`frame` without the cases of `op` at other values of a parameter than `params` holds
     (unchanged when None); a case is kept when it agrees on every parameter it has, so variants
-    without one (a histogram's CUB beside its replicated kernel) stay."""
+    with fewer parameters (a histogram's CUB, which has no `replicas`) stay."""
     if params is None:
         return frame
     chosen = _param_dict(params)
-
-    def agrees(text) -> bool:
-        return all(chosen.get(name, value) == value for name, value in _param_dict(text).items())
-
-    return frame[(frame["op"] != op) | frame["params"].map(agrees)]
+    return frame[(frame["op"] != op) | frame["params"].map(lambda text: _agrees(text, chosen))]
 
 
 def _matches(column, value):
@@ -456,12 +465,14 @@ def distribution_bars(frame, op: str, dtype):
     return pd.DataFrame(rows).sort_values(["order", "variant"]).reset_index(drop=True)
 
 
-def param_sweeps(frame, op: str, dtype, distribution) -> list[dict]:
-    """Every parameter some variant was measured at several values of, with all else fixed:
-    [{'n', 'param', 'lines': {'variant, block B': [(value, GB/s), ...]}}] (seed 004's K)."""
+def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> list[dict]:
+    """Every parameter some variant was measured at `min_values` or more values of, with all else
+    fixed: [{'n', 'param', 'dtype', 'lines': {'variant, block B': [(value, GB/s), ...]}}] (seed
+    004's K, a histogram's bins), at the largest size it was swept at. Two values (top-k's
+    vocabulary with and without a partial last group) are a check, not a sweep."""
     cases = slice_of(frame, op, dtype, distribution)
     cases = cases[cases["valid"]]
-    sweeps = []
+    sweeps = {}
     for n, at_n in cases.sort_values(["order", "variant_name", "block"]).groupby("n", sort=True):
         names = sorted({name for text in at_n["params"] for name in _param_dict(text)}) if "params" in at_n else []
         for name in names:
@@ -474,10 +485,10 @@ def param_sweeps(frame, op: str, dtype, distribution) -> list[dict]:
                 block = _block_or_none(row["block"])
                 label = f"{row['variant_name']}{f'[{others}]' if others else ''}, block {block if block else 'lib'}"
                 lines.setdefault(label, []).append((int(params[name]), row["gbps"]))
-            lines = {label: sorted(points) for label, points in lines.items() if len({v for v, _ in points}) > 1}
-            if lines:
-                sweeps.append({"n": int(n), "param": name, "lines": lines})
-    return sweeps
+            lines = {label: sorted(points) for label, points in lines.items() if len({v for v, _ in points}) >= min_values}
+            if lines:  # a larger size replaces a smaller one
+                sweeps[name] = {"n": int(n), "param": name, "dtype": dtype, "lines": lines}
+    return list(sweeps.values())
 
 
 def determinism_verdict(bitwise_values) -> str:
@@ -605,16 +616,25 @@ def dtype_table(frame, op: str):
     at_n = cases[cases["n"] == n]
     distribution = _mode(at_n["distribution"])
     at_n = at_n[_matches(at_n["distribution"], distribution)]
+    # The baseline by name, at each row's own parameter values: CUB's histogram into 32 bins is
+    # what a 32-bin kernel is compared with.
     baseline = baseline_variant(frame, op)
+    named = frame.loc[frame["variant"] == baseline, "variant_name"] if "variant_name" in frame else None
+    baseline_name = named.iloc[0] if named is not None and not named.empty else baseline
+    same_name = at_n[(at_n["variant_name"] if "variant_name" in at_n else at_n["variant"]) == baseline_name]
     rows = []
     for (variant, dtype), mine in at_n.groupby(["variant", "dtype"], sort=False):
         best = mine.sort_values("median_ms").iloc[0]
-        base = baseline_time_ms(frame, op, n, dtype, distribution, baseline)
+        chosen = _param_dict(best.get("params"))
+        mates = same_name[(same_name["dtype"] == dtype)]
+        if "params" in mates:
+            mates = mates[mates["params"].map(lambda text: _agrees(text, chosen))]
+        base = float(mates["median_ms"].min()) if not mates.empty else math.nan
         rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
                      "block": _block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
                      "pct_peak": best["pct_peak"], "ratio_to_baseline": best["median_ms"] / base if is_number(base) else math.nan})
     table = pd.DataFrame(rows).sort_values(["order", "variant", "dtype"]).reset_index(drop=True)
-    return table, {"n": n, "distribution": distribution, "baseline": baseline}
+    return table, {"n": n, "distribution": distribution, "baseline": baseline_name}
 
 
 @dataclass
