@@ -26,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
                      "--resume) instead of going on in a fresh process")
 
     report = commands.add_parser("report", help="render a run file as one self-contained HTML page")
-    report.add_argument("run", help="run file (results/<run>.jsonl)")
+    report.add_argument("run", help="run file (results/<run>.jsonl, or an archived results/archive/<run>.jsonl.gz)")
     report.add_argument("-o", "--output", metavar="FILE", help="HTML file to write (default: beside the run file)")
 
     commands.add_parser("info", help="print the GPU's identity, clocks and peak bandwidth")
@@ -106,8 +106,9 @@ def cmd_run(args) -> int:
         return EXIT_INTERRUPTED
     if not args.no_report:
         from primbench.report.render import render_report
+        from primbench.results import report_path
 
-        print(f"report:   {render_report(summary.path, summary.path.with_suffix('.html'))}")
+        print(f"report:   {render_report(summary.path, report_path(summary.path))}")
     print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped")
     return EXIT_FAILED_CASES if summary.failed else EXIT_OK
 
@@ -139,11 +140,12 @@ def _after_a_lost_context(summary, args) -> None:
 
 def cmd_report(args) -> int:
     from primbench.report.render import render_report
+    from primbench.results import report_path
 
     run_path = Path(args.run)
-    out = Path(args.output) if args.output else run_path.with_suffix(".html")
+    out = Path(args.output) if args.output else report_path(run_path)
     if out.is_dir():
-        raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / run_path.with_suffix('.html').name}")
+        raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / report_path(run_path).name}")
     print(render_report(run_path, out))
     return EXIT_OK
 

@@ -10,6 +10,7 @@ import json
 import re
 import math
 import os
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,27 @@ def baseline_path(run: "Run", folder=BASELINE_DIR) -> Path:
 
 class RunFileError(UserError):
     """A run file that cannot be read: missing, not JSON, no header, or an unknown schema."""
+
+
+RUN_SUFFIXES = (".jsonl", ".jsonl.gz")  # a run as written, and as archived (gzip: 7x smaller)
+
+
+def is_run_file(path) -> bool:
+    return Path(path).name.endswith(RUN_SUFFIXES)
+
+
+def run_stem(path) -> str:
+    """The run's file name without .jsonl or .jsonl.gz: its run id, for runs primbench named."""
+    name = Path(path).name
+    for suffix in sorted(RUN_SUFFIXES, key=len, reverse=True):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return Path(path).stem
+
+
+def report_path(run_path) -> Path:
+    """Where a run's report goes by default: beside it, <run>.html."""
+    return Path(run_path).with_name(run_stem(run_path) + ".html")
 
 
 @dataclass
@@ -107,8 +129,11 @@ def load_run(path) -> Run:
     if path.is_dir():
         raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        if path.name.endswith(".gz"):  # an archived run; a gzip cut short reads as a truncated last line
+            text = _gunzip_what_decodes(path.read_bytes()).decode("utf-8", errors="strict")
+        else:
+            text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, zlib.error) as exc:
         raise RunFileError(f"{path}: cannot read it as a run file ({exc})") from None
     lines = text.splitlines()
     warnings: list[str] = []
@@ -209,6 +234,12 @@ def _json_default(value):
             return None
         return value
     raise TypeError(f"cannot store {type(value).__name__} in a run file")
+
+
+def _gunzip_what_decodes(data: bytes) -> bytes:
+    """A gzip file's content (one member, as `gzip` writes it), or as much of it as decodes when
+    the file was cut short."""
+    return zlib.decompressobj(wbits=31).decompress(data)  # 31: a gzip header and trailer
 
 
 def repair_truncated_tail(path) -> bool:

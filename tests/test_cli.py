@@ -84,10 +84,22 @@ def test_the_newest_recorded_run_measured_the_kernels_as_they_are_now(recorded_r
 
 def test_resuming_a_run_written_in_an_older_schema_is_refused_in_one_line(repo, tmp_path):
     # Test-only transformation of a real schema-1 run: drop its end record, as if it had been interrupted.
-    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl"
-    interrupted = tmp_path / archived.name
-    interrupted.write_text("".join(archived.read_text().splitlines(keepends=True)[:-1]))
+    import gzip
+
+    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl.gz"
+    interrupted = tmp_path / "2026-12-01-061005-nvidia-h200-e27064.jsonl"
+    with gzip.open(archived, "rt", encoding="utf-8") as handle:
+        interrupted.write_text("".join(handle.read().splitlines(keepends=True)[:-1]))
     assert_one_line_error(bench(repo, "run", "--resume", str(interrupted)), 2, "schema 1", "start a new run")
+
+
+def test_resuming_a_compressed_run_is_refused_in_one_line(repo, recorded_run, tmp_path):
+    import gzip
+
+    lines = recorded_run.read_text().splitlines(keepends=True)[:-1]  # unfinished: no end record
+    packed = tmp_path / (recorded_run.name + ".gz")
+    packed.write_bytes(gzip.compress("".join(lines).encode()))
+    assert_one_line_error(bench(repo, "run", "--resume", str(packed)), 2, "is compressed", "gunzip")
 
 
 def test_resuming_a_missing_run_is_one_line(repo, tmp_path):

@@ -19,8 +19,8 @@ from tests.run_copies import edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[1]
 # Two real H200 runs of the same commit (574a745), made one after the other by `make gpu-check REPEAT=1`.
-SAME_COMMIT_PAIR = ("results/archive/2026-12-01-043115-nvidia-h200-e5aa64.jsonl",
-                    "results/archive/2026-12-01-043323-nvidia-h200-76e2ad.jsonl")
+SAME_COMMIT_PAIR = ("results/archive/2026-12-01-043115-nvidia-h200-e5aa64.jsonl.gz",
+                    "results/archive/2026-12-01-043323-nvidia-h200-76e2ad.jsonl.gz")
 SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"
 
 

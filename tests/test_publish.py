@@ -7,10 +7,10 @@ multiplied by 1.10); nothing under results/ is modified."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
+from primbench.results import is_run_file, load_run
 from tests.run_copies import edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,7 +30,8 @@ def test_the_site_lists_each_run_once_and_links_every_report(tmp_path, bench):
     result = bench("publish", "results", "-o", str(tmp_path / "site"))
     assert result.returncode == 0, result.stderr
     index = (tmp_path / "site" / "index.html").read_text()
-    run_ids = {json.loads(p.open().readline())["run_id"] for p in (REPO / "results").rglob("*.jsonl")}
+    run_ids = {load_run(p).header["run_id"] for p in (REPO / "results").rglob("*") if is_run_file(p)}  # archived: .jsonl.gz
+    assert len(run_ids) > 10
     linked = re.findall(r'href="runs/([^"]+)\.html"', index)
     assert sorted(linked) == sorted(run_ids)  # the baseline copy of a run is not a second entry
     assert all((tmp_path / "site" / "runs" / f"{run_id}.html").exists() for run_id in linked)

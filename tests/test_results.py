@@ -122,9 +122,29 @@ def test_a_schema_1_run_is_migrated_on_reading_and_its_random_check_keeps_its_va
 
 
 def test_a_real_schema_1_run_from_the_archive_reads_as_schema_2(repo):
-    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl"
+    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl.gz"
     run = load_run(archived)
     assert run.written_schema == 1 and run.finished
     assert all("float" not in c["verify"] and "ok" in c["verify"]["random"] for c in run.cases if c["status"] == "ok")
     frame = run.frame()
     assert frame.loc[frame["status"] == "ok", "random_ok"].all()
+
+
+def test_an_archived_run_reads_the_same_compressed_and_a_cut_gzip_loses_only_its_last_line(tmp_path):
+    import gzip
+
+    objects = [HEADER, _case("a"), _case("b"), {"kind": "end", "finished": "t", "ok": 2, "failed": 0, "skipped": 0}]
+    plain = _write(tmp_path / "r.jsonl", objects)
+    packed = tmp_path / "r.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert [c["key"] for c in load_run(packed).cases] == ["a", "b"] and load_run(packed).finished
+    assert results.run_stem(packed) == "r" and results.report_path(packed) == tmp_path / "r.html"
+    many = [HEADER] + [_case(f"case{i}") for i in range(300)] + [objects[-1]]
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress("".join(json.dumps(o) + "\n" for o in many).encode())[:-200])
+    run = load_run(cut)  # the stream ends early: what decodes is read, its partial last line dropped
+    assert 0 < len(run.cases) < 300 and not run.finished and "truncated last line" in run.warnings[0]
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(b"not gzip at all")
+    with pytest.raises(RunFileError, match="cannot read it as a run file"):
+        load_run(bad)

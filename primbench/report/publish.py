@@ -18,7 +18,7 @@ from pathlib import Path
 from primbench import compare
 from primbench.errors import UserError
 from primbench.report import tables
-from primbench.results import RunFileError, gpu_slug, load_run
+from primbench.results import RunFileError, gpu_slug, is_run_file, load_run, run_stem
 
 # The cases whose history is drawn: the seed's size and the largest, float32, the primary input.
 HISTORY_SIZES = (2**25, 2**28)
@@ -31,18 +31,18 @@ def find_runs(folder) -> tuple[list, list[str]]:
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder; give the folder holding run files, e.g. results/")
     runs, skipped = {}, []
-    for path in sorted(folder.rglob("*.jsonl")):
+    for path in sorted(p for p in folder.rglob("*") if is_run_file(p)):
         try:
             run = load_run(path)
         except RunFileError as exc:
             skipped.append(str(exc))
             continue
-        run_id = run.header.get("run_id") or path.stem
+        run_id = run.header.get("run_id") or run_stem(path)
         # A baseline is a copy of a run: keep the copy that is not under baselines/.
         if run_id not in runs or "baselines" in runs[run_id].path.parts:
             runs[run_id] = run
     if not runs:
-        raise UserError(f"{folder}: no run files (*.jsonl) found" + (f"; unreadable: {skipped[0]}" if skipped else ""))
+        raise UserError(f"{folder}: no run files (*.jsonl, *.jsonl.gz) found" + (f"; unreadable: {skipped[0]}" if skipped else ""))
     return sorted(runs.values(), key=lambda r: str(r.header.get("started") or "")), skipped
 
 
@@ -56,7 +56,7 @@ def publish(folder, out_dir) -> Path:
     frames = {id(run): _frame(run) for run in runs}  # each run's case frame, derived once
     by_gpu = defaultdict(list)
     for run in runs:
-        page = Path("runs") / f"{safe_name(run.header.get('run_id') or run.path.stem)}.html"
+        page = Path("runs") / f"{safe_name(run.header.get('run_id') or run_stem(run.path))}.html"
         write_report(run, out_dir / page, references)
         entry = _describe(run, frames[id(run)], page)
         by_gpu[entry["gpu"]].append((run, entry))
@@ -117,7 +117,7 @@ def _describe(run, frame, page: Path) -> dict:
                              "pct_peak": best["pct_peak"], "ratio_to_cub": best["median_ms"] / cub if tables.is_number(cub) else None})
     statuses = dict(frame["status"].value_counts()) if not frame.empty else {}
     git = run.header.get("git") or {}
-    return {"id": run.header.get("run_id") or run.path.stem, "page": page.as_posix(), "gpu": device.get("name") or "unknown GPU",
+    return {"id": run.header.get("run_id") or run_stem(run.path), "page": page.as_posix(), "gpu": device.get("name") or "unknown GPU",
             "started": run.header.get("started"), "git": git.get("sha"), "dirty": git.get("dirty"),
             "config": (run.header.get("config") or {}).get("name"), "cases": len(run.cases), "statuses": statuses,
             "finished": run.finished, "headline": headline, "source": str(run.path)}

@@ -14,7 +14,7 @@ from pathlib import Path
 from primbench import inputs, stats
 from primbench.report import tables
 from primbench.report.reference import load_published
-from primbench.results import load_run
+from primbench.results import load_run, run_stem
 
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "report_templates"
 REPORT_TEMPLATE = "report.html.j2"
@@ -200,7 +200,7 @@ def build_context(run, references=()) -> dict:
     copy_samples = copy.get("samples_ms") or []
     return {
         "run": {
-            "id": header.get("run_id") or run.path.stem,
+            "id": header.get("run_id") or run_stem(run.path),
             "path": run.path.name,
             "device_name": device_name,
             "started": header.get("started"),
