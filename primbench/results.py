@@ -55,17 +55,18 @@ class RunFileError(UserError):
     """A run file that cannot be read: missing, not JSON, no header, or an unknown schema."""
 
 
-RUN_SUFFIXES = (".jsonl", ".jsonl.gz")  # a run as written, and as archived (gzip: 7x smaller)
+RUN_SUFFIXES = (".jsonl.gz", ".jsonl")  # a run as archived (gzip: 7x smaller), and as written
 
 
 def is_run_file(path) -> bool:
+    """Whether the file is named like a run (publish walks a folder for them)."""
     return Path(path).name.endswith(RUN_SUFFIXES)
 
 
 def run_stem(path) -> str:
-    """The run's file name without .jsonl or .jsonl.gz: its run id, for runs primbench named."""
+    """The run's file name without .jsonl.gz or .jsonl: its run id, for runs primbench named."""
     name = Path(path).name
-    for suffix in sorted(RUN_SUFFIXES, key=len, reverse=True):
+    for suffix in RUN_SUFFIXES:  # the longer first
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return Path(path).stem
