@@ -143,11 +143,13 @@ def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, t
     return _finish_with_side_legend(figure, axis, title)
 
 
-def _finish_with_side_legend(figure, axis, title: str) -> str:
-    """Common ending of the line charts: y from 0, title, grid, legend beside the plot."""
-    axis.set_ylim(bottom=0)
+def _finish_with_side_legend(figure, axis, title: str, *, from_zero: bool = True, grid_axis: str = "both",
+                             grid_which: str = "major") -> str:
+    """Common ending of the charts: y from 0 (not on a log axis), title, grid, legend beside the plot."""
+    if from_zero:
+        axis.set_ylim(bottom=0)
     axis.set_title(_label(title))
-    axis.grid(alpha=0.3)
+    axis.grid(alpha=0.3, axis=grid_axis, which=grid_which)
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return _data_uri(figure)
 
@@ -184,10 +186,7 @@ def distribution_bars_chart(bars, *, title: str, styles=None) -> str:
     axis.set_xticks(range(len(distributions)), [_label(d) for d in distributions])
     axis.set_xlabel("input distribution")
     axis.set_ylabel("GB/s (log)")
-    axis.set_title(_label(title))
-    axis.grid(alpha=0.3, axis="y")
-    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return _data_uri(figure)
+    return _finish_with_side_legend(figure, axis, title, from_zero=False, grid_axis="y")
 
 
 def param_sweep_chart(sweep: dict, *, title: str) -> str:
@@ -236,10 +235,7 @@ def accuracy_chart(accuracy, title: str) -> str:
     axis.annotate("exactly 0", (0.99, ZERO_DRAWN_AT), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8, color="#666")
     axis.set_xlabel("n (elements, log2)")
     axis.set_ylabel("|result - exact sum| / |exact sum| (log)")
-    axis.set_title(_label(title))
-    axis.grid(alpha=0.3, which="both")
-    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return _data_uri(figure)
+    return _finish_with_side_legend(figure, axis, title, from_zero=False, grid_which="both")
 
 
 def history_chart(lines: dict, labels: list[str], title: str) -> str:
@@ -260,7 +256,4 @@ def history_chart(lines: dict, labels: list[str], title: str) -> str:
     axis.set_xticks(range(len(labels)), [_label(label) for label in labels], rotation=30, ha="right", fontsize=7)
     axis.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
     axis.set_ylabel("median time, us (log)")
-    axis.set_title(_label(title))
-    axis.grid(alpha=0.3, which="both")
-    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return _data_uri(figure)
+    return _finish_with_side_legend(figure, axis, title, from_zero=False, grid_which="both")
