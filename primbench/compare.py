@@ -98,7 +98,7 @@ class Pair:
     base_pct_peak: float = math.nan
     new_pct_peak: float = math.nan
     note: str = ""
-    newly_failed: bool = False  # failed verification in the new run, ok in the baseline
+    newly_failed: bool = False  # failed verification in the new run, not failed (or absent) in the baseline
 
     @property
     def regressed(self) -> bool:
@@ -217,7 +217,11 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         threshold = thresholds.for_case(identity[0], identity[1])
         if b is None or n is None:
             side = "the baseline" if b is None else "the new run"
-            pairs.append(Pair(identity, MISSING, threshold=threshold, note=f"not in {side}"))
+            pair = Pair(identity, MISSING, threshold=threshold, note=f"not in {side}")
+            if n is not None and n["status"] == "failed":  # a new case with a wrong result fails the gate
+                pair.verdict, pair.newly_failed = FAILED, True
+                pair.note = f"not in the baseline, and failed in the new run: {n.get('reason') or ''}"[:300]
+            pairs.append(pair)
             continue
         pair = Pair(identity, SAME, threshold=threshold, base_pct_peak=_pct_peak(b, base), new_pct_peak=_pct_peak(n, new))
         base_samples = (b.get("samples") or {}).get("cold_ms") or []
@@ -231,7 +235,7 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             reason = (n if n["status"] != "ok" else b).get("reason") or ""
             pair.verdict = FAILED if "failed" in (b["status"], n["status"]) else MISSING
             pair.note = f"{' and '.join(side)}: {reason}"[:300]
-            pair.newly_failed = n["status"] == "failed" and b["status"] == "ok"
+            pair.newly_failed = n["status"] == "failed" and b["status"] != "failed"  # ok or skipped before
         elif not base_samples or not new_samples:
             pair.verdict, pair.note = MISSING, "no samples recorded on " + ("either side" if not base_samples and not new_samples
                                                                         else "the baseline" if not base_samples else "the new run")

@@ -132,6 +132,26 @@ def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_fai
     assert suite.get("failures") == "1" and suite.get("skipped") == "1"
 
 
+def test_a_failure_after_a_skip_and_a_failing_new_case_are_regressions(newest_run, tmp_path):
+    skipped_then_failed = "reduce/vector_load_sum/float32/n=268435456/block=1024/uniform"
+    brand_new = "reduce_max/vector_max/float32/n=268435456/block=256/normal"
+
+    def base_edit(obj):
+        if obj["kind"] == "case" and obj["key"] == skipped_then_failed:
+            obj.update(status="skipped", reason="needs more GPU memory")
+        elif obj["kind"] == "case" and obj["key"] == brand_new:
+            obj.update(n=obj["n"] + 1)  # another identity: the new run's case is not in the baseline
+
+    def new_edit(obj):
+        if obj["kind"] == "case" and obj["key"] in (skipped_then_failed, brand_new):
+            obj.update(status="failed", reason="exact check: wrong")
+
+    base = load_run(edited_copy(newest_run, tmp_path / "base.jsonl", base_edit))
+    new = load_run(edited_copy(newest_run, tmp_path / "new.jsonl", new_edit))
+    regressed = {compare.identity_text(p.identity) for p in compare.compare_runs(base, new) if p.regressed}
+    assert regressed == {skipped_then_failed, brand_new}
+
+
 def test_an_interrupted_run_or_one_with_no_case_in_common_is_unusable_input(newest_run, tmp_path, bench):
     header_only = tmp_path / "cut.jsonl"
     header_only.write_text(newest_run.read_text().splitlines()[0] + "\n")
