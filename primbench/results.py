@@ -72,6 +72,13 @@ def run_stem(path) -> str:
     return Path(path).stem
 
 
+def is_gzip(path) -> bool:
+    """Whether the file is gzip-compressed, by its first bytes (an archived run, or a copy of one
+    under any name, e.g. a baseline made from it)."""
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
 def report_path(run_path) -> Path:
     """Where a run's report goes by default: beside it, <run>.html."""
     return Path(run_path).with_name(run_stem(run_path) + ".html")
@@ -130,7 +137,7 @@ def load_run(path) -> Run:
     if path.is_dir():
         raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
     try:
-        if path.name.endswith(".gz"):  # an archived run; a gzip cut short reads as a truncated last line
+        if is_gzip(path):  # an archived run; a gzip cut short reads as a truncated last line
             text = _gunzip_what_decodes(path.read_bytes()).decode("utf-8", errors="strict")
         else:
             text = path.read_text(encoding="utf-8")

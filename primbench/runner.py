@@ -345,7 +345,7 @@ def resume(path) -> RunSummary:
     existing = results.load_run(path)
     if existing.finished:
         raise UserError(f"{path}: this run already finished (it has an end record); start a new run instead")
-    if path.name.endswith(".gz"):  # appending plain lines would corrupt the gzip stream
+    if results.is_gzip(path):  # appending plain lines would corrupt the gzip stream
         raise UserError(f"{path}: is compressed (an archived run); gunzip it to continue it, or start a new run")
     if existing.written_schema != results.SCHEMA_VERSION:  # one file, one schema: never append newer records
         raise UserError(f"{path}: was written in run-file schema {existing.written_schema} by an older primbench; "

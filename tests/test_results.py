@@ -145,6 +145,9 @@ def test_an_archived_run_reads_the_same_compressed_and_a_cut_gzip_loses_only_its
     run = load_run(cut)  # the stream ends early: what decodes is read, its partial last line dropped
     assert 0 < len(run.cases) < 300 and not run.finished and "truncated last line" in run.warnings[0]
     bad = tmp_path / "bad.jsonl.gz"
-    bad.write_bytes(b"not gzip at all")
+    bad.write_bytes(b"\x1f\x8b but not gzip after all")
     with pytest.raises(RunFileError, match="cannot read it as a run file"):
         load_run(bad)
+    copied = tmp_path / "baseline.jsonl"  # `bench.py baseline` of an archived run copies its bytes
+    copied.write_bytes(packed.read_bytes())
+    assert [c["key"] for c in load_run(copied).cases] == ["a", "b"]
