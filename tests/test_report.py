@@ -384,7 +384,10 @@ def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the
     assert floor["errors"] == [pytest.approx(2.0**-15 / exact)]
     frame = frame.assign(variant=frame["variant"].replace({"plain": "vector_load_sum", "compensated": "vector_compensated_sum"}))
     headline = tables.accuracy_study(frame).headline
-    assert headline["ratio"] == pytest.approx(0.02)
+    assert headline["ratio"] == pytest.approx(0.02) and headline["verdict"] == "50 times smaller"
+    assert tables._accuracy_verdict(0.0, 1e-7) == "the compensated sum is exact"
+    assert tables._accuracy_verdict(1e-9, 0.0) == "the plain tree is exact here"  # not "exact" for the compensated
+    assert tables._accuracy_verdict(2e-9, 1e-9) == "2.0 times larger"
 
 
 def test_reproducibility_compares_one_inputs_results_across_block_sizes_and_reads_the_grid_probe():

@@ -637,6 +637,17 @@ def dtype_table(frame, op: str):
     return table, {"n": n, "distribution": distribution, "baseline": baseline_name}
 
 
+def _accuracy_verdict(compensated: float, plain: float) -> str:
+    """How the compensated sum's error compares with the plain tree's, in words."""
+    if compensated == 0:
+        return "the compensated sum is exact"
+    if plain == 0:
+        return "the plain tree is exact here"
+    if plain >= compensated:
+        return f"{plain / compensated:,.0f} times smaller"
+    return f"{compensated / plain:,.1f} times larger"
+
+
 @dataclass
 class Accuracy:
     """The accuracy study: relative error against the exact sum, per size, for every variant."""
@@ -682,9 +693,7 @@ def accuracy_study(frame, op: str = STORY_OP) -> Accuracy | None:
         small, large = compensated["errors"][-1], plain["errors"][-1]
         headline = {"n": sizes[-1], "compensated": ACCURACY_HEADLINE[0], "plain": ACCURACY_HEADLINE[1],
                     "compensated_error": small, "plain_error": large,
-                    "ratio": small / large if large else math.nan,
-                    # None when the compensated sum is exact: "N times smaller" has no N then.
-                    "times_smaller": large / small if small else None}
+                    "ratio": small / large if large else math.nan, "verdict": _accuracy_verdict(small, large)}
     return Accuracy(sizes=sizes, rows=rows, headline=headline)
 
 
