@@ -84,9 +84,11 @@ class Case:
 
     @property
     def input_key(self) -> str:
-        """What decides the input: every variant and block size of one op sees the same data (a
-        parameter such as top-k's vocabulary can change its shape, so parameters count)."""
-        return f"{self.op}/{self.dtype}/n={self.n}/{self.distribution}{self._params_text}"
+        """What decides the input and its reference: every variant and block size of one op sees the
+        same data; of the parameters, only those the op's inputs or reference depend on count."""
+        shaping = ops.checks(self.op).input_params
+        params = "".join(f"/{name}={value}" for name, value in self.params if name in shaping)
+        return f"{self.op}/{self.dtype}/n={self.n}/{self.distribution}{params}"
 
     @property
     def param_dict(self) -> dict[str, int]:

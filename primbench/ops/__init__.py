@@ -40,6 +40,10 @@ class OpChecks:
     # (dtype, the case's parameters) -> why that sample type cannot take those parameters, or None
     # (histogram: uint8 samples have 256 bins). The config drops such combinations from a sweep.
     refuses: Callable[[str, dict], str | None] = lambda dtype, params: None
+    # The variant parameters the inputs or the reference depend on (top-k's vocabulary, a
+    # histogram's bins, a stencil's radius): part of a case's input key, so cases differing only in
+    # another parameter (seed 004's K) meet the same data, drawn and checked once.
+    input_params: tuple[str, ...] = ()
 
 _CHECKS: dict[str, OpChecks] = {}
 

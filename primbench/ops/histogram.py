@@ -94,6 +94,7 @@ HISTOGRAM = register(OpChecks(
     dtypes=("uint8", "int32"),
     distributions=DISTRIBUTIONS,
     refuses=refuses,
+    input_params=("bins",),
     exact_input=exact_input,
     random_input=random_input,
     reference=reference,

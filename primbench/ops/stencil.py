@@ -81,4 +81,5 @@ STENCIL = register(OpChecks(
     check_random=check_random,
     failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "integers 0..7, exact window sums"),
     working_bytes=_working_bytes,
+    input_params=("radius",),
 ))

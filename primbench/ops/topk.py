@@ -109,4 +109,5 @@ TOPK = register(OpChecks(
     check_random=check_random,
     failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "8 planted maxima per row"),
     working_bytes=_working_bytes,
+    input_params=("vocab",),
 ))
