@@ -201,9 +201,10 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
     return pairs
 
 
-def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, new_cases_only: bool = False) -> list[Pair]:
-    """Every case of either run (or, with new_cases_only, of the new run), paired by identity, with
-    its verdict (base order first, then new-only cases)."""
+def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, new_cases_only: bool = False,
+                 identities: set | None = None) -> list[Pair]:
+    """Every case of either run (or, with new_cases_only, of the new run; with `identities`, only
+    those), paired by identity, with its verdict (base order first, then new-only cases)."""
     if is_published(base) or is_published(new):
         return _published_pairs(base, new)
     thresholds = thresholds or Thresholds.from_header(new.header)
@@ -212,6 +213,8 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
     new_cases = {case_identity(c): c for c in new.cases}
     pairs = []
     order = list(base_cases) + [i for i in new_cases if i not in base_cases]
+    if identities is not None:
+        order = [i for i in order if i in identities]
     for identity in [i for i in order if i in new_cases] if new_cases_only else order:
         b, n = base_cases.get(identity), new_cases.get(identity)
         threshold = thresholds.for_case(identity[0], identity[1])

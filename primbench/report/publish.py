@@ -48,16 +48,16 @@ def find_runs(folder) -> tuple[list, list[str]]:
 
 def publish(folder, out_dir) -> Path:
     """Write the site for every run under `folder` into `out_dir`; return the index page's path."""
-    from primbench.report.render import story_references, write_page, write_report
+    from primbench.report.render import annotated_frame, story_references, write_page, write_report
 
     runs, skipped = find_runs(folder)
     out_dir = Path(out_dir)
     references = story_references()
-    frames = {id(run): _frame(run) for run in runs}  # each run's case frame, derived once
+    frames = {id(run): annotated_frame(run) for run in runs}  # each run's case frame, derived once
     by_gpu = defaultdict(list)
     for run in runs:
         page = Path("runs") / f"{safe_name(run.header.get('run_id') or run_stem(run.path))}.html"
-        write_report(run, out_dir / page, references)
+        write_report(run, out_dir / page, references, frames[id(run)])
         entry = _describe(run, frames[id(run)], page)
         by_gpu[entry["gpu"]].append((run, entry))
     for gpu, items in by_gpu.items():
@@ -74,10 +74,6 @@ def publish(folder, out_dir) -> Path:
 
 def _history_page(gpu: str) -> str:
     return f"history-{gpu_slug(gpu)}.html"
-
-
-def _frame(run):
-    return tables.annotate(run.frame(), run.header.get("variants") or {})
 
 
 def safe_name(text: str) -> str:
@@ -126,6 +122,7 @@ def _describe(run, frame, page: Path) -> dict:
 def _history(runs, frames: dict, gpu: str) -> dict:
     """Per headline case, the median across runs in time order, and where compare says SLOWER."""
     from primbench.report import plots
+    from primbench.report.render import size_text
 
     series = defaultdict(list)  # (op, variant, n) -> [[run index, median us, slower?, identity of the case drawn]]
     for index, run in enumerate(runs):
@@ -138,7 +135,8 @@ def _history(runs, frames: dict, gpu: str) -> dict:
                 series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False, identity])
     # Mark the steps compare calls SLOWER, from the raw samples of consecutive runs.
     for later_index in range(1, len(runs)):
-        pairs = compare.compare_runs(runs[later_index - 1], runs[later_index])
+        drawn = {point[3] for points in series.values() for point in points if point[0] == later_index}
+        pairs = compare.compare_runs(runs[later_index - 1], runs[later_index], identities=drawn)
         slower = {p.identity for p in pairs if p.verdict == compare.SLOWER}
         for points in series.values():
             for point in points:
@@ -152,7 +150,7 @@ def _history(runs, frames: dict, gpu: str) -> dict:
             if lines:
                 charts.append({"op": op, "n": n, "variants": len(lines),
                                "regressions": sum(1 for points in lines.values() for p in points if p[2]),
-                               "chart": plots.history_chart(lines, labels, f"{gpu}: {op} at n = 2^{n.bit_length() - 1}")})
+                               "chart": plots.history_chart(lines, labels, f"{gpu}: {op} at n = {size_text(n)}")})
     return {"charts": charts, "runs": [{"label": label, "source": str(run.path)} for label, run in zip(labels, runs)]}
 
 

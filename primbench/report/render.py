@@ -6,6 +6,7 @@ name or a compiler log can never become markup.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
@@ -31,14 +32,10 @@ def story_references(reference_path=None) -> list:
     return [r for r in load_published(reference_path) if r.op == tables.STORY_OP]
 
 
-def write_report(run, out_path, references=()) -> Path:
-    """Write the report of an already loaded run to `out_path`."""
-    return write_page(REPORT_TEMPLATE, out_path, **build_context(run, references))
-
-
-def render_html(run, references=()) -> str:
-    """The report of a loaded run as one HTML string."""
-    return render_page(REPORT_TEMPLATE, **build_context(run, references))
+def write_report(run, out_path, references=(), frame=None) -> Path:
+    """Write the report of an already loaded run to `out_path` (`frame`: its annotated case frame,
+    where the caller has it already)."""
+    return write_page(REPORT_TEMPLATE, out_path, **build_context(run, references, frame))
 
 
 def render_page(template: str, **context) -> str:
@@ -58,7 +55,9 @@ def write_page(template: str, out_path, **context) -> Path:
     return out_path
 
 
+@functools.lru_cache(maxsize=1)
 def _environment():
+    # One for the process: publish writes a page per run, and the templates compile once.
     import jinja2
 
     environment = jinja2.Environment(
@@ -171,13 +170,19 @@ def _records(frame) -> list[dict]:
     return records
 
 
-def build_context(run, references=()) -> dict:
+def annotated_frame(run):
+    """The run's case frame with each variant's declared facts (series, order, notes) beside it."""
+    return tables.annotate(run.frame(), run.header.get("variants") or {})
+
+
+def build_context(run, references=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
     from primbench.report import plots
 
     header = run.header
     device = header.get("device") or {}
-    frame = tables.annotate(run.frame(), header.get("variants") or {})
+    if frame is None:
+        frame = annotated_frame(run)
     device_name = device.get("name") or "this GPU"
     peak = device.get("peak_gbps")
     copy_gbps = run.copy_gbps
