@@ -48,6 +48,15 @@ def newest_run(repo) -> Path:
 
 
 @pytest.fixture(scope="session")
+def published_site(bench, tmp_path_factory) -> Path:
+    """`bench.py publish results/` once for the session (every run's report: minutes): the site folder."""
+    site = tmp_path_factory.mktemp("published") / "site"
+    result = bench("publish", "results", "-o", site)
+    assert result.returncode == 0, result.stderr
+    return site
+
+
+@pytest.fixture(scope="session")
 def bench(repo):
     """Run `bench.py ARGS...` in the repository; returns the CompletedProcess."""
     import subprocess

@@ -23,16 +23,12 @@ pytestmark = pytest.mark.skipif(browser.chromium() is None,
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> dict[str, Path]:
-    runs = sorted((REPO / "results").glob("*.jsonl"))
-    if not runs:
-        pytest.skip("no recorded run under results/ yet")
+def pages(tmp_path_factory, newest_run, published_site) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("pages")
-    site = out / "site"
+    site = published_site
     commands = [
-        ("report", [str(runs[-1]), "-o", str(out / "report.html")]),
-        ("compare", ["ref:seed002_rtx3080", str(runs[-1]), "--html", str(out / "compare.html")]),
-        ("publish", ["results", "-o", str(site)]),
+        ("report", [str(newest_run), "-o", str(out / "report.html")]),
+        ("compare", ["ref:seed002_rtx3080", str(newest_run), "--html", str(out / "compare.html")]),
     ]
     for command, args in commands:
         result = subprocess.run([sys.executable, "bench.py", command, *args], cwd=REPO, capture_output=True, text=True)
@@ -40,6 +36,9 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     return {"report": out / "report.html", "compare": out / "compare.html", "site-index": site / "index.html",
             "site-history": next(site.glob("history-*.html")), "site-gpus": site / "gpus.html",
             "site-run": sorted((site / "runs").glob("*.html"))[-1]}
+
+
+PAGES_WITH_PLOTS = {"report", "site-history", "site-run"}  # the others are tables only
 
 
 @pytest.mark.parametrize("name", ["report", "compare", "site-index", "site-history", "site-gpus", "site-run"])
@@ -53,6 +52,7 @@ def test_the_page_loads_in_chromium_with_no_console_error_no_network_request_and
 
     html = page.read_text(encoding="utf-8")
     sources = re.findall(r'<img[^>]*\ssrc="([^"]+)"', html)
+    assert bool(sources) == (name in PAGES_WITH_PLOTS), len(sources)
     for source in sources:
         assert source.startswith("data:image/png;base64,"), source[:60]
         image = Image.open(io.BytesIO(base64.b64decode(source.split(",", 1)[1])))
@@ -62,7 +62,9 @@ def test_the_page_loads_in_chromium_with_no_console_error_no_network_request_and
 def test_every_link_of_the_site_points_at_a_page_that_exists(pages):
     site = pages["site-index"].parent
     for page in [site / "index.html", site / "gpus.html", *site.glob("history-*.html")]:
-        for target in re.findall(r'href="([^"#]+)"', page.read_text(encoding="utf-8")):
+        targets = re.findall(r'href="([^"#]+)"', page.read_text(encoding="utf-8"))
+        assert targets, f"{page.name} links nowhere"
+        for target in targets:
             assert not re.match(r"[a-z]+:", target), f"{page.name} links out to {target}"
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
 

@@ -32,11 +32,8 @@ def assert_one_line_error(result, code, *words):
 
 
 @pytest.fixture(scope="module")
-def recorded_run(repo):
-    runs = sorted((repo / "results").glob("*.jsonl"))
-    if not runs:
-        pytest.skip("no recorded run under results/ yet")
-    return runs[-1]
+def recorded_run(newest_run):
+    return newest_run
 
 
 def test_report_renders_the_recorded_run_into_one_html_file(repo, recorded_run, tmp_path):

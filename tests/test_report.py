@@ -18,16 +18,11 @@ from primbench.report.reference import load_published
 from primbench.results import load_run
 
 REPO = Path(__file__).resolve().parents[1]
-RESULTS_DIR = REPO / "results"
 
 
 @pytest.fixture(scope="module")
-def real_run() -> Path:
-    """The newest recorded run (run files are named by date, so the last name is the newest)."""
-    runs = sorted(RESULTS_DIR.glob("*.jsonl"))
-    if not runs:
-        pytest.skip("no recorded run under results/ yet")
-    return runs[-1]
+def real_run(newest_run) -> Path:
+    return newest_run
 
 
 @pytest.fixture(scope="module")
