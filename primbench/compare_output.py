@@ -21,10 +21,6 @@ def _ratio(value: float) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "-"
 
 
-def _pct(value: float) -> str:
-    return f"{value:.1f}" if isinstance(value, float) and math.isfinite(value) else "-"
-
-
 def headline_ratio(pair: Pair, metric: str) -> float:
     """new / base: of the median time (below 1 is faster), or of % of each GPU's peak (above 1 is better)."""
     if metric == "pct_peak":

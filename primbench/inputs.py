@@ -142,6 +142,11 @@ class Reference:
     serial_float32: float | None = None  # a left-to-right float32 loop's answer (accuracy study)
 
 
+def wrap_int32(total):
+    """An integer sum (an int, or an int64 array) as int32 arithmetic leaves it: modulo 2^32, signed."""
+    return (total + 2**31) % 2**32 - 2**31
+
+
 def reference(op: str, x, dtype: str, distribution: str, seed: int) -> Reference:
     """The reference for `op` on input `x` = random_input(len(x), dtype, distribution, seed)."""
     import cupy
@@ -150,9 +155,8 @@ def reference(op: str, x, dtype: str, distribution: str, seed: int) -> Reference
     if op == "reduce_max":
         return Reference(value=float(values.max()), abs_sum=0.0, exact=True)
     if dtype == "int32":
-        total = int(values.sum())  # int64 holds any sum of 2^30 int32 values; wrapped below as int32 sums wrap
-        wrapped = (total + 2**31) % 2**32 - 2**31
-        return Reference(value=float(wrapped), abs_sum=float(cupy.abs(values).sum()), exact=True)
+        total = int(values.sum())  # int64 holds any sum of 2^30 int32 values; wrapped as int32 sums wrap
+        return Reference(value=float(wrap_int32(total)), abs_sum=float(cupy.abs(values).sum()), exact=True)
     total = float(values.sum())
     abs_sum = float(cupy.abs(values).sum())
     result = Reference(value=total, abs_sum=abs_sum, exact=False)

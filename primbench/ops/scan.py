@@ -34,8 +34,7 @@ def _wrapped_int32_prefix(x):
     """The int32 prefix sums as the kernels compute them (wrapping modulo 2^32), as float64."""
     import cupy
 
-    total = cupy.cumsum(x.astype(cupy.int64))
-    return ((total + 2**31) % 2**32 - 2**31).astype(cupy.float64)
+    return inputs.wrap_int32(cupy.cumsum(x.astype(cupy.int64))).astype(cupy.float64)
 
 
 def exact_input(case, seed: int):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from primbench import inputs, verify
 from primbench.ops import OpChecks, register
 
-UNIT_ROUNDOFF = 2.0**-24
+UNIT_ROUNDOFF = verify.FLOAT32_UNIT_ROUNDOFF  # the kernels add and divide in float32
 
 
 def _radius(case) -> int:
