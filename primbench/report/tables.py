@@ -40,6 +40,11 @@ def annotate(frame, variants_info: dict):
     import pandas as pd
 
     frame = frame.copy()
+    # Frames made before variant parameters existed (or by hand) get the columns they imply.
+    if "variant_name" not in frame:
+        frame["variant_name"] = frame["variant"] if "variant" in frame else pd.Series(dtype=object)
+    if "params" not in frame:
+        frame["params"] = "" if not frame.empty else pd.Series(dtype=object)
     if frame.empty:
         for column in ("origin", "hazard", "notes", "deterministic_expected", "work", "span", "noise_pct", "valid"):
             frame[column] = pd.Series(dtype=object)
@@ -47,8 +52,7 @@ def annotate(frame, variants_info: dict):
     # pandas turns the library variants' null block into NaN and every block into a float.
     frame["block"] = pd.array([_block_or_none(b) for b in frame["block"]], dtype="Int64")
 
-    names = frame["variant_name"] if "variant_name" in frame else frame["variant"]
-    declared = [variants_info.get(f"{op}/{name}") or {} for op, name in zip(frame["op"], names)]
+    declared = [variants_info.get(f"{op}/{name}") or {} for op, name in zip(frame["op"], frame["variant_name"])]
     frame["origin"] = [d.get("origin", "") for d in declared]
     frame["hazard"] = [d.get("hazard") for d in declared]
     frame["notes"] = [d.get("notes", "") for d in declared]
@@ -343,15 +347,29 @@ def baseline_variant(frame, op: str) -> str | None:
     return names[0] if names else None
 
 
-def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str | None = None) -> float:
-    """The median time of the library baseline at size n (its fastest valid case), or NaN."""
+def _name_of(frame, variant: str) -> str:
+    """A variant label's name without its parameters ('cub_histogram_even[bins=256]' -> 'cub_histogram_even')."""
+    names = frame.loc[frame["variant"] == variant, "variant_name"]
+    return names.iloc[0] if not names.empty else variant
+
+
+def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str | None = None,
+                     params: str | None = None) -> float:
+    """The median time of the library baseline at size n (its fastest valid case), or NaN. With
+    `params` (a case's parameter text), the baseline by name at the values of the parameters both
+    have: CUB's histogram into 32 bins is what a 32-bin kernel is compared with."""
     variant = variant or baseline_variant(frame, op)
     if variant is None:
         return math.nan
     if dtype is None:
         dtype, distribution = primary_slice(frame, op)
     cases = slice_of(frame, op, dtype, distribution)
-    cases = cases[(cases["variant"] == variant) & (cases["n"] == n) & cases["valid"]]
+    if params is None:
+        cases = cases[cases["variant"] == variant]
+    else:
+        chosen = _param_dict(params)
+        cases = cases[(cases["variant_name"] == _name_of(frame, variant)) & cases["params"].map(lambda t: _agrees(t, chosen))]
+    cases = cases[(cases["n"] == n) & cases["valid"]]
     return float(cases["median_ms"].min()) if not cases.empty else math.nan
 
 
@@ -474,7 +492,7 @@ def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> li
     cases = cases[cases["valid"]]
     sweeps = {}
     for n, at_n in cases.sort_values(["order", "variant_name", "block"]).groupby("n", sort=True):
-        names = sorted({name for text in at_n["params"] for name in _param_dict(text)}) if "params" in at_n else []
+        names = sorted({name for text in at_n["params"] for name in _param_dict(text)})
         for name in names:
             lines: dict[str, list] = {}
             for _, row in at_n.iterrows():
@@ -616,25 +634,17 @@ def dtype_table(frame, op: str):
     at_n = cases[cases["n"] == n]
     distribution = _mode(at_n["distribution"])
     at_n = at_n[_matches(at_n["distribution"], distribution)]
-    # The baseline by name, at each row's own parameter values: CUB's histogram into 32 bins is
-    # what a 32-bin kernel is compared with.
     baseline = baseline_variant(frame, op)
-    named = frame.loc[frame["variant"] == baseline, "variant_name"] if "variant_name" in frame else None
-    baseline_name = named.iloc[0] if named is not None and not named.empty else baseline
-    same_name = at_n[(at_n["variant_name"] if "variant_name" in at_n else at_n["variant"]) == baseline_name]
     rows = []
     for (variant, dtype), mine in at_n.groupby(["variant", "dtype"], sort=False):
         best = mine.sort_values("median_ms").iloc[0]
-        chosen = _param_dict(best.get("params"))
-        mates = same_name[(same_name["dtype"] == dtype)]
-        if "params" in mates:
-            mates = mates[mates["params"].map(lambda text: _agrees(text, chosen))]
-        base = float(mates["median_ms"].min()) if not mates.empty else math.nan
+        # The baseline at this row's own parameter values.
+        base = baseline_time_ms(frame, op, n, dtype, distribution, baseline, params=best["params"]) if baseline else math.nan
         rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
                      "block": _block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
                      "pct_peak": best["pct_peak"], "ratio_to_baseline": best["median_ms"] / base if is_number(base) else math.nan})
     table = pd.DataFrame(rows).sort_values(["order", "variant", "dtype"]).reset_index(drop=True)
-    return table, {"n": n, "distribution": distribution, "baseline": baseline_name}
+    return table, {"n": n, "distribution": distribution, "baseline": _name_of(frame, baseline) if baseline else None}
 
 
 def _accuracy_verdict(compensated: float, plain: float) -> str:
