@@ -2,13 +2,14 @@
 PYTHON ?= python3
 CONFIG ?= configs/default.yaml
 REPEAT ?= 0
+OUTPUT ?=
 # The newest committed run, for `make report` (override: make report RUN=results/<run>.jsonl)
 RUN ?= $(lastword $(sort $(wildcard results/*.jsonl)))
 
 .PHONY: help bench report test gpu-test gpu-check baseline check info list compile clean
 
 help:
-	@echo "make bench [CONFIG=configs/default.yaml]  run a sweep on the GPU: run file + HTML report in results/"
+	@echo "make bench [CONFIG=configs/default.yaml] [OUTPUT=dir]  run a sweep on the GPU: run file + HTML report in results/ (or OUTPUT)"
 	@echo "make test                                 CI tests (no GPU): config, stats, run file, report, CLI, kernels compile"
 	@echo "make report [RUN=results/<run>.jsonl]     render a recorded run (default: the newest in results/)"
 	@echo "make gpu-test                             GPU tests: every variant against its reference"
@@ -19,7 +20,7 @@ help:
 
 bench:
 	@$(PYTHON) -m primbench.setup_env --gpu
-	$(PYTHON) bench.py run $(CONFIG)
+	$(PYTHON) bench.py run $(CONFIG) $(if $(OUTPUT),--output $(OUTPUT))
 
 report:
 	@$(PYTHON) -m primbench.setup_env --report
