@@ -57,6 +57,14 @@ def published_site(bench, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def sm_count() -> int:
+    """The GPU's SM count, for the GPU tests' launch contexts (cupy imported only when asked)."""
+    import cupy
+
+    return cupy.cuda.Device().attributes["MultiProcessorCount"]
+
+
+@pytest.fixture(scope="session")
 def bench(repo):
     """Run `bench.py ARGS...` in the repository; returns the CompletedProcess."""
     import subprocess

@@ -7,11 +7,9 @@ import numpy
 import pytest
 
 import kernels
-from kernels import LaunchContext
 from primbench import ops
-from primbench.build import load_module
 from primbench.config import Case
-from primbench.runner import run_verified
+from tests.gpu_helpers import run_plan
 
 pytestmark = pytest.mark.gpu
 
@@ -26,17 +24,8 @@ def _host_counts(x, bins: int):
     return numpy.bincount(samples[(samples >= 0) & (samples < bins)], minlength=bins)
 
 
-@pytest.fixture(scope="module")
-def sm_count():
-    import cupy
-
-    return cupy.cuda.Device().attributes["MultiProcessorCount"]
-
-
 def _counts(variant, x, case, sm_count):
-    module = load_module(variant.source, variant.kernels) if variant.source else None
-    plan = variant.prepare(LaunchContext(module, x, case.n, case.block, sm_count, dtype=case.dtype, params=case.param_dict))
-    run_verified(plan)
+    plan = run_plan(variant, x, case.n, case.block, sm_count, dtype=case.dtype, params=case.param_dict)
     return plan.result().get().astype(numpy.int64)
 
 

@@ -8,22 +8,14 @@ vector width (4 or 8 elements), and the seed's 2^25.
 import pytest
 
 import kernels
-from kernels import LaunchContext
 from primbench import inputs, verify
-from primbench.build import load_module
+from tests.gpu_helpers import run_plan
 
 pytestmark = pytest.mark.gpu
 
 SIZES = [1, 1000, 2**20 + 3, 2**25]
 VARIANTS = kernels.variants("reduce") + kernels.variants("reduce_max")
 VARIANT_DTYPES = [(v, dtype) for v in VARIANTS for dtype in v.dtypes]
-
-
-@pytest.fixture(scope="module")
-def sm_count():
-    import cupy
-
-    return cupy.cuda.Device().attributes["MultiProcessorCount"]
 
 
 _INPUTS: dict = {}
@@ -42,10 +34,7 @@ def case_inputs(op, n, dtype, distribution="uniform"):
 
 
 def _run(variant, x, n, block, sm_count, dtype="float32", grid_scale=1.0):
-    module = load_module(variant.source, variant.kernels) if variant.source else None
-    plan = variant.prepare(LaunchContext(module, x, n, block, sm_count, dtype=dtype, grid_scale=grid_scale))
-    verify.poison(plan.scratch)
-    plan.run()
+    plan = run_plan(variant, x, n, block, sm_count, dtype=dtype, grid_scale=grid_scale)
     return plan, verify.scalar(plan.result())
 
 

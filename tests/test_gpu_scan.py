@@ -9,24 +9,15 @@ import numpy
 import pytest
 
 import kernels
-from kernels import LaunchContext
 from primbench import ops, verify
-from primbench.build import load_module
 from primbench.config import Case
-from primbench.runner import run_verified
+from tests.gpu_helpers import run_plan
 
 pytestmark = pytest.mark.gpu
 
 SIZES = [1, 31, 1000, 2**20 + 7, 2**26]
 VARIANTS = kernels.variants("scan")
 CHECKS = ops.checks("scan")
-
-
-@pytest.fixture(scope="module")
-def sm_count():
-    import cupy
-
-    return cupy.cuda.Device().attributes["MultiProcessorCount"]
 
 
 _INPUTS: dict = {}
@@ -48,13 +39,6 @@ def case_inputs(n, dtype):
     return _INPUTS[key]
 
 
-def _run(variant, x, n, block, sm_count, dtype):
-    module = load_module(variant.source, variant.kernels) if variant.source else None
-    plan = variant.prepare(LaunchContext(module, x, n, block, sm_count, dtype=dtype))
-    run_verified(plan)
-    return plan
-
-
 def _blocks_or_skip(variant, n):
     """The block sizes at which `variant` can scan n elements; skips the test where there is none."""
     blocks = [b for b in variant.block_sizes or (None,) if variant.takes(n, b)]
@@ -73,9 +57,9 @@ def test_every_scan_is_exact_on_int32_against_numpy_cumsum_at_every_block_size(v
     wanted = numpy.cumsum(x.get().astype(numpy.int64))
     wanted = ((wanted + 2**31) % 2**32 - 2**31).astype(numpy.int32)  # int32 sums wrap, as in the kernels
     for block in blocks:
-        plan = _run(variant, exact, n, block, sm_count, "int32")
+        plan = run_plan(variant, exact, n, block, sm_count, dtype="int32")
         assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"], f"{variant.key} block={block} n={n}: exact input"
-        plan = _run(variant, x, n, block, sm_count, "int32")
+        plan = run_plan(variant, x, n, block, sm_count, dtype="int32")
         got = cupy.asnumpy(plan.result())
         bad = numpy.flatnonzero(got != wanted)
         assert bad.size == 0, f"{variant.key} block={block} n={n}: {bad.size} wrong, first at {bad[0]}: {got[bad[0]]} != {wanted[bad[0]]}"
@@ -87,9 +71,9 @@ def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_
     blocks = _blocks_or_skip(variant, n)
     exact, expected, x, reference = case_inputs(n, "float32")
     for block in blocks:
-        plan = _run(variant, exact, n, block, sm_count, "float32")
+        plan = run_plan(variant, exact, n, block, sm_count, dtype="float32")
         check_exact = CHECKS.check_exact(plan.result(), expected, exact, _case(n, "float32"))
-        plan = _run(variant, x, n, block, sm_count, "float32")
+        plan = run_plan(variant, x, n, block, sm_count, dtype="float32")
         check = CHECKS.check_random(plan.result(), reference, plan, _case(n, "float32"))
         reason = CHECKS.failure_reason(check_exact, check)
         assert reason is None, f"{variant.key} block={block} n={n}: {reason}"
@@ -101,7 +85,7 @@ def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_arra
     variant = kernels.get("scan", "decoupled_lookback")
     n = 2**22 + 5
     exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=9)
-    plan = _run(variant, exact, n, 256, sm_count, "int32")
+    plan = run_plan(variant, exact, n, 256, sm_count, dtype="int32")
     for _ in range(10):
         verify.poison(plan.scratch)
         plan.run()
@@ -116,7 +100,7 @@ def test_a_scan_that_loses_one_element_is_caught_with_its_position(sm_count):
     exact, expected = CHECKS.exact_input(_case(n, "float32"), seed=4)
     broken = exact.copy()
     broken[123457] = 0
-    plan = _run(variant, broken, n, 256, sm_count, "float32")
+    plan = run_plan(variant, broken, n, 256, sm_count, dtype="float32")
     check = CHECKS.check_exact(plan.result(), expected, broken, _case(n, "float32"))
     assert not check["ok"] and check["first_mismatch"]["index"] == 123457
     assert "index 123457" in CHECKS.failure_reason(check, {"ok": True})
