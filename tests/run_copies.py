@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"  # the case tests slow down
+
 
 def edited_copy(run_path: Path, out: Path, edit) -> Path:
     """Write to `out` a copy of the run at `run_path` with `edit(record)` applied to every record."""

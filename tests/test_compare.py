@@ -15,13 +15,12 @@ import pytest
 
 from primbench import compare
 from primbench.results import load_run
-from tests.run_copies import edited_copy, scale_samples
+from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[1]
 # Two real H200 runs of the same commit (574a745), made one after the other by `make gpu-check REPEAT=1`.
 SAME_COMMIT_PAIR = ("results/archive/2026-12-01-043115-nvidia-h200-e5aa64.jsonl.gz",
                     "results/archive/2026-12-01-043323-nvidia-h200-76e2ad.jsonl.gz")
-SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"
 
 
 def _transformed(run_path: Path, out: Path, *, slow_key=None, factor=1.0, device_name=None) -> Path:

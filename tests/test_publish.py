@@ -11,10 +11,9 @@ import re
 from pathlib import Path
 
 from primbench.results import is_run_file, load_run
-from tests.run_copies import edited_copy, scale_samples
+from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[1]
-SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"
 
 
 def _copy_as(run: Path, out: Path, run_id: str, started: str, factor: float = 1.0) -> Path:
