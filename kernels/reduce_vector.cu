@@ -42,31 +42,24 @@ __device__ __forceinline__ float bf16_bits_to_float(unsigned short b) {
 // load: the raw 16 bytes of vector i; unpack: those bytes -> kPerVec values of the accumulation
 // type. The main loop keeps the raw words in flight and widens one vector at a time: widening all
 // kUnroll vectors first kept 64 floats live for 16-bit inputs, and the kernels spilled.
-template <int kL1>
-struct LoadF32 {
-    using raw = float;
-    using value = float;
-    static constexpr int kPerVec = 4;
-    __device__ static void unpack(const uint4& q, value (&v)[kPerVec]) {
-        v[0] = __uint_as_float(q.x); v[1] = __uint_as_float(q.y);
-        v[2] = __uint_as_float(q.z); v[3] = __uint_as_float(q.w);
-    }
-    __device__ static uint4 load(const raw* p, unsigned i) { return load_stream_16<kL1>(p + 4ull * i); }
-    __device__ static value one(const raw* p, unsigned i) { return p[i]; }
-};
+__device__ __forceinline__ void from_bits(unsigned w, float& v) { v = __uint_as_float(w); }
+__device__ __forceinline__ void from_bits(unsigned w, int& v) { v = static_cast<int>(w); }
 
-template <int kL1>
-struct LoadI32 {
-    using raw = int;
-    using value = int;
+template <typename T, int kL1>  // float or int: four to a vector, summed as they are
+struct Load32Bit {
+    using raw = T;
+    using value = T;
     static constexpr int kPerVec = 4;
     __device__ static void unpack(const uint4& q, value (&v)[kPerVec]) {
-        v[0] = static_cast<int>(q.x); v[1] = static_cast<int>(q.y);
-        v[2] = static_cast<int>(q.z); v[3] = static_cast<int>(q.w);
+        from_bits(q.x, v[0]); from_bits(q.y, v[1]); from_bits(q.z, v[2]); from_bits(q.w, v[3]);
     }
     __device__ static uint4 load(const raw* p, unsigned i) { return load_stream_16<kL1>(p + 4ull * i); }
     __device__ static value one(const raw* p, unsigned i) { return p[i]; }
 };
+template <int kL1>
+using LoadF32 = Load32Bit<float, kL1>;
+template <int kL1>
+using LoadI32 = Load32Bit<int, kL1>;
 
 template <float (*Widen)(unsigned short), int kL1>
 struct Load16Bit {

@@ -219,6 +219,16 @@ __device__ __forceinline__ unsigned long long element_index(unsigned long long t
     return tile_base + (static_cast<unsigned long long>(warp) * kVecs * 32 + j * 32 + lane) * 4 + e;
 }
 
+// f(j, e, i) for element e of each vector j of this thread, i its index: the element-by-element
+// path of a warp slice that runs past n (the last tile), for loads and stores alike.
+template <int kVecs, typename F>
+__device__ __forceinline__ void for_each_element(unsigned long long tile_base, int warp, int lane, F f) {
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) f(j, e, element_index<kVecs>(tile_base, warp, j, lane, e));
+}
+
 // Start the 16-byte loads of this thread's vectors of a tile, if its warp's whole slice is in
 // range (inputs are 256-byte aligned); the registers fill while the thread does other work.
 template <typename T, int kVecs>
@@ -241,13 +251,7 @@ __device__ __forceinline__ void unpack_tile(const T* in, unsigned n, unsigned lo
 #pragma unroll
         for (int j = 0; j < kVecs; ++j) tile.x[j] = as_vec4<T>(raw[j]);
     } else {
-#pragma unroll
-        for (int j = 0; j < kVecs; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const unsigned long long i = element_index<kVecs>(tile_base, warp, j, lane, e);
-                tile.x[j].v[e] = (i < n) ? in[i] : T(0);
-            }
+        for_each_element<kVecs>(tile_base, warp, lane, [&](int j, int e, unsigned long long i) { tile.x[j].v[e] = (i < n) ? in[i] : T(0); });
     }
 }
 
@@ -299,13 +303,9 @@ __device__ __forceinline__ void store_tile(T* out, unsigned n, unsigned long lon
             store_16(p, tile.x[j]);
         }
     } else {
-#pragma unroll
-        for (int j = 0; j < kVecs; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const unsigned long long i = element_index<kVecs>(tile_base, warp, j, lane, e);
-                if (i < n) out[i] = tile.x[j].v[e];
-            }
+        for_each_element<kVecs>(tile_base, warp, lane, [&](int j, int e, unsigned long long i) {
+            if (i < n) out[i] = tile.x[j].v[e];
+        });
     }
 }
 
@@ -313,7 +313,7 @@ __device__ __forceinline__ void store_tile(T* out, unsigned n, unsigned long lon
 // totals and asks `prefix` for the sum of every tile before this one (Prefix::exclusive(tile,
 // aggregate, lane) is called by the whole first warp); then warp_offsets[w] is what warp w adds.
 template <typename T, typename Prefix>
-__device__ __forceinline__ void tile_offsets(T* warp_offsets, unsigned tile, const Prefix& prefix, int lane, int warp) {
+__device__ __forceinline__ void tile_offsets(T* warp_offsets, unsigned tile, Prefix& prefix, int lane, int warp) {
     if (warp == 0) {
         const T total = (lane < static_cast<int>(blockDim.x >> 5)) ? warp_offsets[lane] : T(0);
         const T inclusive = warp_inclusive_scan(total, lane);
@@ -329,19 +329,25 @@ __device__ __forceinline__ unsigned long long tile_start(unsigned tile) {
     return static_cast<unsigned long long>(tile) * blockDim.x * kVecs * 4;
 }
 
-// One tile: load, scan the warp slices, the block's offsets, store.
+// One tile: load, scan the warp slices, the block's offsets, store. `prefix` hears when the
+// tile's loads are in flight (Prefix::loads_in_flight(tile, lane, warp), every thread), so that it
+// can start work that does not need the tile's own values.
 template <typename T, int kVecs, typename Prefix>
 __device__ __forceinline__ void fast_tile_scan(const T* in, T* out, unsigned n, unsigned tile, Prefix prefix) {
     __shared__ T warp_offsets[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned long long base = tile_start<kVecs>(tile);
+    uint4 raw[kVecs];
+    const bool whole = issue_tile_loads<T, kVecs>(in, n, base, warp, lane, raw);
+    prefix.loads_in_flight(tile, lane, warp);
     TileInRegisters<T, kVecs> regs;
-    load_tile(in, n, tile_start<kVecs>(tile), warp, lane, regs);
+    unpack_tile<T, kVecs>(in, n, base, warp, lane, whole, raw, regs);
     scan_warp_slice(lane, regs);
     if (lane == 0) warp_offsets[warp] = regs.warp_total;
     __syncthreads();
     tile_offsets(warp_offsets, tile, prefix, lane, warp);
     __syncthreads();
-    store_tile(out, n, tile_start<kVecs>(tile), warp, lane, warp_offsets[warp], regs);
+    store_tile(out, n, base, warp, lane, warp_offsets[warp], regs);
 }
 
 // Tile status for the look-back: one 64-bit word per tile, so that a flag and its value are
@@ -365,63 +371,86 @@ __device__ __forceinline__ unsigned long long read_status(const unsigned long lo
     return word;
 }
 
-// Decoupled look-back (Merrill & Garland 2016): publish the tile's aggregate at once, then read
-// the kWindow x 32 tiles before it in one go (lane l's k-th load is tile - 1 - (32k + l), all
-// loads in flight together), wait until each tile up to the nearest one that published its
-// inclusive prefix has published something, add those values, and slide the window back if no
-// tile in it had a prefix. Publishing the prefix ends the tile's part. A wide window matters:
-// with one tile per SM in flight the nearest prefix is typically a hundred tiles back, and each
-// window read is an L2 round trip. (Measured on the H200, docs/perf-notes.md: 2 or 4 loads per
-// lane were 1-15 % slower than 1, and a __nanosleep backoff in the spin changed nothing.)
+// Decoupled look-back (Merrill & Garland 2016), read by the whole first warp: read the kWindow x 32
+// tiles before `tile` in one go (lane l's k-th load is tile - 1 - (32k + l), all loads in flight
+// together), and once every tile up to the nearest one that published its inclusive prefix has
+// published something, add those values; slide the window back if no tile in it had a prefix.
+// A read that finds a needed tile unpublished is read again, up to `give_up_after` such reads
+// (kWaitForAll: never give up). Returns whether `exclusive` now holds the sum of every tile before.
+// A wide window matters: with one tile per SM in flight the nearest prefix is typically a hundred
+// tiles back, and each window read is an L2 round trip. (Measured on the H200, docs/perf-notes.md:
+// 2 or 4 loads per lane were 1-15 % slower than 1, and a __nanosleep backoff changed nothing.)
+constexpr int kWaitForAll = 0;
+
 template <typename T, int kWindow>
+__device__ bool look_back(const unsigned long long* status, unsigned epoch, unsigned tile, int lane, int give_up_after,
+                          T& exclusive) {
+    T sum = T(0);
+    long long window = static_cast<long long>(tile) - 1;  // the nearest predecessor not yet added
+    int waiting_reads = 0;
+    while (window >= 0) {
+        unsigned long long word[kWindow];
+        unsigned flag[kWindow];
+#pragma unroll
+        for (int k = 0; k < kWindow; ++k) {
+            const long long predecessor = window - (32 * k + lane);
+            word[k] = (predecessor >= 0) ? read_status(status, predecessor) : 0ull;
+        }
+        int nearest_prefix = kWindow * 32;  // window position (32k + lane) of the nearest prefix; kWindow x 32 if none
+#pragma unroll
+        for (int k = kWindow - 1; k >= 0; --k) {
+            const long long predecessor = window - (32 * k + lane);
+            if (predecessor < 0) {
+                flag[k] = STATUS_PREFIX;  // before the first tile: a prefix of 0 (its word reads as 0)
+            } else {
+                flag[k] = (((word[k] >> 2) & STATUS_EPOCH_MASK) == epoch) ? static_cast<unsigned>(word[k] & 3u) : STATUS_NONE;
+            }
+            const unsigned prefixes = __ballot_sync(FULL_MASK, flag[k] == STATUS_PREFIX);
+            if (prefixes) nearest_prefix = 32 * k + __ffs(prefixes) - 1;
+        }
+        // Only the tiles nearer than the nearest prefix (and it) must have published.
+        bool waiting = false;
+#pragma unroll
+        for (int k = 0; k < kWindow; ++k) waiting |= (32 * k + lane <= nearest_prefix) && flag[k] == STATUS_NONE;
+        if (__any_sync(FULL_MASK, waiting)) {
+            if (++waiting_reads == give_up_after) return false;
+            continue;
+        }
+        T mine = T(0);
+#pragma unroll
+        for (int k = kWindow - 1; k >= 0; --k)
+            if (32 * k + lane <= nearest_prefix) mine = ScanAdd<T>::add(mine, ScanAdd<T>::from_bits(word[k] >> 32));
+        sum = ScanAdd<T>::add(warp_all_sum(mine), sum);
+        if (nearest_prefix < kWindow * 32) break;
+        window -= kWindow * 32;
+    }
+    exclusive = sum;
+    return true;
+}
+
+// The look-back as the fast tile scan's prefix. By default the tile publishes its aggregate as
+// soon as its sum is known, then looks back, then publishes its inclusive prefix.
+// kEarly: the first warp also reads the window once while the tile's loads are in flight (a
+// status read is an L2 hit, shorter than the loads' trip to memory). If every tile it needs had
+// published, the tile publishes its inclusive prefix the moment its sum is known, and waits for
+// no read at all after its loads; if not, it goes the default way. Reading more than once there
+// was slower on the H200: the other warps then wait at the barrier for the first one.
+template <typename T, int kWindow, bool kEarly>
 struct LookBackPrefix {
     unsigned long long* status;
     unsigned epoch;
+    bool known = false;  // the first warp's: `early` holds the exclusive prefix
+    T early = T(0);
 
-    __device__ T exclusive(unsigned tile, T aggregate, int lane) const {
-        if (tile == 0) {
-            if (lane == 0) publish_status(status, 0, ScanAdd<T>::bits(aggregate), epoch, STATUS_PREFIX);
-            return T(0);
-        }
-        if (lane == 0) publish_status(status, tile, ScanAdd<T>::bits(aggregate), epoch, STATUS_AGGREGATE);
-        T exclusive = T(0);
-        long long window = static_cast<long long>(tile) - 1;  // the nearest predecessor not yet added
-        while (true) {
-            unsigned long long word[kWindow];
-            unsigned flag[kWindow];
-            int nearest_prefix;  // window position (32k + lane) of the nearest prefix; kWindow x 32 if none
-            while (true) {
-#pragma unroll
-                for (int k = 0; k < kWindow; ++k) {
-                    const long long predecessor = window - (32 * k + lane);
-                    word[k] = (predecessor >= 0) ? read_status(status, predecessor) : 0ull;
-                }
-                nearest_prefix = kWindow * 32;
-                bool waiting = false;
-#pragma unroll
-                for (int k = kWindow - 1; k >= 0; --k) {
-                    const long long predecessor = window - (32 * k + lane);
-                    if (predecessor < 0) {
-                        flag[k] = STATUS_PREFIX;  // before the first tile: a prefix of 0
-                    } else {
-                        flag[k] = (((word[k] >> 2) & STATUS_EPOCH_MASK) == epoch) ? static_cast<unsigned>(word[k] & 3u) : STATUS_NONE;
-                    }
-                    const unsigned prefixes = __ballot_sync(FULL_MASK, flag[k] == STATUS_PREFIX);
-                    if (prefixes) nearest_prefix = 32 * k + __ffs(prefixes) - 1;
-                }
-                // Only the tiles nearer than the nearest prefix (and it) must have published.
-#pragma unroll
-                for (int k = 0; k < kWindow; ++k)
-                    waiting |= (32 * k + lane <= nearest_prefix) && flag[k] == STATUS_NONE;
-                if (!__any_sync(FULL_MASK, waiting)) break;
-            }
-            T mine = T(0);
-#pragma unroll
-            for (int k = kWindow - 1; k >= 0; --k)
-                if (32 * k + lane <= nearest_prefix) mine = ScanAdd<T>::add(mine, ScanAdd<T>::from_bits(word[k] >> 32));
-            exclusive = ScanAdd<T>::add(warp_all_sum(mine), exclusive);
-            if (nearest_prefix < kWindow * 32) break;
-            window -= kWindow * 32;
+    __device__ void loads_in_flight(unsigned tile, int lane, int warp) {
+        if (kEarly && warp == 0) known = look_back<T, kWindow>(status, epoch, tile, lane, 1, early);
+    }
+
+    __device__ T exclusive(unsigned tile, T aggregate, int lane) {
+        T exclusive = early;
+        if (!known) {
+            if (tile > 0 && lane == 0) publish_status(status, tile, ScanAdd<T>::bits(aggregate), epoch, STATUS_AGGREGATE);
+            look_back<T, kWindow>(status, epoch, tile, lane, kWaitForAll, exclusive);
         }
         if (lane == 0) publish_status(status, tile, ScanAdd<T>::bits(ScanAdd<T>::add(exclusive, aggregate)), epoch, STATUS_PREFIX);
         return exclusive;
@@ -432,9 +461,9 @@ struct LookBackPrefix {
 // blockIdx.x: a block only ever waits for tiles whose blocks took their tickets earlier, so are
 // already running, whatever order the hardware starts blocks in (no deadlock). The block that
 // takes the last ticket resets the counter for the next call.
-template <typename T, int kVecs, int kWindow>
+template <typename T, int kVecs, int kWindow, bool kEarly>
 __global__ void __launch_bounds__(1024) scan_decoupled_lookback(const T* in, T* out, unsigned long long* status, unsigned* tile_counter,
-                                        unsigned n, unsigned epoch) {
+                                                                unsigned n, unsigned epoch) {
     __shared__ unsigned tile;
     if (threadIdx.x == 0) {
         const unsigned ticket = atomicAdd(tile_counter, 1u);
@@ -442,7 +471,7 @@ __global__ void __launch_bounds__(1024) scan_decoupled_lookback(const T* in, T* 
         tile = ticket;
     }
     __syncthreads();
-    fast_tile_scan<T, kVecs>(in, out, n, tile, LookBackPrefix<T, kWindow>{status, epoch});
+    fast_tile_scan<T, kVecs>(in, out, n, tile, LookBackPrefix<T, kWindow, kEarly>{status, epoch});
 }
 
 // Reduce-then-scan, pass 1: the sum of each tile (3n bytes in all: read, read again, write).
@@ -512,6 +541,7 @@ __global__ void __launch_bounds__(1024) scan_tile_sums_exclusive(T* sums, unsign
 template <typename T>
 struct GivenPrefix {
     const T* tile_exclusive;
+    __device__ void loads_in_flight(unsigned, int, int) const {}
     __device__ T exclusive(unsigned tile, T, int) const { return tile_exclusive[tile]; }
 };
 

@@ -8,7 +8,8 @@ Tolerance model: each output adds 2R + 1 inputs in a chain and divides once, so 
 
 from __future__ import annotations
 
-from kernels import LaunchContext, Plan, Variant, pow2, register, ceil_div as _ceil_div
+# The plans call these by their private names (a plan's source is part of its variant's hash).
+from kernels import LaunchContext, Plan, Variant, pow2, register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "stencil.cu"
 RADII = (4, 1, 16)  # the first is the default of a sweep that names none (the seed's R = 4)
@@ -17,40 +18,28 @@ BYTES = "2 * n * itemsize"  # every element read once and written once; the halo
 VECTOR_VECS = 2  # float4 vectors per thread in blur1d_vector_shared_halo (not tuned: 2 reached the copy rate)
 
 
-def seed_plan(ctx: LaunchContext) -> Plan:
-    """seed004_blur1d<<<ceil(n / block), block, (block + 2R) floats>>>."""
-    import cupy
-    import numpy
+def one_output_per_thread_plan(template: str, halo_in_shared: bool):
+    """kernel<<<ceil(n / block), block>>>, one output per thread: seed 004's blur1d, with its block's
+    inputs and halo in (block + 2R) floats of shared memory, or the naive form, which has none."""
 
-    radius = ctx.params["radius"]
-    name = f"seed004_blur1d<{radius}>"
-    kernel = ctx.kernel(name)
-    out = cupy.empty(ctx.n, dtype=cupy.float32)
-    grid = _ceil_div(ctx.n, ctx.block)
-    shared = (ctx.block + 2 * radius) * 4
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+        import numpy
 
-    def run():
-        kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)), shared_mem=shared)
+        radius = ctx.params["radius"]
+        name = template.format(r=radius)
+        kernel = ctx.kernel(name)
+        out = cupy.empty(ctx.n, dtype=cupy.float32)
+        grid = _ceil_div(ctx.n, ctx.block)
+        shared = (ctx.block + 2 * radius) * 4 if halo_in_shared else 0
 
-    return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block}],
-                depth=2 * radius + 1, scratch=[out])
+        def run():
+            kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)), shared_mem=shared)
 
+        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block}],
+                    depth=2 * radius + 1, scratch=[out])
 
-def naive_plan(ctx: LaunchContext) -> Plan:
-    import cupy
-    import numpy
-
-    radius = ctx.params["radius"]
-    name = f"blur1d_naive<{radius}>"
-    kernel = ctx.kernel(name)
-    out = cupy.empty(ctx.n, dtype=cupy.float32)
-    grid = _ceil_div(ctx.n, ctx.block)
-
-    def run():
-        kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)))
-
-    return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block}],
-                depth=2 * radius + 1, scratch=[out])
+    return prepare
 
 
 def vector_plan(vecs: int = VECTOR_VECS):
@@ -66,8 +55,7 @@ def vector_plan(vecs: int = VECTOR_VECS):
         grid = _ceil_div(ctx.n, tile)
         pad = _ceil_div(radius, 4) * 4
         shared = (tile + 2 * pad) * 4
-        if ctx.x.data.ptr % 16 or out.data.ptr % 16:
-            raise RuntimeError("blur1d_vector needs 16-byte-aligned arrays (CuPy allocations are 256-byte aligned)")
+        _check_aligned(ctx.x, out)
 
         def run():
             kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)), shared_mem=shared)
@@ -89,8 +77,8 @@ def _register(name, order, series, origin, prepare, template, notes=""):
 
 
 _register("blur1d_naive_global", 10, "seed004", "every thread reads its 2R + 1 inputs from global memory",
-          naive_plan, "blur1d_naive<{r}>", notes="The baseline of seed 004's argument: the caches must catch a (2R + 1)-fold reuse.")
+          one_output_per_thread_plan("blur1d_naive<{r}>", halo_in_shared=False), "blur1d_naive<{r}>", notes="The baseline of seed 004's argument: the caches must catch a (2R + 1)-fold reuse.")
 _register("seed004_blur1d_shared_halo", 20, "seed004", "seed 004 §4.3: blur1d, the block's inputs and a halo of R in shared memory",
-          seed_plan, "seed004_blur1d<{r}>", notes="The article's kernel: one output per thread, scalar loads.")
+          one_output_per_thread_plan("seed004_blur1d<{r}>", halo_in_shared=True), "seed004_blur1d<{r}>", notes="The article's kernel: one output per thread, scalar loads.")
 _register("blur1d_vector_shared_halo", 30, "beyond", f"primbench: blur1d with 16-byte loads and stores, {VECTOR_VECS * 4} outputs per thread, the halo padded to whole vectors",
           vector_plan(), "blur1d_vector<{r}, " + str(VECTOR_VECS) + ">")

@@ -76,6 +76,8 @@ __global__ void __launch_bounds__(256) block_max_select(const float* logits, flo
                                                          int stride, int groups_per_row) {
     constexpr int kLoadsPerGroup = kB / 4;
     constexpr int kGroupsInFlight = kLoadsInFlight / kLoadsPerGroup;  // float4 loads in flight per thread
+    static_assert(kB % 4 == 0 && kLoadsInFlight % kLoadsPerGroup == 0 && kGroupsInFlight >= 1 && kPerThread % kGroupsInFlight == 0,
+                  "groups are whole float4s, and the loads in flight are whole groups that divide a thread's groups");
     __shared__ float warp_best_value[8][kGroups];  // blockDim.x <= 256
     __shared__ int warp_best_group[8][kGroups];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;

@@ -11,7 +11,7 @@ the candidates are what the pruning adds, and the report shows them.
 
 from __future__ import annotations
 
-from kernels import LaunchContext, Plan, Variant, register, ceil_div as _ceil_div
+from kernels import LaunchContext, Plan, Variant, register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "topk.cu"
 K = 8  # TOPK_K in topk.cu
@@ -51,8 +51,7 @@ def two_stage_plan(group: int, sentinel_slot: bool = True):
         index = cupy.empty(rows * K, dtype=cupy.int32)
         value = cupy.empty(rows * K, dtype=cupy.float32)
         grid_second = _ceil_div(rows * 32, REFINE_BLOCK)
-        if ctx.x.data.ptr % 16:
-            raise RuntimeError("the logits must be 16-byte aligned (CuPy allocations are 256-byte aligned)")
+        _check_aligned(ctx.x)
         i32 = numpy.int32
 
         def run():
