@@ -18,24 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 VECS = (4, 8)
 BLOCKS = (256, 512, 1024)
 WINDOWS = (1, 2)
-# Look-back forms (tools/scan_forms.cu): (label, early read, persistent, streaming store).
-FORMS = (
-    ("form: one tile per block (decoupled_lookback)", False, False, False),
-    ("form: early read (decoupled_lookback_early)", True, False, False),
-    ("form: persistent, next ticket ahead", False, True, False),
-    ("form: persistent + early read", True, True, False),
-    ("form: streaming stores", False, False, True),
-    ("form: early read + streaming stores", True, False, True),
-)
-FORM_BLOCKS = (512, 1024)
-FORM_VECS = 8
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[28, 25], help="log2 of n")
     parser.add_argument("--json")
-    parser.add_argument("--forms-only", action="store_true", help="only CUB, copy and the experimental forms")
     args = parser.parse_args()
 
     import cupy
@@ -52,9 +40,8 @@ def main() -> int:
     device = Device()
     timer = Timer(device.l2_bytes)
     policy = TimingPolicy(min_samples=20, max_noise=0.005, min_time_s=0.005, max_time_s=0.3, max_samples=300)
-    code = (KERNEL_DIR / scan.SOURCE).read_text() + (Path(__file__).parent / "scan_forms.cu").read_text()
+    code = (KERNEL_DIR / scan.SOURCE).read_text()
     names = sorted({name for v in VECS for w in WINDOWS for name in scan._fast_names(v, w)})
-    names += [form_name(FORM_VECS, *form[1:]) for form in FORMS]
     module = cupy.RawModule(code=code, name_expressions=names, options=BASE_OPTIONS)
     copy_peak = None
     rows = []
@@ -81,9 +68,10 @@ def main() -> int:
         buffer = x.copy()
         measure("cub in place (output checked on the first call)", lambda: cub.device_scan(buffer, cub.CUPY_CUB_CUMSUM),
                 lambda: buffer, n, wanted, {})
-        for vecs, block in itertools.product(VECS, BLOCKS) if not args.forms_only else ():
+        for vecs, block in itertools.product(VECS, BLOCKS):
             ctx = LaunchContext(module, x, n, block, device.sm_count, dtype="int32", **device.sm_limits)
-            forms = [(f"lookback window={w}x32", scan.lookback_plan(vecs, w)) for w in WINDOWS]
+            forms = [(f"lookback window={w}x32{' early' if early else ''}", scan.lookback_plan(vecs, w, early))
+                     for w in WINDOWS for early in (False, True)]
             for label, prepare in forms + [("reduce_then_scan", scan.reduce_then_scan_plan(vecs))]:
                 plan = prepare(ctx)
                 measure(f"{label} vecs={vecs} block={block}", plan.run, plan.result, n, wanted,
@@ -96,40 +84,10 @@ def main() -> int:
             measure(f"tile scan, prefix given (no look-back) vecs={vecs} block={block}",
                     lambda: third((plan.launches[2]["grid"],), (block,), (x, out, sums, cupy.uint32(n))),
                     lambda: out, n, wanted, {})
-        for block in FORM_BLOCKS:
-            ctx = LaunchContext(module, x, n, block, device.sm_count, dtype="int32", **device.sm_limits)
-            for label, early, persistent, streaming in FORMS:
-                run, result, grid = form_operation(ctx, module, form_name(FORM_VECS, early, persistent, streaming), persistent)
-                measure(f"{label} vecs={FORM_VECS} block={block}", run, result, n, wanted, {"grid": grid})
         del x, wanted, dst, buffer
     if args.json:
         Path(args.json).write_text(json.dumps({"device": device.info["name"], "rows": rows}, indent=1))
     return 0
-
-
-def form_name(vecs: int, early: bool, persistent: bool, streaming: bool) -> str:
-    flag = lambda b: "true" if b else "false"
-    return f"scan_lookback_form<int, {vecs}, 1, {flag(early)}, {flag(persistent)}, {flag(streaming)}>"
-
-
-def form_operation(ctx, module, name: str, persistent: bool):
-    """The form's launch on int32: one block per tile, or one wave of blocks by occupancy that loops."""
-    import cupy
-    import numpy
-
-    kernel = module.get_function(name)
-    tiles = -(-ctx.n // (ctx.block * FORM_VECS * 4))
-    grid = ctx.occupancy_grid(kernel, ctx.block, FORM_VECS * 4) if persistent else tiles
-    out = cupy.empty_like(ctx.x)
-    status = cupy.zeros(tiles, dtype=cupy.uint64)
-    counter = cupy.zeros(1, dtype=cupy.uint32)
-    epoch = {"value": 0}
-
-    def run():
-        epoch["value"] += 1
-        kernel((grid,), (ctx.block,), (ctx.x, out, status, counter, numpy.uint32(ctx.n), numpy.uint32(epoch["value"]),
-                                       numpy.uint32(tiles)))
-    return run, (lambda: out), grid
 
 
 if __name__ == "__main__":
