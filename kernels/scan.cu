@@ -313,7 +313,7 @@ __device__ __forceinline__ void store_tile(T* out, unsigned n, unsigned long lon
 // totals and asks `prefix` for the sum of every tile before this one (Prefix::exclusive(tile,
 // aggregate, lane) is called by the whole first warp); then warp_offsets[w] is what warp w adds.
 template <typename T, typename Prefix>
-__device__ __forceinline__ void tile_offsets(T* warp_offsets, unsigned tile, Prefix& prefix, int lane, int warp) {
+__device__ __forceinline__ void tile_offsets(T* warp_offsets, unsigned tile, const Prefix& prefix, int lane, int warp) {
     if (warp == 0) {
         const T total = (lane < static_cast<int>(blockDim.x >> 5)) ? warp_offsets[lane] : T(0);
         const T inclusive = warp_inclusive_scan(total, lane);
@@ -373,85 +373,79 @@ __device__ __forceinline__ unsigned long long read_status(const unsigned long lo
 
 // Decoupled look-back (Merrill & Garland 2016), read by the whole first warp: read the kWindow x 32
 // tiles before `tile` in one go (lane l's k-th load is tile - 1 - (32k + l), all loads in flight
-// together), and once every tile up to the nearest one that published its inclusive prefix has
-// published something, add those values; slide the window back if no tile in it had a prefix.
-// A read that finds a needed tile unpublished is read again, up to `give_up_after` such reads
-// (kWaitForAll: never give up). Returns whether `exclusive` now holds the sum of every tile before.
-// A wide window matters: with one tile per SM in flight the nearest prefix is typically a hundred
-// tiles back, and each window read is an L2 round trip. (Measured on the H200, docs/perf-notes.md:
-// 2 or 4 loads per lane were 1-15 % slower than 1, and a __nanosleep backoff changed nothing.)
-constexpr int kWaitForAll = 0;
-
+// together), wait until each tile up to the nearest one that published its inclusive prefix has
+// published something, add those values, and slide the window back if no tile in it had a prefix.
+// Returns the sum of every tile before `tile`. A wide window matters: with one tile per SM in
+// flight the nearest prefix is typically a hundred tiles back, and each window read is a round
+// trip. (Measured on the H200, docs/perf-notes.md: 2 or 4 loads per lane were 1-15 % slower than
+// 1, and a __nanosleep backoff in the spin changed nothing.)
 template <typename T, int kWindow>
-__device__ bool look_back(const unsigned long long* status, unsigned epoch, unsigned tile, int lane, int give_up_after,
-                          T& exclusive) {
-    T sum = T(0);
+__device__ T look_back(const unsigned long long* status, unsigned epoch, unsigned tile, int lane) {
+    T exclusive = T(0);
     long long window = static_cast<long long>(tile) - 1;  // the nearest predecessor not yet added
-    int waiting_reads = 0;
     while (window >= 0) {
         unsigned long long word[kWindow];
         unsigned flag[kWindow];
+        int nearest_prefix;  // window position (32k + lane) of the nearest prefix; kWindow x 32 if none
+        while (true) {
 #pragma unroll
-        for (int k = 0; k < kWindow; ++k) {
-            const long long predecessor = window - (32 * k + lane);
-            word[k] = (predecessor >= 0) ? read_status(status, predecessor) : 0ull;
-        }
-        int nearest_prefix = kWindow * 32;  // window position (32k + lane) of the nearest prefix; kWindow x 32 if none
-#pragma unroll
-        for (int k = kWindow - 1; k >= 0; --k) {
-            const long long predecessor = window - (32 * k + lane);
-            if (predecessor < 0) {
-                flag[k] = STATUS_PREFIX;  // before the first tile: a prefix of 0 (its word reads as 0)
-            } else {
-                flag[k] = (((word[k] >> 2) & STATUS_EPOCH_MASK) == epoch) ? static_cast<unsigned>(word[k] & 3u) : STATUS_NONE;
+            for (int k = 0; k < kWindow; ++k) {
+                const long long predecessor = window - (32 * k + lane);
+                word[k] = (predecessor >= 0) ? read_status(status, predecessor) : 0ull;
             }
-            const unsigned prefixes = __ballot_sync(FULL_MASK, flag[k] == STATUS_PREFIX);
-            if (prefixes) nearest_prefix = 32 * k + __ffs(prefixes) - 1;
-        }
-        // Only the tiles nearer than the nearest prefix (and it) must have published.
-        bool waiting = false;
+            nearest_prefix = kWindow * 32;
 #pragma unroll
-        for (int k = 0; k < kWindow; ++k) waiting |= (32 * k + lane <= nearest_prefix) && flag[k] == STATUS_NONE;
-        if (__any_sync(FULL_MASK, waiting)) {
-            if (++waiting_reads == give_up_after) return false;
-            continue;
+            for (int k = kWindow - 1; k >= 0; --k) {
+                const long long predecessor = window - (32 * k + lane);
+                if (predecessor < 0) {
+                    flag[k] = STATUS_PREFIX;  // before the first tile: a prefix of 0 (its word reads as 0)
+                } else {
+                    flag[k] = (((word[k] >> 2) & STATUS_EPOCH_MASK) == epoch) ? static_cast<unsigned>(word[k] & 3u) : STATUS_NONE;
+                }
+                const unsigned prefixes = __ballot_sync(FULL_MASK, flag[k] == STATUS_PREFIX);
+                if (prefixes) nearest_prefix = 32 * k + __ffs(prefixes) - 1;
+            }
+            // Only the tiles nearer than the nearest prefix (and it) must have published.
+            bool waiting = false;
+#pragma unroll
+            for (int k = 0; k < kWindow; ++k) waiting |= (32 * k + lane <= nearest_prefix) && flag[k] == STATUS_NONE;
+            if (!__any_sync(FULL_MASK, waiting)) break;
         }
         T mine = T(0);
 #pragma unroll
         for (int k = kWindow - 1; k >= 0; --k)
             if (32 * k + lane <= nearest_prefix) mine = ScanAdd<T>::add(mine, ScanAdd<T>::from_bits(word[k] >> 32));
-        sum = ScanAdd<T>::add(warp_all_sum(mine), sum);
+        exclusive = ScanAdd<T>::add(warp_all_sum(mine), exclusive);
         if (nearest_prefix < kWindow * 32) break;
         window -= kWindow * 32;
     }
-    exclusive = sum;
-    return true;
+    return exclusive;
 }
 
-// The look-back as the fast tile scan's prefix. By default the tile publishes its aggregate as
-// soon as its sum is known, then looks back, then publishes its inclusive prefix.
-// kEarly: the first warp also reads the window once while the tile's loads are in flight (a
-// status read is an L2 hit, shorter than the loads' trip to memory). If every tile it needs had
-// published, the tile publishes its inclusive prefix the moment its sum is known, and waits for
-// no read at all after its loads; if not, it goes the default way. Reading more than once there
-// was slower on the H200: the other warps then wait at the barrier for the first one.
-template <typename T, int kWindow, bool kEarly>
+// The look-back as the fast tile scan's prefix: the tile publishes its aggregate as soon as its
+// sum is known, looks back, then publishes its inclusive prefix.
+// kPrefetchStatus: while the tile's loads are in flight, thread 0 asks L2 for the line holding its
+// predecessor's status word (prefetch.global.L2: nothing waits for it). On the H200 that made
+// 2^28 int32 3 % faster (662 against 685 us, tools/probe_scan_early.py in commit dacc023, and
+// docs/perf-notes.md). Our reading, not verified with counters: the look-back's first read of its
+// predecessors' line missed L2 and went to DRAM while the whole tile waited (the gigabytes
+// streaming through L2 leave no line untouched for long, and a line other SMs have only partly
+// written may still need its fill); the prefetch makes that trip while the loads are in flight.
+// What supports it: reading another tile's word instead, sleeping as long, and zeroing the status
+// array before each call (evicted again before the later tiles need it) each changed nothing.
+template <typename T, int kWindow, bool kPrefetchStatus>
 struct LookBackPrefix {
     unsigned long long* status;
     unsigned epoch;
-    bool known = false;  // the first warp's: `early` holds the exclusive prefix
-    T early = T(0);
 
-    __device__ void loads_in_flight(unsigned tile, int lane, int warp) {
-        if (kEarly && warp == 0) known = look_back<T, kWindow>(status, epoch, tile, lane, 1, early);
+    __device__ void loads_in_flight(unsigned tile, int lane, int warp) const {
+        if (kPrefetchStatus && warp == 0 && lane == 0 && tile > 0)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(status + tile - 1) : "memory");
     }
 
-    __device__ T exclusive(unsigned tile, T aggregate, int lane) {
-        T exclusive = early;
-        if (!known) {
-            if (tile > 0 && lane == 0) publish_status(status, tile, ScanAdd<T>::bits(aggregate), epoch, STATUS_AGGREGATE);
-            look_back<T, kWindow>(status, epoch, tile, lane, kWaitForAll, exclusive);
-        }
+    __device__ T exclusive(unsigned tile, T aggregate, int lane) const {
+        if (tile > 0 && lane == 0) publish_status(status, tile, ScanAdd<T>::bits(aggregate), epoch, STATUS_AGGREGATE);
+        const T exclusive = look_back<T, kWindow>(status, epoch, tile, lane);
         if (lane == 0) publish_status(status, tile, ScanAdd<T>::bits(ScanAdd<T>::add(exclusive, aggregate)), epoch, STATUS_PREFIX);
         return exclusive;
     }
@@ -461,7 +455,7 @@ struct LookBackPrefix {
 // blockIdx.x: a block only ever waits for tiles whose blocks took their tickets earlier, so are
 // already running, whatever order the hardware starts blocks in (no deadlock). The block that
 // takes the last ticket resets the counter for the next call.
-template <typename T, int kVecs, int kWindow, bool kEarly>
+template <typename T, int kVecs, int kWindow, bool kPrefetchStatus>
 __global__ void __launch_bounds__(1024) scan_decoupled_lookback(const T* in, T* out, unsigned long long* status, unsigned* tile_counter,
                                                                 unsigned n, unsigned epoch) {
     __shared__ unsigned tile;
@@ -471,7 +465,7 @@ __global__ void __launch_bounds__(1024) scan_decoupled_lookback(const T* in, T* 
         tile = ticket;
     }
     __syncthreads();
-    fast_tile_scan<T, kVecs>(in, out, n, tile, LookBackPrefix<T, kWindow, kEarly>{status, epoch});
+    fast_tile_scan<T, kVecs>(in, out, n, tile, LookBackPrefix<T, kWindow, kPrefetchStatus>{status, epoch});
 }
 
 // Reduce-then-scan, pass 1: the sum of each tile (3n bytes in all: read, read again, write).

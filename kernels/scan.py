@@ -129,18 +129,19 @@ def _fast_depth(ctx: LaunchContext, vecs: int) -> int:
     return 3 + 5 + vecs + 1 + _log2_ceil(ctx.block // 32) + 2
 
 
-def _lookback_name(t: str, vecs: int, window: int, early: bool) -> str:
-    return f"scan_decoupled_lookback<{t}, {vecs}, {window}, {'true' if early else 'false'}>"
+def _lookback_name(t: str, vecs: int, window: int, prefetch_status: bool) -> str:
+    return f"scan_decoupled_lookback<{t}, {vecs}, {window}, {'true' if prefetch_status else 'false'}>"
 
 
-def lookback_plan(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW, early: bool = False):
-    """One pass, one tile per block, tiles chained by decoupled look-back; `early`: the first warp
-    also reads the window once while the tile's loads are in flight (kernels/scan.cu, LookBackPrefix)."""
+def lookback_plan(vecs: int = FAST_VECS, window: int = LOOKBACK_WINDOW, prefetch_status: bool = False):
+    """One pass, one tile per block, tiles chained by decoupled look-back; `prefetch_status`: the
+    predecessor's status line is fetched into L2 while the tile's loads are in flight
+    (kernels/scan.cu, LookBackPrefix)."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import cupy
 
-        name = _lookback_name(CTYPE[ctx.dtype], vecs, window, early)
+        name = _lookback_name(CTYPE[ctx.dtype], vecs, window, prefetch_status)
         kernel = ctx.kernel(name)
         tiles = _ceil_div(ctx.n, _fast_tile(ctx, vecs))
         out = _output(ctx)
@@ -267,12 +268,11 @@ _register("decoupled_lookback", 60, "beyond", "Merrill & Garland 2016: single-pa
           deterministic=False,
           notes="float32 results can differ in the last bits from run to run: a tile's prefix adds up whichever "
                 "predecessors had published their prefix when it looked. int32 is exact.")
-_register("decoupled_lookback_early", 61, "beyond", "primbench: the look-back scan, its first read of the predecessors made while the tile's own loads are in flight",
-          lookback_plan(early=True), _fast_names(), block_sizes=FAST_BLOCKS, work_span=("n", "log2 B + look-back"),
+_register("decoupled_lookback_status_prefetch", 61, "beyond", "primbench: the look-back scan, the predecessor's status line fetched into L2 while the tile's loads are in flight",
+          lookback_plan(prefetch_status=True), _fast_names(), block_sizes=FAST_BLOCKS, work_span=("n", "log2 B + look-back"),
           deterministic=False,
-          notes="When the tiles before it have all published by the time its loads land, a tile publishes its prefix "
-                "with no look-back read left to wait for; otherwise it looks back as decoupled_lookback does. "
-                "float32 results can differ in the last bits from run to run; int32 is exact.")
+          notes="One prefetch.global.L2 per tile: the look-back's first read then finds its predecessors' line in L2, "
+                "not in DRAM (kernels/scan.cu). float32 results can differ in the last bits from run to run; int32 is exact.")
 register(Variant(
     op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
     series="baseline", order=90, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES,

@@ -79,11 +79,10 @@ def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_
         assert reason is None, f"{variant.key} block={block} n={n}: {reason}"
 
 
-@pytest.mark.parametrize("name", ["decoupled_lookback", "decoupled_lookback_early"])
+@pytest.mark.parametrize("name", ["decoupled_lookback", "decoupled_lookback_status_prefetch"])
 def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_array(name, sm_count):
     # The tile status is never cleared: each call's epoch makes the words of the call before read
-    # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix (the early
-    # read, which takes a prefix without waiting, would be the first to take a stale one).
+    # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix.
     variant = kernels.get("scan", name)
     n = 2**22 + 5
     exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=9)

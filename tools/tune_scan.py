@@ -70,8 +70,8 @@ def main() -> int:
                 lambda: buffer, n, wanted, {})
         for vecs, block in itertools.product(VECS, BLOCKS):
             ctx = LaunchContext(module, x, n, block, device.sm_count, dtype="int32", **device.sm_limits)
-            forms = [(f"lookback window={w}x32{' early' if early else ''}", scan.lookback_plan(vecs, w, early))
-                     for w in WINDOWS for early in (False, True)]
+            forms = [(f"lookback window={w}x32{' status prefetch' if prefetch else ''}", scan.lookback_plan(vecs, w, prefetch))
+                     for w in WINDOWS for prefetch in (False, True)]
             for label, prepare in forms + [("reduce_then_scan", scan.reduce_then_scan_plan(vecs))]:
                 plan = prepare(ctx)
                 measure(f"{label} vecs={vecs} block={block}", plan.run, plan.result, n, wanted,
