@@ -160,7 +160,7 @@ def cmd_compare(args) -> int:
     base = runs[0]
     sections = []
     for new in runs[1:]:
-        metric = args.metric or ("time" if compare.same_gpu_model(base, new) else "pct_peak")
+        metric = args.metric or compare.default_metric(base, new)
         pairs = compare.compare_runs(base, new)
         print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
         print()
@@ -184,7 +184,7 @@ def cmd_check(args) -> int:
         _writable(output)
     base = load_run(args.baseline or baseline_path(new))
     code, pairs = compare.check(base, new, allow_different_gpu=args.allow_different_gpu)
-    metric = "time" if compare.same_gpu_model(base, new) else "pct_peak"
+    metric = compare.default_metric(base, new)
     print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
     regressed = [p.text for p in pairs if p.regressed]
     skipped = compare.not_compared(pairs)
@@ -231,7 +231,7 @@ def cmd_baseline(args) -> int:
 
 def _label(run) -> str:
     device = run.device.get("name") or "unknown GPU"
-    git = (run.header.get("git") or {}).get("sha")
+    git = run.git.get("sha")
     return f"{run.path.name} ({device}, {git[:7] if git else 'no commit'}, {run.header.get('started', '?')})"
 
 

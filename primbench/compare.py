@@ -141,6 +141,11 @@ def same_gpu_model(base: Run, new: Run) -> bool:
     return (base.device.get("name") or "?") == (new.device.get("name") or "?")
 
 
+def default_metric(base: Run, new: Run) -> str:
+    """The ratio to show: median time on one GPU model; across models, % of each one's peak."""
+    return "time" if same_gpu_model(base, new) else "pct_peak"
+
+
 def is_published(run: Run) -> bool:
     return run.header.get("kind") == "published"
 

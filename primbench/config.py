@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import itertools
 import math
 import json
 import re
@@ -121,8 +122,6 @@ class Sweep:
 
     def param_grid(self, variant) -> list[tuple[tuple[str, int], ...]]:
         """Every combination of the variant's parameters: the sweep's values, else the variant's default."""
-        import itertools
-
         named = dict(self.params)
         axes = [[(name, v) for v in named.get(name, allowed[:1]) if v in allowed] for name, allowed in sorted(variant.params)]
         return [tuple(combination) for combination in itertools.product(*axes)]
@@ -159,17 +158,14 @@ class Config:
                 variant = kernels.get(sweep.op, name)
                 blocks = [b for b in sweep.block_sizes if b in variant.block_sizes] if variant.block_sizes else [None]
                 dtypes = [d for d in sweep.dtypes if d in variant.dtypes]
-                for n in sweep.sizes:
-                    for block in blocks:
-                        if not variant.takes(n, block):  # a one-block kernel past its block size
-                            continue
-                        for dtype in dtypes:
-                            for distribution in sweep.distributions:
-                                for params in sweep.param_grid(variant):
-                                    if refuses(dtype, dict(params)):  # e.g. uint8 samples with 1024 bins
-                                        continue
-                                    case = Case(sweep.op, name, dtype, n, block, distribution, params)
-                                    seen.setdefault(case.key, case)
+                grid = itertools.product(sweep.sizes, blocks, dtypes, sweep.distributions, sweep.param_grid(variant))
+                for n, block, dtype, distribution, params in grid:
+                    if not variant.takes(n, block):  # a one-block kernel past its block size
+                        continue
+                    if refuses(dtype, dict(params)):  # e.g. uint8 samples with 1024 bins
+                        continue
+                    case = Case(sweep.op, name, dtype, n, block, distribution, params)
+                    seen.setdefault(case.key, case)
         return list(seen.values())
 
 
@@ -487,13 +483,13 @@ def _sweep(raw, path, src) -> Sweep:
     variants = [kernels.get(op, name) for name in names]
     for name in explicit:  # a variant the user named must be able to run in this sweep
         variant = kernels.get(op, name)
-        refused = [b for b in blocks if variant.block_sizes and b not in variant.block_sizes]
-        if refused and len(refused) == len(blocks):
-            raise src.error(path + ("block_sizes",), f"{name} takes none of the block sizes {refused}; it takes "
+        accepted = [b for b in blocks if not variant.block_sizes or b in variant.block_sizes]
+        if not accepted:
+            raise src.error(path + ("block_sizes",), f"{name} takes none of the block sizes {blocks}; it takes "
                             f"{', '.join(map(str, variant.block_sizes))}")
-        if not any(variant.takes(n, b) for n in sizes for b in blocks):
+        if not any(variant.takes(n, b) for n in sizes for b in accepted):
             raise src.error(path + ("sizes",), f"{name} runs in one block, so n can be at most the block size "
-                            f"({max(blocks)} here); none of these sizes fits: add a size up to {max(blocks)}")
+                            f"({max(accepted)} here); none of these sizes fits: add a size up to {max(accepted)}")
 
     dtypes = _text_list(raw.get("dtypes", [ops.dtypes(op)[0]]), path + ("dtypes",), src)
     valid_dtypes = ops.dtypes(op)

@@ -105,6 +105,11 @@ class Run:
         return self.header.get("device") or {}
 
     @property
+    def git(self) -> dict:
+        """The commit the run was made from: {"sha", "dirty", "source"} (sha None for published figures)."""
+        return self.header.get("git") or {}
+
+    @property
     def copy_gbps(self) -> float:
         return copy_bandwidth_gbps(self.header)
 

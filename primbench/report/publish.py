@@ -112,7 +112,7 @@ def _describe(run, frame, page: Path) -> dict:
             headline.append({"n": n, "variant": best["variant"], "time_us": best["median_ms"] * 1e3,
                              "pct_peak": best["pct_peak"], "ratio_to_cub": best["median_ms"] / cub if tables.is_number(cub) else None})
     statuses = dict(frame["status"].value_counts()) if not frame.empty else {}
-    git = run.header.get("git") or {}
+    git = run.git
     return {"id": run.header.get("run_id") or run_stem(run.path), "page": page.as_posix(), "gpu": device.get("name") or "unknown GPU",
             "started": run.header.get("started"), "git": git.get("sha"), "dirty": git.get("dirty"),
             "config": (run.header.get("config") or {}).get("name"), "cases": len(run.cases), "statuses": statuses,

@@ -200,7 +200,7 @@ def build_context(run, references=(), frame=None) -> dict:
     quality = tables.timing_quality(frame)
     end = run.end or {}
     interrupted = run.end is None  # a run file without an end record was cut short
-    git = header.get("git") or {}
+    git = run.git
     copy = header.get("copy") or {}
     copy_samples = copy.get("samples_ms") or []
     return {
