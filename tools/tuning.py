@@ -43,12 +43,8 @@ class Tuner:
             Path(path).write_text(json.dumps({"device": self.device.info["name"], "rows": self.rows}, indent=1))
 
 
-def compile_source(source: str, names, extra_code: str = ""):
-    """kernels/<source> (and `extra_code` after it) compiled once with the harness's options for every name."""
-    import cupy
+def compile_source(source: str, names):
+    """kernels/<source> compiled once, the harness's way (primbench.build.load_module), for every name."""
+    from primbench.build import load_module
 
-    from kernels import KERNEL_DIR
-    from primbench.build import BASE_OPTIONS
-
-    code = (KERNEL_DIR / source).read_text() + extra_code
-    return cupy.RawModule(code=code, name_expressions=sorted(set(names)), options=BASE_OPTIONS)
+    return load_module(source, tuple(sorted(set(names))))
