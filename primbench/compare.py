@@ -26,7 +26,7 @@ import numpy as np
 from primbench import stats
 from primbench.errors import UserError
 from primbench.inputs import ITEMSIZE
-from primbench.results import Run
+from primbench.results import Run, param_items
 
 DEFAULT_THRESHOLD = 0.05
 ABS_FLOOR_US = 4.0
@@ -42,8 +42,7 @@ SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE)  # the pairs whose threshold app
 def case_identity(case: dict) -> tuple:
     """What makes two records the same measurement: op, variant, dtype, n, block, distribution and
     the variant's own parameters (a stencil's radius), as sorted (name, value) pairs."""
-    params = tuple(sorted((case.get("params") or {}).items()))
-    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"), params)
+    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"), param_items(case))
 
 
 def identity_text(identity: tuple) -> str:
@@ -187,7 +186,7 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
             samples = (case.get("samples") or {}).get("cold_ms") or []
             if case["status"] != "ok" or not samples:
                 continue
-            key = (case["op"], case["variant"], case["dtype"], case["n"], tuple(sorted((case.get("params") or {}).items())))
+            key = (case["op"], case["variant"], case["dtype"], case["n"], param_items(case))
             if key not in best or np.median(samples) < np.median(best[key]["samples"]["cold_ms"]):
                 best[key] = case
         return best

@@ -506,6 +506,11 @@ def _sweep(raw, path, src) -> Sweep:
     params = _params(raw.get("params"), path + ("params",), src, variants) if "params" in raw else ()
     sweep = Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
                   dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit), params=params)
+    for name in explicit:  # a named variant that takes none of the sweep's values would silently run nothing
+        variant = kernels.get(op, name)
+        if not sweep.param_grid(variant):
+            takes = "; ".join(f"{p}: {', '.join(map(str, allowed))}" for p, allowed in variant.params)
+            raise src.error(path + ("params",), f"{name} takes none of these values ({takes}); add one or list it in another sweep")
     for d in dtypes:  # a dtype none of whose parameter values it can take would silently run nothing
         reasons = [ops.checks(op).refuses(d, dict(p)) for v in variants for p in sweep.param_grid(v)]
         if reasons and all(reasons):

@@ -272,6 +272,11 @@ def _all_or_none(values):
     return all(values) if values else None
 
 
+def param_items(case: dict) -> tuple:
+    """A case record's own parameters as sorted (name, value) pairs: how identities hold them."""
+    return tuple(sorted((case.get("params") or {}).items()))
+
+
 def params_text(params: dict) -> str:
     """A case's own parameters as text: 'radius=4', or '' for none."""
     return ",".join(f"{name}={value}" for name, value in sorted(params.items()))
@@ -312,7 +317,7 @@ def to_frame(run: Run):
                 "variant": variant_label(case["variant"], params),
                 "variant_name": case["variant"],
                 "params": params_text(params),
-                "param_items": tuple(sorted(params.items())),  # as compare.case_identity holds them
+                "param_items": param_items(case),  # as compare.case_identity holds them
                 "variant_hash": case.get("variant_hash"),
                 "series": info.get("series", ""),
                 "order": info.get("order", 0),

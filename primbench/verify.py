@@ -68,9 +68,9 @@ def check_random(op: str, dtype: str, got: float, ref, depth: int, unit_roundoff
     return check
 
 
-def failure_reason(exact: dict, float_check: dict, op: str = "reduce") -> str | None:
+def failure_reason(exact: dict, random_check: dict, op: str = "reduce") -> str | None:
     """One line saying what a failed verification got wrong, or None if it passed."""
-    if exact["got"] is None or float_check["got"] is None:
+    if exact["got"] is None or random_check["got"] is None:
         return "output is NaN after the operation: not written (it was poisoned with NaN first) or NaN computed"
     if not exact["ok"]:
         if op == "reduce_max":
@@ -79,11 +79,11 @@ def failure_reason(exact: dict, float_check: dict, op: str = "reduce") -> str | 
         off = exact["got"] - exact["expected"]
         return (f"exact check: sum of small integers gave {exact['got']:.0f}, expected {exact['expected']} "
                 f"(off by {off:+.0f}: elements missed or counted twice)")
-    if not float_check["ok"]:
-        if not float_check["tolerance"]:
-            return f"random-input check: got {float_check['got']!r}, expected exactly {float_check['expected']!r}"
-        return (f"random-input check: error {float_check['error']:.3g} exceeds the tolerance "
-                f"{float_check['tolerance']:.3g} (depth {float_check['depth']})")
+    if not random_check["ok"]:
+        if not random_check["tolerance"]:
+            return f"random-input check: got {random_check['got']!r}, expected exactly {random_check['expected']!r}"
+        return (f"random-input check: error {random_check['error']:.3g} exceeds the tolerance "
+                f"{random_check['tolerance']:.3g} (depth {random_check['depth']})")
     return None
 
 

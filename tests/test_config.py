@@ -35,6 +35,7 @@ BAD_CONFIGS = {
     "recursive_alias.yaml": (None, ["refers to itself"]),
     "huge_exponent.yaml": (3, ["2^14300", "2^30"]),
     "bytes_with_1024_bins.yaml": (5, ["dtype uint8", "256 bins", "dtypes: [int32]"]),
+    "named_variant_takes_no_param_value.yaml": (6, ["packed_per_lane takes none of these values", "bins: 256, 32"]),
     "single_block_scan_too_large.yaml": (5, ["seed004_hillis_steele_single_block runs in one block", "up to 1024"]),
     "non_string_key.yaml": (1, ["key 1 is not a name"]),
     "compare_threshold_not_a_fraction.yaml": (4, ["threshold", "between 0 and 1"]),

@@ -383,6 +383,8 @@ def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the
     assert tables._accuracy_verdict(0.0, 1e-7) == "the compensated sum is exact"
     assert tables._accuracy_verdict(1e-9, 0.0) == "the plain tree is exact here"  # not "exact" for the compensated
     assert tables._accuracy_verdict(2e-9, 1e-9) == "2.0 times larger"
+    assert tables._accuracy_verdict(1e-9, 1e-9) == "about the same"  # never "1 times smaller"
+    assert tables._accuracy_verdict(1e-9, 3e-9) == "3.0 times smaller"
 
 
 def test_reproducibility_compares_one_inputs_results_across_block_sizes_and_reads_the_grid_probe():

@@ -142,7 +142,7 @@ def _history(runs, frames: dict, gpu: str) -> dict:
             for point in points:
                 if point[0] == later_index and point[3] in slower:
                     point[2] = True
-    labels = [f"{(r.header.get('started') or '?')[:16]} {((r.header.get('git') or {}).get('sha') or '')[:7]}" for r in runs]
+    labels = [f"{(r.header.get('started') or '?')[:16]} {(r.git.get('sha') or '')[:7]}" for r in runs]
     charts = []
     for op in sorted({key[0] for key in series}):
         for n in HISTORY_SIZES:

@@ -653,9 +653,14 @@ def _accuracy_verdict(compensated: float, plain: float) -> str:
         return "the compensated sum is exact"
     if plain == 0:
         return "the plain tree is exact here"
-    if plain >= compensated:
-        return f"{plain / compensated:,.0f} times smaller"
-    return f"{compensated / plain:,.1f} times larger"
+    ratio = plain / compensated
+    if ratio >= 10:
+        return f"{ratio:,.0f} times smaller"
+    if ratio >= 1.05:
+        return f"{ratio:,.1f} times smaller"
+    if ratio > 1 / 1.05:
+        return "about the same"
+    return f"{1 / ratio:,.1f} times larger"
 
 
 @dataclass
