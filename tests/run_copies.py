@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"  # the case tests slow down
+SCHEMA_1_ARCHIVED_RUN = "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl.gz"  # a real run in the first schema
 
 
 def edited_copy(run_path: Path, out: Path, edit) -> Path:

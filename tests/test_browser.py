@@ -25,7 +25,6 @@ pytestmark = pytest.mark.skipif(browser.chromium() is None,
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory, newest_run, published_site) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("pages")
-    site = published_site
     commands = [
         ("report", [str(newest_run), "-o", str(out / "report.html")]),
         ("compare", ["ref:seed002_rtx3080", str(newest_run), "--html", str(out / "compare.html")]),
@@ -33,9 +32,9 @@ def pages(tmp_path_factory, newest_run, published_site) -> dict[str, Path]:
     for command, args in commands:
         result = subprocess.run([sys.executable, "bench.py", command, *args], cwd=REPO, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
-    return {"report": out / "report.html", "compare": out / "compare.html", "site-index": site / "index.html",
-            "site-history": next(site.glob("history-*.html")), "site-gpus": site / "gpus.html",
-            "site-run": sorted((site / "runs").glob("*.html"))[-1]}
+    return {"report": out / "report.html", "compare": out / "compare.html", "site-index": published_site / "index.html",
+            "site-history": next(published_site.glob("history-*.html")), "site-gpus": published_site / "gpus.html",
+            "site-run": sorted((published_site / "runs").glob("*.html"))[-1]}
 
 
 PAGES_WITH_PLOTS = {"report", "site-history", "site-run"}  # the others are tables only

@@ -8,6 +8,7 @@ import pytest
 
 from primbench.device import require_gpu
 from primbench.errors import NoGPUError
+from tests.run_copies import SCHEMA_1_ARCHIVED_RUN
 
 
 def _has_gpu() -> bool:
@@ -31,70 +32,65 @@ def assert_one_line_error(result, code, *words):
         assert word in lines[0]
 
 
-@pytest.fixture(scope="module")
-def recorded_run(newest_run):
-    return newest_run
-
-
-def test_report_renders_the_recorded_run_into_one_html_file(repo, recorded_run, tmp_path):
+def test_report_renders_the_recorded_run_into_one_html_file(repo, newest_run, tmp_path):
     out = tmp_path / "report.html"
-    result = bench(repo, "report", str(recorded_run), "-o", str(out))
+    result = bench(repo, "report", str(newest_run), "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(out)
     html = out.read_text()
     assert "reduce0_interleaved_divergent" in html and "<img" in html
 
 
-def test_make_report_renders_a_recorded_run_beside_it(repo, recorded_run, tmp_path):
-    run = shutil.copy(recorded_run, tmp_path / recorded_run.name)
+def test_make_report_renders_a_recorded_run_beside_it(repo, newest_run, tmp_path):
+    run = shutil.copy(newest_run, tmp_path / newest_run.name)
     result = subprocess.run(["make", "--no-print-directory", "report", f"RUN={run}"], cwd=repo, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / recorded_run.name).with_suffix(".html").stat().st_size > 10_000
+    assert (tmp_path / newest_run.name).with_suffix(".html").stat().st_size > 10_000
 
 
 def test_a_missing_results_file_is_one_line_and_exit_2(repo, tmp_path):
     assert_one_line_error(bench(repo, "report", str(tmp_path / "missing.jsonl")), 2, "no such run file")
 
 
-def test_resuming_a_finished_run_is_refused_in_one_line(repo, recorded_run, tmp_path):
-    run = shutil.copy(recorded_run, tmp_path / recorded_run.name)
+def test_resuming_a_finished_run_is_refused_in_one_line(repo, newest_run, tmp_path):
+    run = shutil.copy(newest_run, tmp_path / newest_run.name)
     assert_one_line_error(bench(repo, "run", "--resume", str(run)), 2, "already finished")
 
 
-def test_report_into_a_folder_asks_for_a_file(repo, recorded_run, tmp_path):
-    assert_one_line_error(bench(repo, "report", str(recorded_run), "-o", str(tmp_path)), 2, "is a folder")
+def test_report_into_a_folder_asks_for_a_file(repo, newest_run, tmp_path):
+    assert_one_line_error(bench(repo, "report", str(newest_run), "-o", str(tmp_path)), 2, "is a folder")
 
 
-def test_resume_refuses_options_that_do_not_apply(repo, recorded_run):
-    assert_one_line_error(bench(repo, "run", "--resume", str(recorded_run), "--dry-run"), 2, "do not apply")
+def test_resume_refuses_options_that_do_not_apply(repo, newest_run):
+    assert_one_line_error(bench(repo, "run", "--resume", str(newest_run), "--dry-run"), 2, "do not apply")
 
 
-def test_the_newest_recorded_run_measured_the_kernels_as_they_are_now(recorded_run):
+def test_the_newest_recorded_run_measured_the_kernels_as_they_are_now(newest_run):
     # The bundled report must describe this code: a kernel or launch change needs a new GPU run.
     import kernels
     from primbench.results import load_run
 
-    recorded = load_run(recorded_run).header["variants"]
+    recorded = load_run(newest_run).header["variants"]
     stale = [key for key, info in recorded.items() if kernels.get(*key.split("/", 1)).hash() != info["hash"]]
-    assert not stale, f"{recorded_run.name} was measured with other code for {stale}: run `make bench` on a GPU"
+    assert not stale, f"{newest_run.name} was measured with other code for {stale}: run `make bench` on a GPU"
 
 
 def test_resuming_a_run_written_in_an_older_schema_is_refused_in_one_line(repo, tmp_path):
     # Test-only transformation of a real schema-1 run: drop its end record, as if it had been interrupted.
     import gzip
 
-    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl.gz"
+    archived = repo / SCHEMA_1_ARCHIVED_RUN
     interrupted = tmp_path / "2026-12-01-061005-nvidia-h200-e27064.jsonl"
     with gzip.open(archived, "rt", encoding="utf-8") as handle:
         interrupted.write_text("".join(handle.read().splitlines(keepends=True)[:-1]))
     assert_one_line_error(bench(repo, "run", "--resume", str(interrupted)), 2, "schema 1", "start a new run")
 
 
-def test_resuming_a_compressed_run_is_refused_in_one_line(repo, recorded_run, tmp_path):
+def test_resuming_a_compressed_run_is_refused_in_one_line(repo, newest_run, tmp_path):
     import gzip
 
-    lines = recorded_run.read_text().splitlines(keepends=True)[:-1]  # unfinished: no end record
-    packed = tmp_path / (recorded_run.name + ".gz")
+    lines = newest_run.read_text().splitlines(keepends=True)[:-1]  # unfinished: no end record
+    packed = tmp_path / (newest_run.name + ".gz")
     packed.write_bytes(gzip.compress("".join(lines).encode()))
     assert_one_line_error(bench(repo, "run", "--resume", str(packed)), 2, "is compressed", "gunzip")
 
@@ -109,10 +105,10 @@ def test_bench_run_without_a_gpu_says_so_and_points_to_make_report(repo):
 
 
 @pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
-def test_resuming_an_interrupted_run_checks_the_file_then_needs_the_gpu(repo, recorded_run, tmp_path):
+def test_resuming_an_interrupted_run_checks_the_file_then_needs_the_gpu(repo, newest_run, tmp_path):
     # Test-only transformation of a real run: drop its end record, as an interrupted run lacks it.
-    interrupted = tmp_path / recorded_run.name
-    interrupted.write_text("".join(recorded_run.read_text().splitlines(keepends=True)[:-1]))
+    interrupted = tmp_path / newest_run.name
+    interrupted.write_text("".join(newest_run.read_text().splitlines(keepends=True)[:-1]))
     assert_one_line_error(bench(repo, "run", "--resume", str(interrupted)), 3, "no NVIDIA GPU")
 
 
@@ -147,10 +143,10 @@ def test_compile_builds_every_kernel_for_two_architectures(repo):
     assert "reduce.cu sm_90" in result.stdout and "reduce.cu sm_80" in result.stdout
 
 
-def test_the_recorded_run_is_a_real_finished_h200_run_with_raw_samples(recorded_run):
+def test_the_recorded_run_is_a_real_finished_h200_run_with_raw_samples(newest_run):
     from primbench.results import load_run
 
-    run = load_run(recorded_run)
+    run = load_run(newest_run)
     assert run.finished and run.warnings == []
     assert "H200" in run.device["name"] and run.copy_gbps > 1000
     ok = [c for c in run.cases if c["status"] == "ok"]
@@ -185,15 +181,31 @@ def test_a_case_too_large_for_the_free_gpu_memory_is_skipped_before_anything_is_
 
 
 def test_another_process_on_the_gpu_is_named_in_a_warning(capsys):
+    # The real Device.other_processes over a stand-in NVML: our own pid is left out, and an NVML
+    # that cannot list processes means no warning (not a failed run).
+    import os
+    import types
+
     from primbench import runner
+    from primbench.device import Device
 
-    class Busy:
-        def other_processes(self):
-            return [4242, 4343]
+    class NVMLError(Exception):
+        pass
 
-    class Stand:
-        device = Busy()
+    def nvml_listing(pids):
+        def listing(handle):
+            if pids is None:
+                raise NVMLError("not supported")
+            return [types.SimpleNamespace(pid=pid) for pid in pids]
+        return types.SimpleNamespace(NVMLError=NVMLError, nvmlDeviceGetComputeRunningProcesses=listing)
 
-    runner._warn_other_processes(Stand())
+    device = object.__new__(Device)
+    device.handle = None
+    stand = types.SimpleNamespace(device=device)
+    device.pynvml = nvml_listing([4242, os.getpid(), 4343])
+    runner._warn_other_processes(stand)
     warning = capsys.readouterr().err
     assert "warning: other processes use this GPU (pids 4242, 4343)" in warning and "disturb the timings" in warning
+    device.pynvml = nvml_listing(None)
+    runner._warn_other_processes(stand)
+    assert capsys.readouterr().err == ""

@@ -21,15 +21,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def real_run(newest_run) -> Path:
-    return newest_run
-
-
-@pytest.fixture(scope="module")
-def real_report(real_run, tmp_path_factory) -> tuple[Path, str]:
+def real_report(newest_run, tmp_path_factory) -> tuple[Path, str]:
     """The real run rendered once (rendering draws every plot): its folder and its HTML."""
     out_dir = tmp_path_factory.mktemp("real_report")
-    return out_dir, _render(real_run, out_dir)
+    return out_dir, _render(newest_run, out_dir)
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -103,18 +98,18 @@ def _write_records(records: list[dict], path: Path) -> Path:
 # --- the report from the real run --------------------------------------------------------------
 
 
-def test_the_report_renders_from_the_real_run_into_one_self_contained_file(real_run, real_report):
+def test_the_report_renders_from_the_real_run_into_one_self_contained_file(newest_run, real_report):
     out_dir, html = real_report
     assert [p.name for p in out_dir.iterdir()] == ["report.html"]
     assert html.lstrip().lower().startswith("<!doctype html>")
     page = _parse(html)
     assert page.style and "table" in "".join(page.style)  # the stylesheet is inlined
     assert not [t for t, _, _ in page.tags if t in ("link", "script", "iframe", "object", "embed")]
-    assert load_run(real_run).header["run_id"] in html
+    assert load_run(newest_run).header["run_id"] in html
 
 
-def test_the_progression_table_lists_every_harris_variant_in_the_run(real_run, real_report):
-    run = load_run(real_run)
+def test_the_progression_table_lists_every_harris_variant_in_the_run(newest_run, real_report):
+    run = load_run(newest_run)
     variants = run.header["variants"]
     harris = {
         c["variant"]
@@ -147,10 +142,10 @@ def test_every_image_is_a_data_uri_and_nothing_points_at_the_network(real_report
     # Any http(s):// left on the page can only be text taken from the run (escaped), never markup.
 
 
-def test_a_variant_name_with_a_script_tag_appears_as_text(real_run, tmp_path):
+def test_a_variant_name_with_a_script_tag_appears_as_text(newest_run, tmp_path):
     # Test-only transformation of the real run: one Harris variant is renamed, in the header and
     # in every one of its cases, to a name carrying markup.
-    records = _records(real_run)
+    records = _records(newest_run)
     header = records[0]
     target = next(
         c["variant"]
@@ -164,36 +159,36 @@ def test_a_variant_name_with_a_script_tag_appears_as_text(real_run, tmp_path):
         if record["kind"] == "case" and record["variant"] == target:
             record["variant"] = hostile
             record["key"] = record["key"].replace(f"/{target}/", f"/{hostile}/")
-    html = _render(_write_records(records, tmp_path / real_run.name), tmp_path)
+    html = _render(_write_records(records, tmp_path / newest_run.name), tmp_path)
     assert "<script" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     rows = [a["data-variant"] for a in _parse(html).inside("progression", "tr") if "data-variant" in a]
     assert hostile in rows  # the attribute round-trips as the plain name
 
 
-def test_a_failed_case_is_listed_with_its_reason_and_never_ranked(real_run, real_report, tmp_path):
+def test_a_failed_case_is_listed_with_its_reason_and_never_ranked(newest_run, real_report, tmp_path):
     original = _parse(real_report[1])
     ranked = [a["data-key"] for a in original.inside("ranking", "tr", cls="ranked")]
     assert ranked, "the real run should have valid cases at the progression size"
     victim = ranked[0]
     # Test-only transformation of the real run: the fastest ranked case is marked failed (its
     # samples are kept, so the report must exclude it by status alone).
-    records = _records(real_run)
+    records = _records(newest_run)
     reason = "test-only: marked failed to check that failures are never ranked"
     for record in records:
         if record.get("kind") == "case" and record["key"] == victim:
             record["status"], record["reason"] = "failed", reason
-    page = _parse(_render(_write_records(records, tmp_path / real_run.name), tmp_path))
+    page = _parse(_render(_write_records(records, tmp_path / newest_run.name), tmp_path))
     assert victim not in [a["data-key"] for a in page.inside("ranking", "tr", cls="ranked")]
     op = victim.split("/")[0]
     assert victim in [a["data-key"] for a in page.inside(f"failures-{op}", "tr", cls="failure")]
     assert reason in page.text(f"failures-{op}")
 
 
-def test_a_run_without_an_end_record_is_reported_as_interrupted(real_run, tmp_path):
+def test_a_run_without_an_end_record_is_reported_as_interrupted(newest_run, tmp_path):
     # Test-only transformation of the real run: its end record is dropped, as when a run is killed.
-    records = [r for r in _records(real_run) if r.get("kind") != "end"]
-    page = _parse(_render(_write_records(records, tmp_path / real_run.name), tmp_path))
+    records = [r for r in _records(newest_run) if r.get("kind") != "end"]
+    page = _parse(_render(_write_records(records, tmp_path / newest_run.name), tmp_path))
     assert page.text("run-status") == "interrupted"
 
 
@@ -425,9 +420,9 @@ def test_the_accuracy_input_is_never_the_headline_slice_when_the_run_has_another
     assert tables.primary_slice(_frame(rows), "reduce") == ("float32", "uniform")
 
 
-def test_the_real_run_has_the_accuracy_reproducibility_and_dtype_sections(real_run, real_report):
+def test_the_real_run_has_the_accuracy_reproducibility_and_dtype_sections(newest_run, real_report):
     _out_dir, html = real_report
-    frame = tables.annotate(load_run(real_run).frame(), load_run(real_run).header["variants"])
+    frame = tables.annotate(load_run(newest_run).frame(), load_run(newest_run).header["variants"])
     if "ill_conditioned" not in set(frame["distribution"]):
         pytest.skip("the newest run has no accuracy sweep")
     page = _Page()

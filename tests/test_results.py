@@ -10,6 +10,7 @@ import pytest
 
 from primbench import results
 from primbench.results import RunFileError, RunWriter, load_run
+from tests.run_copies import SCHEMA_1_ARCHIVED_RUN
 
 HEADER = {"kind": "header", "schema": results.SCHEMA_VERSION, "run_id": "t", "device": {"peak_gbps": 4814.3, "l2_bytes": 62914560},
           "copy": {"bytes": 8, "samples_ms": [1.0]}, "variants": {}}
@@ -122,7 +123,7 @@ def test_a_schema_1_run_is_migrated_on_reading_and_its_random_check_keeps_its_va
 
 
 def test_a_real_schema_1_run_from_the_archive_reads_as_schema_2(repo):
-    archived = repo / "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl.gz"
+    archived = repo / SCHEMA_1_ARCHIVED_RUN
     run = load_run(archived)
     assert run.written_schema == 1 and run.finished
     assert all("float" not in c["verify"] and "ok" in c["verify"]["random"] for c in run.cases if c["status"] == "ok")

@@ -12,7 +12,7 @@ import argparse
 import itertools
 import sys
 
-from tuning import Tuner, compile_source
+from tuning import Tuner
 
 LOADS = {0: "ld.global.nc", 1: "ld.global.nc.L1::no_allocate"}
 SIZES = (2**28, 2**27, 2**26, 2**25, 2**22, 2**20)
@@ -30,18 +30,17 @@ def main() -> int:
     import kernels.reduce_vector as rv
     from kernels import LaunchContext
     from primbench import inputs
+    from primbench.build import load_module
 
     tuner = Tuner(max_samples=400)
     device = tuner.device
     names = [rv.kernel_name(t, "float32", "SumFloat", u, load) for t in ("vector_reduce", "fixed_tree_reduce") for u in UNROLLS
              for load in LOADS]
-    module = compile_source(rv.SOURCE, names)
+    module = load_module(rv.SOURCE, tuple(names))
 
     def measure(label, operation, result, n, reference, extra):
-        operation()
-        got = float(result().get().reshape(-1)[0])
-        ok = abs(got - reference[0]) <= 1e-5 * reference[1]
-        tuner.record(label, n, tuner.cold_median_us(operation), n * 4, ok, **extra)
+        correct = lambda: abs(float(result().get().reshape(-1)[0]) - reference[0]) <= 1e-5 * reference[1]
+        tuner.measure(label, operation, correct, n, n * 4, **extra)
 
     for n in SIZES:
         x = inputs.random_input(n, "float32", "uniform", seed=11)

@@ -11,7 +11,7 @@ import argparse
 import itertools
 import sys
 
-from tuning import Tuner, compile_source
+from tuning import Tuner, gbps_of
 
 VECS = (4, 8)
 BLOCKS = (256, 512, 1024)
@@ -29,16 +29,15 @@ def main() -> int:
 
     import kernels.scan as scan
     from kernels import LaunchContext
+    from primbench.build import load_module
 
     tuner = Tuner()
     device = tuner.device
-    module = compile_source(scan.SOURCE, [name for v in VECS for w in WINDOWS for name in scan._fast_names(v, w)])
+    module = load_module(scan.SOURCE, tuple({name for v in VECS for w in WINDOWS for name in scan._fast_names(v, w)}))
     copy_peak = None
 
     def measure(label, operation, result, n, wanted, extra):
-        operation()
-        ok = bool((result() == wanted).all())
-        tuner.record(label, n, tuner.cold_median_us(operation), 2 * n * 4, ok, copy_gbps=copy_peak, **extra)
+        tuner.measure(label, operation, lambda: (result() == wanted).all(), n, 2 * n * 4, copy_gbps=copy_peak, **extra)
 
     for log_n in args.sizes:
         n = 2**log_n
@@ -46,7 +45,7 @@ def main() -> int:
         wanted = cupy.cumsum(x, dtype=cupy.int64).astype(cupy.int32)
         dst = cupy.empty_like(x)
         copy_us = tuner.cold_median_us(lambda: cupy.copyto(dst, x))
-        copy_peak = 2 * n * 4 / (copy_us * 1e-6) / 1e9
+        copy_peak = gbps_of(2 * n * 4, copy_us)
         print(f"copy n=2^{log_n}: {copy_us:.1f} us {copy_peak:.0f} GB/s", flush=True)
         buffer = x.copy()
         measure("cub in place (output checked on the first call)", lambda: cub.device_scan(buffer, cub.CUPY_CUB_CUMSUM),

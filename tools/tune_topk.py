@@ -7,10 +7,9 @@ Usage: python tools/tune_topk.py [--rows 1 64 512]
 import argparse
 import sys
 
-from tuning import Tuner, compile_source
+from tuning import Tuner
 
 GROUPS = (16, 8)
-SLOTS = 9  # groups each block keeps (kernels/topk.py)
 # Stage 1's knobs: groups per thread and float4 loads in flight (template arguments).
 STAGE1_FORMS = ((8, 8), (16, 8), (16, 16), (4, 16))
 VOCAB = 129280
@@ -33,16 +32,17 @@ def main() -> int:
 
     import kernels
     from kernels import LaunchContext
-    from kernels.topk import row_stride, two_stage_plan
+    from kernels.topk import K, SOURCE, row_stride, two_stage_plan
     from primbench import ops
     from primbench.build import load_module
     from primbench.config import Case
 
     tuner = Tuner()
+    slots = K + 1  # groups each block keeps: the registered variants' (kernels/topk.py)
     checks = ops.checks("topk")
     stage1_name = "block_max_select<{group}, {slots}, {per_thread}, {in_flight}>"
-    stage1 = compile_source("topk.cu", [stage1_name.format(group=g, slots=SLOTS, per_thread=p, in_flight=f)
-                                        for g in GROUPS for p, f in STAGE1_FORMS if whole_groups(g, p, f)])
+    stage1 = load_module(SOURCE, tuple(stage1_name.format(group=g, slots=slots, per_thread=p, in_flight=f)
+                                       for g in GROUPS for p, f in STAGE1_FORMS if whole_groups(g, p, f)))
     i32 = numpy.int32
     stride = row_stride(VOCAB)
     for rows in args.rows:
@@ -51,7 +51,8 @@ def main() -> int:
         for group in GROUPS:
             variant = kernels.get("topk", f"two_stage_b{group}")
             module = load_module(variant.source, variant.kernels)
-            plan = two_stage_plan(group)(LaunchContext(module, x, rows, 256, tuner.device.sm_count, params=case.param_dict))
+            plan = two_stage_plan(group)(LaunchContext(module, x, rows, 256, tuner.device.sm_count, params=case.param_dict,
+                                                        **tuner.device.sm_limits))
             plan.run()
             first, second = (module.get_function(launch["kernel"]) for launch in plan.launches)
             score, group_index, index, value = plan.scratch
@@ -70,10 +71,10 @@ def main() -> int:
                 if not whole_groups(group, per_thread, in_flight):
                     print(f"rows={rows:4d} B={group:2d} stage 1, {per_thread}/thread, {in_flight} loads: skipped (not whole groups)")
                     continue
-                kernel = stage1.get_function(stage1_name.format(group=group, slots=SLOTS, per_thread=per_thread, in_flight=in_flight))
+                kernel = stage1.get_function(stage1_name.format(group=group, slots=slots, per_thread=per_thread, in_flight=in_flight))
                 blocks = -(-groups_per_row // (256 * per_thread))
-                own_score = cupy.empty(rows * blocks * SLOTS, dtype=cupy.float32)
-                own_group = cupy.empty(rows * blocks * SLOTS, dtype=cupy.int32)
+                own_score = cupy.empty(rows * blocks * slots, dtype=cupy.float32)
+                own_group = cupy.empty(rows * blocks * slots, dtype=cupy.int32)
                 forms[f"stage 1, {per_thread}/thread, {in_flight} loads"] = (
                     lambda kernel=kernel, blocks=blocks, own_score=own_score, own_group=own_group: kernel(
                         (blocks, rows), (256,), (x, own_score, own_group, i32(VOCAB), i32(stride), i32(groups_per_row))))

@@ -1,5 +1,5 @@
 """What the tools/tune_*.py scripts share: the GPU, its L2-flushing timer with one sampling policy,
-a kernel source compiled once for every form a script times, and one result line per form.
+and one checked, timed result line per form. They compile with primbench.build.load_module.
 Not part of a run: these scripts time kernel forms the registry does not hold."""
 
 import sys
@@ -25,9 +25,13 @@ class Tuner:
 
         return stats.summarize(self.timer.measure(operation, self.policy).cold_ms).median * 1e3
 
-    def record(self, label: str, n: int, us: float, nbytes: int, ok: bool, copy_gbps: float | None = None, **extra) -> dict:
-        """Keep and print one form's line: time, GB/s for `nbytes` of traffic, % of the NVML peak (and of copy)."""
-        gbps = nbytes / (us * 1e-6) / 1e9
+    def measure(self, label: str, operation, correct, n: int, nbytes: int, copy_gbps: float | None = None, **extra) -> dict:
+        """Run `operation` once and ask `correct()` whether its output is right, then time it cold and
+        keep and print its line: time, GB/s for `nbytes` of traffic, % of the NVML peak (and of copy)."""
+        operation()
+        ok = bool(correct())
+        us = self.cold_median_us(operation)
+        gbps = gbps_of(nbytes, us)
         row = dict(label=label, n=n, us=round(us, 2), gbps=round(gbps), pct_peak=round(100 * gbps / self.device.info["peak_gbps"], 1),
                    pct_copy=round(100 * gbps / copy_gbps, 1) if copy_gbps else None, ok=ok, **extra)
         self.rows.append(row)
@@ -43,8 +47,8 @@ class Tuner:
             Path(path).write_text(json.dumps({"device": self.device.info["name"], "rows": self.rows}, indent=1))
 
 
-def compile_source(source: str, names):
-    """kernels/<source> compiled once, the harness's way (primbench.build.load_module), for every name."""
-    from primbench.build import load_module
+def gbps_of(nbytes: int, us: float) -> float:
+    """GB/s for `nbytes` moved in `us` microseconds (primbench.stats.bandwidth_gbps takes milliseconds)."""
+    from primbench.stats import bandwidth_gbps
 
-    return load_module(source, tuple(sorted(set(names))))
+    return bandwidth_gbps(nbytes, us * 1e-3)
