@@ -233,7 +233,7 @@ def _frame(rows):
     }
     full = []
     for row in rows:
-        row = {**defaults, **row}
+        row = {**defaults, "variant_name": row["variant"], "params": "", **row}
         row.setdefault("key", f"{row['op']}/{row['variant']}/{row['dtype']}/{row['n']}/{row['block']}/{row['distribution']}")
         full.append(row)
     variants = {
@@ -526,4 +526,4 @@ def test_each_dtype_gets_its_own_slice_for_the_parameter_sweeps():
     frame = _histogram_frame()
     other = frame[frame["distribution"] == "all_equal"].assign(dtype="int32")  # fewer cases than uint8, uniform
     both = pd.concat([frame, other], ignore_index=True)
-    assert tables.slices_by_dtype(both, "histogram") == [("uint8", "uniform"), ("int32", "all_equal")]
+    assert tables.slices_by_dtype(both, "histogram", tables.primary_slice(both, "histogram")) == [("uint8", "uniform"), ("int32", "all_equal")]

@@ -386,7 +386,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
                 "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
             }
         )
-    for slice_dtype, slice_distribution in tables.slices_by_dtype(frame, op):
+    for slice_dtype, slice_distribution in tables.slices_by_dtype(frame, op, (dtype, distribution)):
         for sweep in tables.param_sweeps(frame, op, slice_dtype, slice_distribution):
             title = f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"
             sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),

@@ -40,13 +40,8 @@ def annotate(frame, variants_info: dict):
     import pandas as pd
 
     frame = frame.copy()
-    # Frames made before variant parameters existed (or by hand) get the columns they imply.
-    if "variant_name" not in frame:
-        frame["variant_name"] = frame["variant"] if "variant" in frame else pd.Series(dtype=object)
-    if "params" not in frame:
-        frame["params"] = "" if not frame.empty else pd.Series(dtype=object)
-    if frame.empty:
-        for column in ("origin", "hazard", "notes", "deterministic_expected", "work", "span", "noise_pct", "valid"):
+    if frame.empty:  # a run with no cases: the columns the tables read, none of them filled
+        for column in ("variant_name", "params", "origin", "hazard", "notes", "deterministic_expected", "work", "span", "noise_pct", "valid"):
             frame[column] = pd.Series(dtype=object)
         return frame
     # pandas turns the library variants' null block into NaN and every block into a float.
@@ -88,9 +83,8 @@ def cumulative_speedups(times) -> list[float]:
     return [first / t if first is not None and is_number(t) and t > 0 else math.nan for t in times]
 
 
-def slices_by_dtype(frame, op: str) -> list[tuple[str | None, str | None]]:
-    """The primary slice, then for each other dtype of `op` its distribution with the most valid cases."""
-    primary = primary_slice(frame, op)
+def slices_by_dtype(frame, op: str, primary: tuple[str | None, str | None]) -> list[tuple[str | None, str | None]]:
+    """The primary slice (primary_slice's), then for each other dtype of `op` its distribution with the most valid cases."""
     cases = frame[(frame["op"] == op) & frame["valid"] & (frame["distribution"] != ACCURACY_DISTRIBUTION)]
     others = [(dtype, _mode(mine["distribution"])) for dtype, mine in cases.groupby("dtype", sort=True) if dtype != primary[0]]
     return [primary, *others]
@@ -119,8 +113,6 @@ def primary_params(frame, op: str, dtype, distribution) -> str | None:
     """For each of the op's parameters the value with the most valid cases in the slice, as text
     ('bins=256,replicas=8'), or None when its variants have none: tables that compare variants
     hold each parameter at one value, since a step from radius 1 to radius 16 is not a speedup."""
-    if "params" not in frame:
-        return None
     cases = slice_of(frame, op, dtype, distribution)
     cases = cases[cases["valid"]] if cases["valid"].any() else cases
     counts: dict[str, Counter] = {}
@@ -505,7 +497,7 @@ def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> li
                 lines.setdefault(label, []).append((int(params[name]), row["gbps"]))
             lines = {label: sorted(points) for label, points in lines.items() if len({v for v, _ in points}) >= min_values}
             if lines:  # a larger size replaces a smaller one
-                sweeps[name] = {"n": int(n), "param": name, "dtype": dtype, "lines": lines}
+                sweeps[name] = {"n": int(n), "param": name, "lines": lines}
     return list(sweeps.values())
 
 
