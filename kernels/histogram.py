@@ -9,7 +9,7 @@ its shared histogram into the output with one global atomic per non-empty bin.
 
 from __future__ import annotations
 
-from kernels import LaunchContext, Plan, Variant, check_aligned_16, pow2, register
+from primbench.api import LaunchContext, Plan, Variant, check_aligned_16, pow2, register_variant as register
 
 SOURCE = "histogram.cu"
 BLOCKS = pow2(128, 1024)

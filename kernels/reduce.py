@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from kernels import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register, ceil_div as _ceil_div
+from primbench.api import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register_variant as register, ceil_div as _ceil_div
 
 SOURCE = "reduce.cu"
 BLOCKS = pow2(64, 1024)

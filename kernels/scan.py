@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 
-from kernels import LaunchContext, Plan, Variant, pow2, register
+from primbench.api import LaunchContext, Plan, Variant, pow2, register_variant as register
 # The plans call these by their private names (a plan's source is part of its variant's hash).
-from kernels import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
+from primbench.api import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "scan.cu"
 DTYPES = ("int32", "float32")

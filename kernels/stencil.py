@@ -9,7 +9,7 @@ Tolerance model: each output adds 2R + 1 inputs in a chain and divides once, so 
 from __future__ import annotations
 
 # The plans call these by their private names (a plan's source is part of its variant's hash).
-from kernels import LaunchContext, Plan, Variant, pow2, register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
+from primbench.api import LaunchContext, Plan, Variant, pow2, register_variant as register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "stencil.cu"
 RADII = (4, 1, 16)  # the first is the default of a sweep that names none (the seed's R = 4)

@@ -11,7 +11,7 @@ the candidates are what the pruning adds, and the report shows them.
 
 from __future__ import annotations
 
-from kernels import LaunchContext, Plan, Variant, register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
+from primbench.api import LaunchContext, Plan, Variant, register_variant as register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "topk.cu"
 K = 8  # TOPK_K in topk.cu

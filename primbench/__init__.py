@@ -1,3 +1,54 @@
-"""primbench: a benchmark harness for GPU parallel primitives."""
+"""primbench: a benchmark harness for GPU parallel primitives.
 
-__version__ = "0.1.0"
+`primbench.measure(fn, bytes=...)` times any CuPy or PyTorch callable by the CLI's protocol;
+`primbench.api` is what a plugin declares variants and ops with (docs/extending.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util as _importlib_util
+import sys as _sys
+from pathlib import Path as _Path
+
+__version__ = "0.2.0"
+
+# The repository's top-level folders and the packages they are installed as. pyproject.toml's
+# [tool.setuptools.package-dir] says the same (a CI test compares them).
+CHECKOUT_PACKAGES = {
+    "primbench.kernels": "kernels",
+    "primbench.report_templates": "report_templates",
+    "primbench.configs": "configs",
+    "primbench.reference": "results/reference",
+}
+
+
+def _map_checkout_folders() -> None:
+    """Run from a checkout without installing (`python bench.py`, the test suite, the GPU machine),
+    the top-level folders become the packages an install makes of them."""
+    checkout = _Path(__file__).resolve().parent.parent
+    if (_Path(__file__).parent / "kernels").is_dir() or not (checkout / "kernels" / "__init__.py").is_file():
+        return  # installed: setuptools put the folders inside the package
+    for name, folder in CHECKOUT_PACKAGES.items():
+        if name in _sys.modules:
+            continue
+        location = checkout / folder
+        spec = _importlib_util.spec_from_file_location(name, location / "__init__.py",
+                                                       submodule_search_locations=[str(location)])
+        module = _importlib_util.module_from_spec(spec)
+        _sys.modules[name] = module
+        spec.loader.exec_module(module)
+        setattr(_sys.modules[__name__], name.rsplit(".", 1)[1], module)
+
+
+_map_checkout_folders()
+
+
+def measure(fn, **kwargs):
+    """Time `fn` (any CuPy or PyTorch callable) as the CLI times a case: `primbench.measure(fn,
+    bytes=...)` returns a Measured (median, noise, raw samples, GB/s). See primbench/measuring.py.
+
+    Imported when called: primbench itself must import with the standard library alone (the
+    Makefile runs primbench.setup_env before anything is installed)."""
+    from primbench.measuring import measure as _measure
+
+    return _measure(fn, **kwargs)

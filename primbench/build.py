@@ -4,8 +4,9 @@ architecture with no GPU at all (CI: `compile_for_arch`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from kernels import KERNEL_DIR
+from primbench.resources import KERNEL_DIR
 
 # Same options on every path, so that what CI compiles is what the GPU runs.
 BASE_OPTIONS = ("-std=c++17", f"-I{KERNEL_DIR}")
@@ -17,15 +18,26 @@ class KernelBuildError(Exception):
     """A kernel source failed to compile; the message carries NVRTC's log."""
 
 
+def _options(path: Path) -> tuple[str, ...]:
+    # A plugin's source finds its own headers beside it, and primbench's common.cuh after them.
+    return BASE_OPTIONS if path.parent == KERNEL_DIR else (f"-I{path.parent}", *BASE_OPTIONS)
+
+
+def source_path(source: str) -> Path:
+    """`source` is a name under primbench's kernels/, or a plugin's absolute path."""
+    return KERNEL_DIR / source
+
+
 def load_module(source: str, name_expressions: tuple[str, ...]):
-    """Compile `kernels/<source>` for the current GPU (cached for the process; CuPy caches on disk)."""
+    """Compile `source` for the current GPU (cached for the process; CuPy caches on disk)."""
     import cupy
 
     key = (source, tuple(sorted(name_expressions)))
     if key not in _MODULES:
-        code = (KERNEL_DIR / source).read_text()
+        path = source_path(source)
+        code = path.read_text()
         try:
-            module = cupy.RawModule(code=code, options=BASE_OPTIONS, name_expressions=list(key[1]), backend="nvrtc")
+            module = cupy.RawModule(code=code, options=_options(path), name_expressions=list(key[1]), backend="nvrtc")
             module.compile()
         except cupy.cuda.compiler.CompileException as exc:
             raise KernelBuildError(f"{source}: NVRTC failed:\n{exc.get_message() if hasattr(exc, 'get_message') else exc}") from None
@@ -43,16 +55,17 @@ class CompiledSource:
 
 
 def compile_for_arch(source: str, name_expressions, arch: str) -> CompiledSource:
-    """Compile `kernels/<source>` to a cubin for `arch` (e.g. 'sm_90') with NVRTC; needs no GPU or driver."""
+    """Compile `source` to a cubin for `arch` (e.g. 'sm_90') with NVRTC; needs no GPU or driver."""
     from cupy.cuda import nvrtc
 
-    code = (KERNEL_DIR / source).read_text()
-    program = nvrtc.createProgram(code, source, [], [])
+    path = source_path(source)
+    code = path.read_text()
+    program = nvrtc.createProgram(code, path.name, [], [])
     try:
         for expression in name_expressions:
             nvrtc.addNameExpression(program, expression)
         try:
-            nvrtc.compileProgram(program, [*BASE_OPTIONS, f"-arch={arch}"])
+            nvrtc.compileProgram(program, [*_options(path), f"-arch={arch}"])
         except nvrtc.NVRTCError:
             raise KernelBuildError(f"{source} for {arch}: NVRTC failed:\n{nvrtc.getProgramLog(program)}") from None
         lowered = {expr: nvrtc.getLoweredName(program, expr) for expr in name_expressions}

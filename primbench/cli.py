@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -13,11 +14,25 @@ EXIT_OK, EXIT_FAILED_CASES, EXIT_INTERRUPTED = 0, 1, 130
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bench.py", description="primbench: verified, properly timed GPU primitives.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from primbench import __version__
 
-    run = commands.add_parser("run", help="run a config's sweep on the GPU, write the run file and its report")
-    run.add_argument("config", nargs="?", help="YAML config (configs/default.yaml)")
+    parser = argparse.ArgumentParser(prog="primbench", description="primbench: verified, properly timed GPU primitives.")
+    parser.add_argument("--version", action="version", version=f"primbench {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    plugin = argparse.ArgumentParser(add_help=False)
+    plugin.add_argument("--plugin", action="append", metavar="FILE.py", help="a Python file that registers your own "
+                        "variants or op (docs/extending.md); repeatable")
+
+    run = commands.add_parser("run", parents=[plugin], help="run a config's sweep on the GPU, write the run file and its report")
+    run.add_argument("config", nargs="?", help="YAML config, e.g. configs/default.yaml or a bundled one by name (default, "
+                     "progression, nightly, ...); required unless --resume or --variant is given")
+    run.add_argument("--variant", action="append", metavar="OP/NAME", help="run these variants (globs allowed) with no config: "
+                     "the default timing policy, the op's default dtype; repeatable")
+    run.add_argument("--only", action="append", metavar="OP/VARIANT", help="only the variants matching these globs, "
+                     "e.g. 'reduce/vector_*' or 'scan' (comma-separated or repeated)")
+    run.add_argument("--sizes", metavar="N,N", help="only these sizes, e.g. 2^25,2^28 (with --variant: the sizes to run)")
+    run.add_argument("--blocks", metavar="B,B", help="only these block sizes, e.g. 256 (library variants choose their own)")
+    run.add_argument("--dtypes", metavar="T,T", help="with --variant: the dtypes to run (default: the op's first)")
     run.add_argument("--resume", metavar="RUN.jsonl", help="finish an interrupted run without re-running its finished cases")
     run.add_argument("--output", metavar="DIR", help="folder for the run file (default: the config's `output`)")
     run.add_argument("--no-report", action="store_true", help="do not render the HTML report after the run")
@@ -31,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
     commands.add_parser("info", help="print the GPU's identity, clocks and peak bandwidth")
 
-    listing = commands.add_parser("list", help="list the ops and variants")
+    listing = commands.add_parser("list", parents=[plugin], help="list the ops and variants")
     listing.add_argument("--op", help="only this op")
 
     comparison = commands.add_parser("compare", help="compare runs case by case: medians, ratios, verdicts from raw samples")
@@ -58,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     keep = commands.add_parser("baseline", help="make a finished run the baseline of its GPU model: results/baselines/<gpu>.jsonl")
     keep.add_argument("run", help="a finished run file with no failed case")
 
-    build = commands.add_parser("compile", help="compile every kernel with NVRTC for the given architectures (no GPU needed)")
+    build = commands.add_parser("compile", parents=[plugin], help="compile every kernel with NVRTC for the given architectures (no GPU needed)")
     build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
     return parser
 
@@ -66,6 +81,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        for plugin in getattr(args, "plugin", None) or ():
+            from primbench import registry
+
+            registry.load_plugin(plugin)
         return COMMANDS[args.command](args)
     except UserError as exc:
         print(f"primbench: {exc}", file=sys.stderr)
@@ -76,20 +95,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_run(args) -> int:
-    from primbench import config as config_module
     from primbench import runner
 
-    if args.resume and args.config:
-        raise UserError("give either a config or --resume RUN.jsonl, not both")
-    if args.resume and (args.dry_run or args.output):
-        raise UserError("--resume continues the run file where it is, with the config in its header; "
-                        "--dry-run and --output do not apply")
+    if args.resume and (args.config or args.variant):
+        raise UserError("give a config, --variant or --resume RUN.jsonl, not two of them")
+    if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks or args.plugin):
+        raise UserError("--resume continues the run file where it is, with the config and plugins in its header; "
+                        "--dry-run, --output, --only, --sizes, --blocks and --plugin do not apply")
     if args.resume:
         summary = runner.resume(args.resume)
     else:
-        if not args.config:
-            raise UserError("no config given; e.g. `bench.py run configs/default.yaml`")
-        config = config_module.load_config(args.config)
+        config = _run_config(args)
         if args.dry_run:
             cases = config.cases()
             for case in cases:
@@ -101,7 +117,7 @@ def cmd_run(args) -> int:
     if summary.context_lost:
         _after_a_lost_context(summary, args)
     if summary.interrupted:
-        print(f"primbench: interrupted; every finished case is kept. Finish with: python bench.py run --resume {summary.path}",
+        print(f"primbench: interrupted; every finished case is kept. Finish with: primbench run --resume {summary.path}",
               file=sys.stderr)
         return EXIT_INTERRUPTED
     if not args.no_report:
@@ -111,6 +127,30 @@ def cmd_run(args) -> int:
         print(f"report:   {render_report(summary.path, report_path(summary.path))}")
     print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped")
     return EXIT_FAILED_CASES if summary.failed else EXIT_OK
+
+
+def _run_config(args):
+    """The config `run` measures: a YAML file narrowed by the filters, or --variant's own."""
+    from primbench import subset
+    from primbench.config import load_config
+
+    sizes, blocks = subset.parse_sizes(args.sizes), subset.parse_sizes(args.blocks, "--blocks")
+    if args.variant:
+        if args.config:
+            raise UserError("give either a config or --variant, not both (to narrow a config, use --only)")
+        if args.only:
+            raise UserError("--only narrows a config; with --variant, name the variants themselves")
+        dtypes = tuple(d.strip() for d in args.dtypes.split(",")) if args.dtypes else None
+        return subset.variant_config(tuple(args.variant), sizes=sizes, blocks=blocks, dtypes=dtypes)
+    if not args.config:
+        raise UserError("no config given; e.g. `primbench run configs/default.yaml`, or `primbench run --variant "
+                        "reduce/cub_device_reduce --sizes 2^28`")
+    if args.dtypes:
+        raise UserError("--dtypes goes with --variant; a config names its dtypes in its sweeps")
+    config = load_config(args.config)
+    for plugin in args.plugin or ():  # recorded with the config, so that --resume loads it again
+        config = dataclasses.replace(config, plugins=tuple(dict.fromkeys((*config.plugins, str(Path(plugin).resolve())))))
+    return subset.narrow(config, only=subset.parse_patterns(args.only), sizes=sizes, blocks=blocks)
 
 
 MAX_RESTARTS = 50  # each restart follows a newly failed case, so a run makes progress; this only bounds a runaway
@@ -125,15 +165,16 @@ def _after_a_lost_context(summary, args) -> None:
     if args.no_restart or restarts >= MAX_RESTARTS:
         why = "the run stopped" if args.no_restart else f"the run stopped after {restarts} restarts"
         print(f"primbench: {summary.context_lost} broke the CUDA context (recorded as failed); {why}. "
-              f"Run the remaining cases in a fresh process: python bench.py run --resume {summary.path}",
+              f"Run the remaining cases in a fresh process: primbench run --resume {summary.path}",
               file=sys.stderr, flush=True)
         # A broken context makes CuPy's teardown print a traceback per freed buffer; every record
         # is already on disk (fsynced line by line), so leave without tearing down.
         os._exit(EXIT_FAILED_CASES)
     print(f"primbench: {summary.context_lost} broke the CUDA context (recorded as failed); "
           "going on with the remaining cases in a fresh process", file=sys.stderr, flush=True)
-    program = sys.argv[0] if sys.argv[0].endswith(".py") else str(Path(__file__).resolve().parent.parent / "bench.py")
-    command = [sys.executable, program, "run", "--resume", str(summary.path)] + (["--no-report"] if args.no_report else [])
+    # bench.py from a checkout, else the installed package (`python -m primbench`)
+    program = [sys.argv[0]] if sys.argv[0].endswith(".py") else ["-m", "primbench"]
+    command = [sys.executable, *program, "run", "--resume", str(summary.path)] + (["--no-report"] if args.no_report else [])
     os.environ["PRIMBENCH_RESTARTS"] = str(restarts + 1)
     os.execv(sys.executable, command)
 
@@ -179,7 +220,7 @@ def cmd_check(args) -> int:
     new = load_run(args.run)
     if args.baseline is None and not baseline_path(new).exists():
         raise UserError(f"no baseline for {new.device.get('name')} at {baseline_path(new)}; make one from a good run "
-                        f"with `bench.py baseline RUN` (make baseline), or give --baseline BASE.jsonl")
+                        f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
     for output in (args.markdown, args.junit):
         _writable(output)
     base = load_run(args.baseline or baseline_path(new))
@@ -268,26 +309,33 @@ def cmd_info(args) -> int:
 
 
 def cmd_list(args) -> int:
-    import kernels
+    from primbench import registry
 
-    ops = [args.op] if args.op else kernels.ops()
+    ops = [args.op] if args.op else registry.ops()
     for op in ops:
-        if op not in kernels.ops():
-            raise UserError(f"unknown op {op!r}; valid ops: {', '.join(kernels.ops())}")
-        for v in kernels.variants(op):
+        if op not in registry.ops():
+            raise UserError(f"unknown op {op!r}; valid ops: {', '.join(registry.ops())}")
+        for v in registry.variants(op):
             blocks = ",".join(map(str, v.block_sizes)) if v.block_sizes else "library"
-            flag = "  [hazard]" if v.hazard else ""
+            flag = ("  [hazard]" if v.hazard else "") + (f"  [plugin {registry.plugin_of(v)}]" if registry.plugin_of(v) else "")
             params = "".join(f"  [{name}: {', '.join(map(str, values))}]" for name, values in v.params)
             print(f"{v.key:<48} blocks {blocks:<26} {v.origin}{params}{flag}")
     return EXIT_OK
 
 
 def cmd_compile(args) -> int:
-    import kernels
+    from primbench import registry
     from primbench.build import KernelBuildError, compile_for_arch
 
+    try:
+        from cupy.cuda import nvrtc
+
+        nvrtc.getVersion()
+    except Exception as exc:  # noqa: BLE001 (ImportError, or the library loader's own error types)
+        raise UserError(f"cannot load NVRTC to compile ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
+                        "install CuPy and NVRTC: pip install cupy-cuda13x 'nvidia-cuda-nvrtc==13.*' (or 12)") from None
     failures = 0
-    for source, names in kernels.sources().items():
+    for source, names in registry.sources().items():
         for arch in args.arch:
             try:
                 compiled = compile_for_arch(source, names, arch)

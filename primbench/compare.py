@@ -288,7 +288,7 @@ def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[in
                         f"{base.device.get('name')}; times are not comparable (use a baseline of the same GPU, or "
                         "--allow-different-gpu to list % of peak side by side, which gates nothing)")
     if not new.finished:
-        raise UserError(f"{new.path}: the run was interrupted (no end record); finish it with `bench.py run --resume` "
+        raise UserError(f"{new.path}: the run was interrupted (no end record); finish it with `primbench run --resume` "
                         "before checking it")
     pairs = compare_runs(base, new, new_cases_only=True)
     if not any(p.verdict != MISSING for p in pairs):

@@ -32,13 +32,14 @@ from pathlib import Path
 
 import yaml
 
-import kernels
+from primbench import registry
 from primbench import ops
 from primbench.errors import UserError
+from primbench.resources import CONFIG_DIR, bundled_config
 
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
 MIN_BLOCK, MAX_BLOCK = 32, 1024
-TOP_KEYS = ("schema", "name", "output", "timing", "verify", "compare", "sweeps")
+TOP_KEYS = ("schema", "name", "output", "plugins", "timing", "verify", "compare", "sweeps")
 COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us")
 SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions", "params")
 VERIFY_KEYS = ("determinism_runs",)
@@ -136,6 +137,7 @@ class Config:
     determinism_runs: int
     sweeps: tuple[Sweep, ...]
     compare: dict = field(default_factory=dict)  # thresholds for `bench.py compare` and `check` (primbench/compare.py)
+    plugins: tuple[str, ...] = ()  # absolute paths of the plugin files the sweeps may use
 
     def resolved(self) -> dict:
         """The config with every glob and range expanded: stored in the run header, re-read by --resume."""
@@ -143,6 +145,8 @@ class Config:
                     "verify": {"determinism_runs": self.determinism_runs}, "sweeps": [s.as_dict() for s in self.sweeps]}
         if self.compare:
             resolved["compare"] = dict(self.compare)
+        if self.plugins:  # absent otherwise, so that configs without plugins hash as they always did
+            resolved["plugins"] = list(self.plugins)
         return resolved
 
     def hash(self) -> str:
@@ -155,7 +159,7 @@ class Config:
         for sweep in self.sweeps:
             refuses = ops.checks(sweep.op).refuses
             for name in sweep.variants:
-                variant = kernels.get(sweep.op, name)
+                variant = registry.get(sweep.op, name)
                 blocks = [b for b in sweep.block_sizes if b in variant.block_sizes] if variant.block_sizes else [None]
                 dtypes = [d for d in sweep.dtypes if d in variant.dtypes]
                 grid = itertools.product(sweep.sizes, blocks, dtypes, sweep.distributions, sweep.param_grid(variant))
@@ -176,9 +180,11 @@ class Config:
 class _Source:
     """The text being validated and where each key sits in it, for error lines."""
 
-    def __init__(self, label: str, lines: dict[tuple, int] | None = None, recorded_explicit: dict | None = None):
+    def __init__(self, label: str, lines: dict[tuple, int] | None = None, recorded_explicit: dict | None = None,
+                 folder: Path | None = None):
         self.label = label
         self.lines = lines or {}
+        self.folder = folder or Path.cwd()  # what relative paths in it (plugins) are relative to
         # A run header's sweeps list every variant by name, globs expanded: which of them the user
         # named (and so must fit the sweep) is recorded beside them, by sweep index.
         self.recorded_explicit = recorded_explicit
@@ -233,8 +239,11 @@ def load_config(path) -> Config:
     """Read and validate a YAML config file."""
     path = Path(path)
     label = str(path)
+    if not path.exists() and bundled_config(label) is not None:  # `configs/default.yaml` run outside the checkout
+        path = bundled_config(label)
     if not path.exists():
-        raise ConfigError(f"{label}: no such config file; the bundled ones are in configs/ (e.g. configs/default.yaml)")
+        names = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
+        raise ConfigError(f"{label}: no such config file; give a YAML file, or a bundled config by name ({names})")
     if path.is_dir():
         raise ConfigError(f"{label}: is a folder; give a YAML file such as configs/default.yaml")
     try:
@@ -259,7 +268,7 @@ def load_config(path) -> Config:
         raise ConfigError(f"{label}:{bad.line}: key {bad.key!r} is not a name; keys are words like 'sizes'") from None
     except RecursionError:
         raise ConfigError(f"{label}: a YAML alias refers to itself; write the values out") from None
-    return config_from_dict(raw, _Source(label, lines))
+    return config_from_dict(raw, _Source(label, lines, folder=path.parent))
 
 
 def config_from_dict(raw, source: _Source | str = "config") -> Config:
@@ -273,6 +282,7 @@ def config_from_dict(raw, source: _Source | str = "config") -> Config:
         raise src.error(("schema",), f"config schema {schema!r} is not known; this primbench reads schema 1")
     name = _string(raw.get("name", Path(src.label).stem), ("name",), src)
     output = _string(raw.get("output", "results"), ("output",), src)
+    plugins = _plugins(raw.get("plugins", []), src)  # before the sweeps, which may name their variants
     timing = _timing(raw.get("timing", {}), src)
     verify = raw.get("verify", {})
     if not isinstance(verify, dict):
@@ -287,10 +297,28 @@ def config_from_dict(raw, source: _Source | str = "config") -> Config:
     sweeps = tuple(_sweep(item, ("sweeps", i), src) for i, item in enumerate(sweeps_raw))
     compare = _compare(raw.get("compare", {}), src)
     config = Config(path=src.label, name=name, output=output, timing=timing, determinism_runs=runs, sweeps=sweeps,
-                    compare=compare)
+                    compare=compare, plugins=plugins)
     if not config.cases():
         raise src.error(("sweeps",), "the sweeps expand to no case at all (no variant accepts the block sizes and dtypes asked for)")
     return config
+
+
+def _plugins(raw, src) -> tuple[str, ...]:
+    """`plugins: [my_kernels.py]`: Python files that register variants, relative to the config's
+    folder; each is loaded now, and recorded as an absolute path (the run header keeps it)."""
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not all(isinstance(item, str) and item.strip() for item in raw):
+        raise src.error(("plugins",), "must be a list of Python files, e.g. plugins: [my_kernels.py]")
+    loaded = []
+    for i, item in enumerate(raw):
+        path = Path(item).expanduser()
+        path = path if path.is_absolute() else src.folder / path
+        try:
+            loaded.append(str(registry.load_plugin(path)))
+        except UserError as exc:
+            raise src.error(("plugins", i), str(exc)) from None
+    return tuple(loaded)
 
 
 def _reject_unknown(mapping: dict, valid, path: tuple, src: _Source) -> None:
@@ -344,12 +372,12 @@ def _compare(raw, src) -> dict:
         raise src.error(path + ("thresholds",), "must map an op or op/variant glob to a threshold, e.g. {reduce/seed000_*: 0.1}")
     if overrides:
         result["thresholds"] = {}
-        keys = [v.key for v in kernels.variants()]
+        keys = [v.key for v in registry.variants()]
         for pattern, value in overrides.items():
-            if not isinstance(pattern, str) or not pattern.split("/")[0] in kernels.ops():
-                raise src.error(path + ("thresholds", pattern), f"{pattern!r} names no op; valid ops: {', '.join(kernels.ops())}")
+            if not isinstance(pattern, str) or not pattern.split("/")[0] in registry.ops():
+                raise src.error(path + ("thresholds", pattern), f"{pattern!r} names no op; valid ops: {', '.join(registry.ops())}")
             if "/" in pattern and not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
-                raise src.error(path + ("thresholds", pattern), f"{pattern!r} matches no variant; see `bench.py list`")
+                raise src.error(path + ("thresholds", pattern), f"{pattern!r} matches no variant; see `primbench list`")
             result["thresholds"][pattern] = _fraction(value, path + ("thresholds", pattern), src)
     return result
 
@@ -444,17 +472,17 @@ def _sweep(raw, path, src) -> Sweep:
     _reject_unknown(raw, SWEEP_KEYS, path, src)
     name = _string(raw.get("name", f"sweep {path[-1]}"), path + ("name",), src)
     if "op" not in raw:
-        raise src.error(path, f"no 'op'; valid ops: {', '.join(kernels.ops())}")
+        raise src.error(path, f"no 'op'; valid ops: {', '.join(registry.ops())}")
     op = raw["op"]
-    if op not in kernels.ops():
-        raise src.error(path + ("op",), f"unknown op {op!r}; valid ops: {', '.join(kernels.ops())}")
-    all_names = [v.name for v in kernels.variants(op)]
+    if op not in registry.ops():
+        raise src.error(path + ("op",), f"unknown op {op!r}; valid ops: {', '.join(registry.ops())}")
+    all_names = [v.name for v in registry.variants(op)]
 
     patterns = _text_list(raw.get("variants", ["*"]), path + ("variants",), src)
     names: list[str] = []
     explicit = set()
     for i, pattern in enumerate(patterns):
-        matched = [v.name for v in kernels.select(op, pattern)]
+        matched = [v.name for v in registry.select(op, pattern)]
         if not matched:
             raise src.error(path + ("variants", i), f"no {op} variant matches {pattern!r}; valid: {', '.join(all_names)}")
         if not any(ch in pattern for ch in "*?["):
@@ -480,9 +508,9 @@ def _sweep(raw, path, src) -> Sweep:
         if b < MIN_BLOCK or b > MAX_BLOCK or b & (b - 1):
             raise src.error(path + ("block_sizes",), f"block size {b} is not a power of two from {MIN_BLOCK} to {MAX_BLOCK}; "
                             "the tree reductions halve the block at each step")
-    variants = [kernels.get(op, name) for name in names]
+    variants = [registry.get(op, name) for name in names]
     for name in explicit:  # a variant the user named must be able to run in this sweep
-        variant = kernels.get(op, name)
+        variant = registry.get(op, name)
         accepted = [b for b in blocks if not variant.block_sizes or b in variant.block_sizes]
         if not accepted:
             raise src.error(path + ("block_sizes",), f"{name} takes none of the block sizes {blocks}; it takes "
@@ -507,7 +535,7 @@ def _sweep(raw, path, src) -> Sweep:
     sweep = Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
                   dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit), params=params)
     for name in explicit:  # a named variant that takes none of the sweep's values would silently run nothing
-        variant = kernels.get(op, name)
+        variant = registry.get(op, name)
         if not sweep.param_grid(variant):
             takes = "; ".join(f"{p}: {', '.join(map(str, allowed))}" for p, allowed in variant.params)
             raise src.error(path + ("params",), f"{name} takes none of these values ({takes}); add one or list it in another sweep")

@@ -15,11 +15,12 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import kernels
+from primbench import registry
 from primbench import __version__, inputs, ops, results, stats, verify
 from primbench.build import KernelBuildError, load_module
 from primbench.config import Case, Config, config_from_header
 from primbench.errors import UserError
+from primbench.variant import CaseUnsupported
 
 COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
 # The reproducibility probe runs each plan again with its grid scaled by these factors.
@@ -188,7 +189,7 @@ class Runner:
         """Verify then time one case; never raises for a kernel's own failure."""
         import cupy
 
-        variant = kernels.get(case.op, case.variant)
+        variant = registry.get(case.op, case.variant)
         itemsize = inputs.itemsize(case.dtype)
         record = {
             "kind": "case", "key": case.key, "op": case.op, "variant": case.variant, "variant_hash": variant.hash(),
@@ -210,7 +211,7 @@ class Runner:
             self._verify_and_time(case, variant, module, seed, record)
         except KernelBuildError as exc:
             record.update(status="failed", reason=str(exc).splitlines()[0], log=str(exc))
-        except kernels.CaseUnsupported as exc:
+        except CaseUnsupported as exc:
             record.update(status="skipped", reason=str(exc))
         except cupy.cuda.memory.OutOfMemoryError as exc:
             record.update(status="skipped", reason=f"out of GPU memory: {exc}")
@@ -244,7 +245,7 @@ class Runner:
         return self._inputs["value"]
 
     def _context(self, module, x, case: Case, grid_scale: float = 1.0):
-        from kernels import LaunchContext
+        from primbench.variant import LaunchContext
 
         return LaunchContext(module, x, case.n, case.block, self.device.sm_count, dtype=case.dtype,
                              grid_scale=grid_scale, params=case.param_dict, **self.device.sm_limits)
@@ -330,7 +331,7 @@ def run(config: Config, *, output: str | None = None) -> RunSummary:
     folder = Path(output or config.output)
     path = folder / f"{run_id}.jsonl"
     cases = config.cases()
-    variants_used = [kernels.get(c.op, c.variant) for c in cases]
+    variants_used = [registry.get(c.op, c.variant) for c in cases]
     unique = list({v.key: v for v in variants_used}.values())
     _warn_other_processes(runner)
     header = runner.header(run_id, unique)
@@ -358,9 +359,9 @@ def resume(path) -> RunSummary:
                         f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
     for key, recorded in existing.header.get("variants", {}).items():
         op, name = key.split("/", 1)
-        if not kernels.select(op, name):
+        if not registry.select(op, name):
             raise UserError(f"{path}: variant {key} no longer exists in kernels/; start a new run")
-        current = kernels.get(op, name).hash()
+        current = registry.get(op, name).hash()
         if current != recorded["hash"]:
             raise UserError(f"{path}: variant {key} changed since the run started (hash {recorded['hash']} -> {current}); "
                             "start a new run")

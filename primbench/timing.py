@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from primbench import stats
 from primbench.build import load_module
 from primbench.config import TimingPolicy
-from kernels import HARNESS_KERNELS, HARNESS_SOURCE
+from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
 
 MAX_EVENTS_PER_CHUNK = 256
 CHUNK_WALL_S = 0.02  # enqueue about this much work between synchronisations

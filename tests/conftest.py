@@ -8,6 +8,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+# A user's own reduce kernel. Tests run plugins through the CLI in a child process: a plugin loaded
+# here would join every glob of every config the other tests expand.
+EXAMPLE_PLUGIN = REPO / "examples" / "my_reduce" / "my_reduce.py"
 
 
 def _gpu_available() -> tuple[bool, str]:

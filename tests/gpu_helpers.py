@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from kernels import CaseUnsupported, LaunchContext
+from primbench.api import CaseUnsupported, LaunchContext
 from primbench.build import load_module
 from primbench.runner import run_verified
 

@@ -67,11 +67,11 @@ def test_resume_refuses_options_that_do_not_apply(repo, newest_run):
 
 def test_the_newest_recorded_run_measured_the_kernels_as_they_are_now(newest_run):
     # The bundled report must describe this code: a kernel or launch change needs a new GPU run.
-    import kernels
+    from primbench import registry
     from primbench.results import load_run
 
     recorded = load_run(newest_run).header["variants"]
-    stale = [key for key, info in recorded.items() if kernels.get(*key.split("/", 1)).hash() != info["hash"]]
+    stale = [key for key, info in recorded.items() if registry.get(*key.split("/", 1)).hash() != info["hash"]]
     assert not stale, f"{newest_run.name} was measured with other code for {stale}: run `make bench` on a GPU"
 
 
@@ -121,11 +121,11 @@ def test_make_bench_without_a_gpu_fails_with_one_clear_line(repo):
 
 
 def test_a_dry_run_validates_and_lists_every_case_without_a_gpu(repo):
-    import kernels
+    from primbench import registry
 
     result = bench(repo, "run", "configs/progression.yaml", "--dry-run")
     assert result.returncode == 0
-    every_float32_sum = [v for v in kernels.variants("reduce") if "float32" in v.dtypes]
+    every_float32_sum = [v for v in registry.variants("reduce") if "float32" in v.dtypes]
     assert len(every_float32_sum) >= 20
     assert result.stdout.strip().splitlines()[-1].endswith(f"{len(every_float32_sum)} cases in 1 sweeps")
 

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-import kernels
+from primbench import registry
 from primbench.config import Case, ConfigError, load_config
 
 # file in tests/bad_configs -> (line the error must point at, or None; words the message must contain)
@@ -49,7 +49,7 @@ def test_the_bundled_configs_expand_to_the_documented_sweeps(repo):
     sizes = sorted({c.n for c in cases if c.op == "reduce"})
     assert sizes[0] == 2**10 and sizes[-1] == 2**28
     # scan: every variant, seed 004's one-block kernel only at sizes within its block
-    assert {c.variant for c in cases if c.op == "scan"} == {v.name for v in kernels.variants("scan")}
+    assert {c.variant for c in cases if c.op == "scan"} == {v.name for v in registry.variants("scan")}
     assert max(c.n for c in cases if c.variant == "seed004_hillis_steele_single_block") == 1024
     assert {c.block for c in cases if c.variant == "reduce2_sequential"} == {64, 128, 256, 512, 1024}
     assert {c.block for c in cases if c.variant == "cub_device_reduce"} == {None}

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.gpu
 SCRIPT = r'''
 import sys
 sys.path.insert(0, {repo!r})
-import kernels
-from kernels import Plan, Variant, register
+from primbench import registry
+from primbench.api import Plan, Variant, register_variant as register
 
 BROKEN_SOURCE = {broken_source!r}
 
@@ -60,7 +60,7 @@ def slow_sum(ctx):
     return Plan(run=run, result=lambda: out, launches=[], depth=ctx.n, scratch=[out])
 
 
-kernels.variants()
+registry.variants()
 common = dict(op="reduce", series="test", order=0, block_sizes=(64,), bytes_model="n * itemsize", tolerance_model="-",
               deterministic_expected=False)
 register(Variant(name="test_only_wrong_sum", origin="drops the last element", prepare=wrong_sum, **common))

@@ -6,7 +6,7 @@ whose exact input holds values outside the bins that every variant must drop."""
 import numpy
 import pytest
 
-import kernels
+from primbench import registry
 from primbench import ops
 from primbench.config import Case
 from tests.gpu_helpers import run_plan
@@ -46,7 +46,7 @@ def _inputs(case):
 
 @pytest.mark.parametrize("dtype,bins", TYPE_BINS, ids=lambda v: str(v))
 @pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
-@pytest.mark.parametrize("variant", kernels.variants("histogram"), ids=lambda v: v.key)
+@pytest.mark.parametrize("variant", registry.variants("histogram"), ids=lambda v: v.key)
 def test_every_histogram_counts_exactly_on_every_distribution_and_block_size(variant, n, dtype, bins, sm_count):
     if bins not in dict(variant.params)["bins"]:
         pytest.skip(f"{variant.name} takes at most {max(dict(variant.params)['bins'])} bins")

@@ -5,8 +5,8 @@ random and adversarial inputs, through the checks the runner applies."""
 import numpy
 import pytest
 
-import kernels
-from kernels import LaunchContext
+from primbench import registry
+from primbench.api import LaunchContext
 from primbench import ops
 from primbench.build import load_module
 from primbench.config import Case
@@ -30,7 +30,7 @@ def numpy_blur(x, radius):
 
 
 @pytest.mark.parametrize("n", STENCIL_SIZES, ids=lambda n: f"n={n}")
-@pytest.mark.parametrize("variant", kernels.variants("stencil"), ids=lambda v: v.key)
+@pytest.mark.parametrize("variant", registry.variants("stencil"), ids=lambda v: v.key)
 def test_every_stencil_matches_numpy_at_every_radius_and_block_size(variant, n, sm_count):
     import cupy
 
@@ -71,7 +71,7 @@ def test_a_stencil_that_treats_the_boundary_as_garbage_is_caught():
     assert not check["ok"] and check["first_mismatch"]["index"] == 0
 
 
-TOPK = kernels.variants("topk")
+TOPK = registry.variants("topk")
 
 
 def stable_top8(x_flat, rows, vocab, stride):
@@ -83,7 +83,7 @@ def stable_top8(x_flat, rows, vocab, stride):
 @pytest.mark.parametrize("vocab", [129280, 129287])
 @pytest.mark.parametrize("variant", TOPK, ids=lambda v: v.key)
 def test_every_topk_gives_exactly_the_indices_of_a_stable_sort(variant, vocab, distribution, sm_count):
-    from kernels.topk import row_stride
+    from primbench.kernels.topk import row_stride
 
     checks = ops.checks("topk")
     rows = 37
@@ -104,10 +104,10 @@ def test_the_seeds_sentinel_with_only_8_groups_loses_the_8th_logit(sm_count):
     # The seed keeps 8 groups with the last one scored +inf: one slot goes to the sentinel, so on
     # random logits (best 8 in 8 different groups) the 8th is not among the candidates. The check
     # catches it; the registered variants keep 9 groups.
-    from kernels.topk import two_stage_plan
+    from primbench.kernels.topk import two_stage_plan
 
     checks = ops.checks("topk")
-    variant = kernels.get("topk", "two_stage_b16")
+    variant = registry.get("topk", "two_stage_b16")
     case = Case("topk", variant.name, "float32", 64, 256, "normal", (("vocab", 129280),))
     x = checks.random_input(case, seed=11)
     module = load_module(variant.source, variant.kernels)

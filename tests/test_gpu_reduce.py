@@ -7,14 +7,14 @@ vector width (4 or 8 elements), and the seed's 2^25.
 
 import pytest
 
-import kernels
+from primbench import registry
 from primbench import inputs, verify
 from tests.gpu_helpers import run_plan
 
 pytestmark = pytest.mark.gpu
 
 SIZES = [1, 1000, 2**20 + 3, 2**25]
-VARIANTS = kernels.variants("reduce") + kernels.variants("reduce_max")
+VARIANTS = registry.variants("reduce") + registry.variants("reduce_max")
 VARIANT_DTYPES = [(v, dtype) for v in VARIANTS for dtype in v.dtypes]
 
 
@@ -52,7 +52,7 @@ def test_every_variant_is_exact_and_within_tolerance_at_every_block_size_and_dty
 
 
 def test_the_fixed_tree_gives_the_same_bits_for_every_block_size_grid_and_repeat(sm_count):
-    variant = kernels.get("reduce", "seed004_fixed_tree_deterministic")
+    variant = registry.get("reduce", "seed004_fixed_tree_deterministic")
     n = 2**24 + 12345
     x = inputs.random_input(n, "float32", "normal", seed=7)
     patterns = set()
@@ -66,7 +66,7 @@ def test_the_fixed_tree_gives_the_same_bits_for_every_block_size_grid_and_repeat
 
 def test_a_variant_that_skips_the_tail_is_caught_by_the_exact_check(sm_count):
     # The exact check must be able to fail: summing n - 1 of n elements is off by the last value.
-    variant = kernels.get("reduce", "reduce2_sequential")
+    variant = registry.get("reduce", "reduce2_sequential")
     n = 2**20 + 3
     exact, expected = inputs.exact_sum_input(n, seed=5)
     _plan, got = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
@@ -75,7 +75,7 @@ def test_a_variant_that_skips_the_tail_is_caught_by_the_exact_check(sm_count):
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32"])
 def test_the_vector_fixed_tree_gives_the_same_bits_for_10_runs_every_block_size_and_three_grids(dtype, sm_count):
-    variant = kernels.get("reduce", "vector_fixed_tree_deterministic")
+    variant = registry.get("reduce", "vector_fixed_tree_deterministic")
     n = 2**24 + 12345
     x = inputs.random_input(n, dtype, "normal", seed=7)
     patterns, grids = set(), set()
@@ -102,7 +102,7 @@ def test_compensated_summation_errs_a_tenth_of_the_plain_tree_or_less_on_the_ill
         assert abs(float(x.astype("float64").sum()) - reference.value) <= 1e-12 * reference.abs_sum
         assert 0 < reference.value < 1e-4 * reference.abs_sum
         for name in errors:
-            _plan, got = _run(kernels.get("reduce", name), x, n, 256, sm_count)
+            _plan, got = _run(registry.get("reduce", name), x, n, 256, sm_count)
             errors[name].append(abs(got - reference.value))
     assert sum(errors["vector_compensated_sum"]) <= 0.1 * sum(errors["vector_load_sum"]), errors
 
@@ -111,7 +111,7 @@ def test_a_max_that_drops_the_tail_is_caught_by_the_exact_check(sm_count):
     # The exact max input is negative with its maximum (-1.5) planted last: a kernel that loses the
     # elements after its last whole 16-byte vector, modelled here by running on all but the last
     # element, must be caught (and 0-padding would give 0, caught the same way).
-    variant = kernels.get("reduce_max", "vector_max")
+    variant = registry.get("reduce_max", "vector_max")
     n = 2**20 + 3
     exact, expected = inputs.exact_input("reduce_max", n, "float32", seed=3)
     _plan, got_all = _run(variant, exact, n, 256, sm_count)
@@ -142,7 +142,7 @@ def test_device_info_reports_the_nvml_peak_from_clock_and_bus_width():
 
 def test_a_variant_that_drops_two_elements_is_caught_by_the_exact_check(sm_count):
     # Two dropped values could cancel with symmetric inputs; the exact check's values cannot.
-    variant = kernels.get("reduce", "reduce6_grid_stride_shuffle")
+    variant = registry.get("reduce", "reduce6_grid_stride_shuffle")
     n = 2**25 + 2
     for seed in range(8):
         exact, expected = inputs.exact_sum_input(n, seed=seed)

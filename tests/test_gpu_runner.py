@@ -49,8 +49,8 @@ def test_resume_finishes_an_interrupted_run_without_rerunning_finished_cases(tin
 BROKEN = r'''
 import sys
 sys.path.insert(0, {repo!r})
-import kernels
-from kernels import Plan, Variant, register
+from primbench import registry
+from primbench.api import Plan, Variant, register_variant as register
 
 
 def write_to_nowhere(ctx):
@@ -61,7 +61,7 @@ def write_to_nowhere(ctx):
     return Plan(run=lambda: kernel((1,), (32,), (out,)), result=lambda: out, launches=[], depth=1, scratch=[out])
 
 
-kernels.variants()
+registry.variants()
 register(Variant(op="reduce", name="test_only_illegal_address", origin="a test-only broken kernel", series="test",
                  order=0, prepare=write_to_nowhere, block_sizes=(64,), bytes_model="n * itemsize",
                  tolerance_model="-", deterministic_expected=True))

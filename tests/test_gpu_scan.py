@@ -8,7 +8,7 @@ and 2^26. The single-block seed kernel takes n up to its block size, so it meets
 import numpy
 import pytest
 
-import kernels
+from primbench import registry
 from primbench import ops, verify
 from primbench.config import Case
 from tests.gpu_helpers import run_plan
@@ -16,7 +16,7 @@ from tests.gpu_helpers import run_plan
 pytestmark = pytest.mark.gpu
 
 SIZES = [1, 31, 1000, 2**20 + 7, 2**26]
-VARIANTS = kernels.variants("scan")
+VARIANTS = registry.variants("scan")
 CHECKS = ops.checks("scan")
 
 
@@ -83,7 +83,7 @@ def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_
 def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_array(name, sm_count):
     # The tile status is never cleared: each call's epoch makes the words of the call before read
     # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix.
-    variant = kernels.get("scan", name)
+    variant = registry.get("scan", name)
     n = 2**22 + 5
     exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=9)
     plan = run_plan(variant, exact, n, 256, sm_count, dtype="int32")
@@ -96,7 +96,7 @@ def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_arra
 def test_a_scan_that_loses_one_element_is_caught_with_its_position(sm_count):
     # The element check must be able to fail: scanning with one element zeroed changes every prefix
     # from that index on, and the check names that index first.
-    variant = kernels.get("scan", "decoupled_lookback")
+    variant = registry.get("scan", "decoupled_lookback")
     n = 2**20 + 7
     exact, expected = CHECKS.exact_input(_case(n, "float32"), seed=4)
     broken = exact.copy()

@@ -37,7 +37,7 @@ def test_the_exact_check_values_are_representable_in_every_dtype_and_one_mod_the
 
 
 def test_the_fixed_trees_virtual_grid_and_the_load_choice_depend_on_n_and_dtype_alone():
-    from kernels import reduce_vector as rv
+    from primbench.kernels import reduce_vector as rv
 
     assert rv.virtual_warps_for(1, "float32") == 1
     assert rv.virtual_warps_for(2**28, "float32") == rv.MAX_VIRTUAL_WARPS

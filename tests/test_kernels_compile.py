@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-import kernels
+from primbench import registry
 from primbench.build import compile_for_arch
 
-SOURCES = sorted(kernels.sources().items())
+SOURCES = sorted(registry.sources().items())
 
 
 @pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
@@ -21,10 +21,10 @@ def test_every_kernel_compiles_cleanly_for_hopper_and_ampere(source, names, arch
 
 
 def test_every_registered_variant_names_kernels_its_source_provides():
-    for variant in kernels.variants():
+    for variant in registry.variants():
         if variant.source:
             assert variant.kernels, variant.key
-            assert set(variant.kernels) <= set(kernels.sources()[variant.source])
+            assert set(variant.kernels) <= set(registry.sources()[variant.source])
 
 
 def test_every_templated_variant_is_instantiated_for_each_block_size_it_accepts():
@@ -32,7 +32,7 @@ def test_every_templated_variant_is_instantiated_for_each_block_size_it_accepts(
     # (reduce6_grid_stride_shuffle<256>); a first argument that is some other number (a stencil's
     # radius) or a type (histogram_global_atomic<int,1024>) is not a block size.
     checked = set()
-    for variant in kernels.variants():
+    for variant in registry.variants():
         first = {re.match(r"[^<]*<\s*(\w+)", k).group(1) for k in variant.kernels if "<" in k}
         numbers = {int(a) for a in first if a.isdigit()}
         if numbers and numbers <= set(variant.block_sizes):
@@ -54,13 +54,13 @@ def test_a_kernel_with_a_syntax_error_fails_with_the_nvrtc_log(tmp_path, monkeyp
 
 
 def test_variant_hashes_are_stable_and_distinct():
-    hashes = {v.key: v.hash() for v in kernels.variants()}
-    assert hashes == {v.key: v.hash() for v in kernels.variants()}
+    hashes = {v.key: v.hash() for v in registry.variants()}
+    assert hashes == {v.key: v.hash() for v in registry.variants()}
     assert len(set(hashes.values())) == len(hashes)
 
 
 def test_a_case_needing_more_shared_memory_than_the_gpu_allows_is_unsupported_not_a_crash():
-    from kernels import CaseUnsupported, LaunchContext
+    from primbench.api import CaseUnsupported, LaunchContext
 
     class Kernel:
         max_dynamic_shared_size_bytes = 0

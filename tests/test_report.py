@@ -198,9 +198,9 @@ def test_a_run_without_an_end_record_is_reported_as_interrupted(newest_run, tmp_
 def test_published_figures_are_marked_as_quotes_and_map_to_real_variants():
     raw = json.loads((REPO / "results" / "reference" / "published.json").read_text(encoding="utf-8"))
     assert raw["schema"] == 1 and raw["kind"] == "published" and raw["raw_samples"] is False
-    import kernels
+    from primbench import registry
 
-    names = {v.name for v in kernels.variants("reduce")}
+    names = {v.name for v in registry.variants("reduce")}
     progressions = {p.id: p for p in load_published()}
     assert set(progressions) == {"seed002_rtx3080", "harris_g80"}
     for progression in progressions.values():

@@ -27,8 +27,8 @@ def main() -> int:
     import cupy
     from cupy.cuda import cub
 
-    import kernels.reduce_vector as rv
-    from kernels import LaunchContext
+    import primbench.kernels.reduce_vector as rv
+    from primbench.api import LaunchContext
     from primbench import inputs
     from primbench.build import load_module
 

@@ -27,8 +27,8 @@ def main() -> int:
     import cupy
     from cupy.cuda import cub
 
-    import kernels.scan as scan
-    from kernels import LaunchContext
+    import primbench.kernels.scan as scan
+    from primbench.api import LaunchContext
     from primbench.build import load_module
 
     tuner = Tuner()

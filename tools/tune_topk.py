@@ -30,9 +30,9 @@ def main() -> int:
     import cupy
     import numpy
 
-    import kernels
-    from kernels import LaunchContext
-    from kernels.topk import K, SOURCE, row_stride, two_stage_plan
+    from primbench import registry
+    from primbench.api import LaunchContext
+    from primbench.kernels.topk import K, SOURCE, row_stride, two_stage_plan
     from primbench import ops
     from primbench.build import load_module
     from primbench.config import Case
@@ -49,7 +49,7 @@ def main() -> int:
         case = Case("topk", "two_stage_b16", "float32", rows, 256, "normal", (("vocab", VOCAB),))
         x = checks.random_input(case, seed=1)
         for group in GROUPS:
-            variant = kernels.get("topk", f"two_stage_b{group}")
+            variant = registry.get("topk", f"two_stage_b{group}")
             module = load_module(variant.source, variant.kernels)
             plan = two_stage_plan(group)(LaunchContext(module, x, rows, 256, tuner.device.sm_count, params=case.param_dict,
                                                         **tuner.device.sm_limits))

@@ -2,7 +2,7 @@
 
 One module per op (reduce.py holds reduce and reduce_max, scan.py holds scan). The runner and
 the config only ask `checks(op)` for an OpChecks; adding an op is a module here, registered in
-OP_MODULES, and its variants in kernels/. Nothing here imports CuPy at module level.
+OP_MODULES, and its variants in kernels/ (or a plugin that registers both; docs/extending.md). Nothing here imports CuPy at module level.
 """
 
 from __future__ import annotations
@@ -46,18 +46,29 @@ class OpChecks:
     input_params: tuple[str, ...] = ()
 
 _CHECKS: dict[str, OpChecks] = {}
+_LOADED = False
 
 
 def register(checks: OpChecks) -> OpChecks:
+    """Declare an op's checks (a built-in module here, or a plugin adding an op of its own)."""
+    _load()
+    if checks.op in _CHECKS:
+        raise ValueError(f"op {checks.op} declared twice")
     _CHECKS[checks.op] = checks
     return checks
 
 
-def checks(op: str) -> OpChecks:
-    """The checks of `op` (KeyError if no module declares it)."""
-    if not _CHECKS:
+def _load() -> None:
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True  # before the imports: each module registers through register() above
         for module in OP_MODULES:
             importlib.import_module(f"primbench.ops.{module}")
+
+
+def checks(op: str) -> OpChecks:
+    """The checks of `op` (KeyError if no module declares it)."""
+    _load()
     return _CHECKS[op]
 
 

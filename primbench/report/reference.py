@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from primbench.errors import UserError
+from primbench.resources import PUBLISHED_FIGURES
 
 REFERENCE_SCHEMA = 1
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "results" / "reference" / "published.json"
+DEFAULT_PATH = PUBLISHED_FIGURES
 
 
 class ReferenceFileError(UserError):

@@ -15,9 +15,9 @@ from pathlib import Path
 from primbench import inputs, stats
 from primbench.report import tables
 from primbench.report.reference import load_published
+from primbench.resources import TEMPLATE_DIR
 from primbench.results import load_run, run_stem
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "report_templates"
 REPORT_TEMPLATE = "report.html.j2"
 STYLESHEET = "style.css"
 

@@ -1,0 +1,1 @@
+"""Package data: configs/ installed as primbench.configs (found through importlib.resources)."""

@@ -1,0 +1,7 @@
+"""`python -m primbench ...`: the same command line as the `primbench` script."""
+
+import sys
+
+from primbench.cli import main
+
+sys.exit(main())

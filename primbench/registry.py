@@ -1,0 +1,131 @@
+"""Every variant primbench can run: the built-in ones (kernels/<module>.py, imported on first use)
+and those a plugin registers (a user's Python file beside its own CUDA source)."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+
+from primbench.errors import UserError
+from primbench.variant import Variant
+
+# Kernels the harness launches itself (kernels/harness.cu), compiled and checked like the variants.
+HARNESS_SOURCE = "harness.cu"
+HARNESS_KERNELS = ("primbench_hold",)
+
+_REGISTRY: dict[str, Variant] = {}
+_LOADED = False
+_PLUGINS: dict[Path, str] = {}  # plugin file -> the module name it was loaded as
+_FROM_PLUGIN: dict[str, Path] = {}  # variant key -> the plugin file that registered it
+_LOADING: list[Path] = []  # the plugin being imported, while it is
+
+
+def register(variant: Variant) -> Variant:
+    if variant.key in _REGISTRY:
+        raise ValueError(f"variant {variant.key} registered twice")
+    _REGISTRY[variant.key] = variant
+    if _LOADING:
+        _FROM_PLUGIN[variant.key] = _LOADING[-1]
+    return variant
+
+
+def plugin_of(variant: Variant) -> Path | None:
+    """The plugin file that registered `variant`; None for a built-in one."""
+    return _FROM_PLUGIN.get(variant.key)
+
+
+def _load() -> None:
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from primbench.kernels import BUILTIN_MODULES
+
+        for module in BUILTIN_MODULES:
+            importlib.import_module(f"primbench.kernels.{module}")
+
+
+def ops() -> list[str]:
+    _load()
+    return sorted({v.op for v in _REGISTRY.values()})
+
+
+def variants(op: str | None = None) -> list[Variant]:
+    """Every registered variant (of one op), in progression order."""
+    _load()
+    chosen = [v for v in _REGISTRY.values() if op is None or v.op == op]
+    return sorted(chosen, key=lambda v: (v.op, v.order, v.name))
+
+
+def get(op: str, name: str) -> Variant:
+    _load()
+    return _REGISTRY[f"{op}/{name}"]
+
+
+def select(op: str, pattern: str) -> list[Variant]:
+    """Variants of `op` whose name matches a name or a glob."""
+    return [v for v in variants(op) if fnmatch.fnmatchcase(v.name, pattern)]
+
+
+def sources() -> dict[str, list[str]]:
+    """Every CUDA source file and the name expressions compiled from it."""
+    result: dict[str, list[str]] = {HARNESS_SOURCE: list(HARNESS_KERNELS)}
+    for variant in variants():
+        if variant.source:
+            result.setdefault(variant.source, [])
+            for name in variant.kernels:
+                if name not in result[variant.source]:
+                    result[variant.source].append(name)
+    return result
+
+
+def plugins() -> list[Path]:
+    """The plugin files loaded in this process, in load order."""
+    return list(_PLUGINS)
+
+
+def load_plugin(path) -> Path:
+    """Import a plugin file (its module-level `register` calls add variants, or an op with its
+    checks). Loading the same file twice does nothing. Any failure is one UserError line."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "no such file"
+        raise UserError(f"plugin {path}: {what}; give the Python file that registers your variants (see docs/extending.md)")
+    if path.suffix != ".py":
+        raise UserError(f"plugin {path}: is not a .py file; a plugin is Python that registers variants (see docs/extending.md)")
+    path = path.resolve()
+    if path in _PLUGINS:
+        return path
+    _load()  # built-ins first, so that a plugin's name clash is reported against them
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
+    name = f"primbench_plugin_{path.stem.replace('-', '_')}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    _LOADING.append(path)
+    try:
+        spec.loader.exec_module(module)
+    except UserError:
+        del sys.modules[name]
+        raise
+    except BaseException as exc:  # noqa: BLE001 (a user's file can raise anything; SystemExit too)
+        del sys.modules[name]
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise UserError(f"plugin {path}: {_where(exc, path)}{type(exc).__name__}: {str(exc)[:200]}") from None
+    finally:
+        _LOADING.pop()
+    _PLUGINS[path] = name
+    return path
+
+
+def _where(exc: BaseException, path: Path) -> str:
+    """'line N: ' of the plugin's own frame nearest the error (a syntax error carries its line)."""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f"line {exc.lineno}: "
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    return f"line {frames[-1].lineno}: " if frames else ""

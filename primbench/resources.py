@@ -1,0 +1,36 @@
+"""Where primbench's own files are: the CUDA sources, the report templates, the bundled configs and
+the published reference figures, found through importlib.resources as the package `primbench.<name>`.
+
+Installed, pyproject.toml's package-dir maps the repository's top-level folders (kernels/,
+report_templates/, configs/, results/reference/) into the package; run from a checkout, the same
+names are mapped by primbench/__init__.py (CHECKOUT_PACKAGES). Never `Path(__file__).parents[N]`.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+
+def package_folder(name: str) -> Path:
+    """The folder of `primbench.<name>` (kernels, report_templates, configs, reference) on disk.
+
+    NVRTC and Jinja need real paths: primbench is installed as files, never from a zip."""
+    return Path(str(resources.files(f"primbench.{name}")))
+
+
+KERNEL_DIR = package_folder("kernels")
+TEMPLATE_DIR = package_folder("report_templates")
+CONFIG_DIR = package_folder("configs")
+PUBLISHED_FIGURES = package_folder("reference") / "published.json"
+
+
+def bundled_config(argument: str) -> Path | None:
+    """A bundled config named on the command line as `configs/default.yaml`, `default.yaml` or
+    `default`, for users running primbench outside its checkout; None when there is none."""
+    name = Path(argument).name
+    for candidate in (name, f"{name}.yaml"):
+        path = CONFIG_DIR / candidate
+        if path.suffix == ".yaml" and path.is_file():
+            return path
+    return None

@@ -1,0 +1,1 @@
+"""Package data: results/reference/ installed as primbench.reference (found through importlib.resources)."""
