@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # One device call does it all: the GPU tests, `make bench` end to end, optionally the same config
-# again (REPEAT=1) with the reproducibility check, and the do_bench cross-check. Logs, run files and
+# again (REPEAT=1) with the reproducibility check, primbench.measure against the CLI, and the
+# do_bench cross-check. Logs, run files and
 # the report land in $OUT (the device tool brings that folder back; at most 8 files) or build/gpu-check.
 # Usage: make gpu-check [CONFIG=configs/default.yaml] [REPEAT=1]
 set -uo pipefail
 OUT="${OUT:-build/gpu-check}"
 CONFIG="${CONFIG:-configs/default.yaml}"
+# The project's venv python, as make passes it (PY=$(PY)); run by hand, the default venv's.
+PY="${PY:-.venv/bin/python}"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 status=0
 
 echo "== GPU tests"
-python3 -m pytest -m gpu -q -p no:cacheprovider tests > "$OUT/gpu-tests.log" 2>&1 || status=1
+"$PY" -m pytest -m gpu -q -p no:cacheprovider tests > "$OUT/gpu-tests.log" 2>&1 || status=1
 tail -3 "$OUT/gpu-tests.log"
 
 echo "== make bench CONFIG=$CONFIG"
@@ -29,14 +32,18 @@ if [ "${REPEAT:-0}" = 1 ] && [ -n "$run_file" ]; then
   echo "== the same config again, for reproducibility"
   mkdir -p "$OUT/repeat"
   {
-    python3 bench.py run "$CONFIG" --output "$OUT/repeat" --no-report
-    python3 bench.py check --baseline "$run_file" "$(ls -t "$OUT"/repeat/*.jsonl | head -1)"
+    "$PY" bench.py run "$CONFIG" --output "$OUT/repeat" --no-report
+    "$PY" bench.py check --baseline "$run_file" "$(ls -t "$OUT"/repeat/*.jsonl | head -1)"
   } > "$OUT/repeat.log" 2>&1
   tail -3 "$OUT/repeat.log"
 fi
 
-if [ -n "$run_file" ] && python3 -c "import triton, torch" 2>/dev/null; then
+echo "== primbench.measure against the CLI (CUB's sum at 2^28, one process)"
+"$PY" tools/check_measure.py --json "$OUT/measure.json" > "$OUT/measure.log" 2>&1 || status=1
+tail -4 "$OUT/measure.log"
+
+if [ -n "$run_file" ] && "$PY" -c "import triton, torch" 2>/dev/null; then
   echo "== do_bench cross-check"
-  python3 tools/crosscheck_do_bench.py "$run_file" --json "$OUT/crosscheck.json" 2>&1 | tail -8
+  "$PY" tools/crosscheck_do_bench.py "$run_file" --json "$OUT/crosscheck.json" 2>&1 | tail -8
 fi
 exit $status
