@@ -1,12 +1,17 @@
 # primbench: `make bench` measures, `make test` checks. `make help` lists the rest.
+# Every target runs in the virtual environment $(VENV), which primbench/setup_env.py makes and fills
+# with the system's $(PYTHON) first (it never installs into that python; PEP 668).
 PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SETUP := $(PYTHON) -m primbench.setup_env --venv $(VENV)
 CONFIG ?= configs/default.yaml
 REPEAT ?= 0
 OUTPUT ?=
 # The newest committed run, for `make report` (override: make report RUN=results/<run>.jsonl)
 RUN ?= $(lastword $(sort $(wildcard results/*.jsonl)))
 
-.PHONY: help bench report test gpu-test gpu-check baseline check info list compile clean
+.PHONY: help bench report test gpu-test gpu-check baseline check info list compile clean distclean
 
 help:
 	@echo "make bench [CONFIG=configs/default.yaml] [OUTPUT=dir]  run a sweep on the GPU: run file + HTML report in results/ (or OUTPUT)"
@@ -17,41 +22,53 @@ help:
 	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl"
 	@echo "make check [RUN=...]                      the CI gate: RUN against its GPU's baseline (exit 1 on a regression)"
 	@echo "make info | list | compile                the GPU; the variants; compile every kernel for sm_90 and sm_80"
+	@echo "make clean | distclean                    remove build/ and .pytest_cache; distclean also the venv $(VENV)"
+	@echo "Targets run in the venv $(VENV) (VENV=dir), made by primbench/setup_env.py with $(PYTHON) (PYTHON=python3.12)."
+	@echo "make exits 2 whenever a command fails; the CLI's own code shows in make's 'Error N' line (1 failed cases,"
+	@echo "2 bad input, 3 no GPU). Scripts that need that exact code call $(PY) bench.py ... (or the installed primbench) directly."
 
 bench:
-	@$(PYTHON) -m primbench.setup_env --gpu
-	$(PYTHON) bench.py run $(CONFIG) $(if $(OUTPUT),--output $(OUTPUT))
+	@$(SETUP) --gpu
+	$(PY) bench.py run $(CONFIG) $(if $(OUTPUT),--output $(OUTPUT))
 
 report:
-	@$(PYTHON) -m primbench.setup_env --report
-	$(PYTHON) bench.py report $(RUN)
+	@$(SETUP) --report
+	$(PY) bench.py report $(RUN)
 
 test:
-	@$(PYTHON) -m primbench.setup_env --test
-	$(PYTHON) -m pytest -q
+	@$(SETUP) --test
+	$(PY) -m pytest -q
 
 gpu-test:
-	@$(PYTHON) -m primbench.setup_env --gpu
-	$(PYTHON) -m pytest -q -m gpu
+	@$(SETUP) --gpu
+	$(PY) -m pytest -q -m gpu
 
 gpu-check:
-	@$(PYTHON) -m primbench.setup_env --gpu
-	CONFIG=$(CONFIG) REPEAT=$(REPEAT) tools/gpu_check.sh
+	@$(SETUP) --gpu
+	PY=$(PY) CONFIG=$(CONFIG) REPEAT=$(REPEAT) tools/gpu_check.sh
 
 baseline:
-	$(PYTHON) bench.py baseline $(RUN)
+	@$(SETUP) --report
+	$(PY) bench.py baseline $(RUN)
 
 check:
-	$(PYTHON) bench.py check $(RUN) --markdown results/check.md --junit results/check.xml
+	@$(SETUP) --report
+	$(PY) bench.py check $(RUN) --markdown results/check.md --junit results/check.xml
 
 info:
-	$(PYTHON) bench.py info
+	@$(SETUP) --gpu
+	$(PY) bench.py info
 
 list:
-	$(PYTHON) bench.py list
+	@$(SETUP) --report
+	$(PY) bench.py list
 
 compile:
-	$(PYTHON) bench.py compile --arch sm_90 sm_80
+	@$(SETUP) --compile
+	$(PY) bench.py compile --arch sm_90 sm_80
 
 clean:
 	rm -rf build .pytest_cache
+
+distclean: clean
+	rm -rf $(VENV)

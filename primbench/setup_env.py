@@ -1,81 +1,206 @@
-"""Install what is missing, and only that: `python -m primbench.setup_env [--gpu | --test | --report]`.
+"""Make the project's virtual environment and install what it lacks, and only that:
+`python3 -m primbench.setup_env (--gpu | --test | --compile | --report) [--venv DIR] [--dry-run]`.
 
-Standard library only, since it runs before anything is installed. On a GPU box with no network
-where everything is present (the device image), it installs nothing.
+Standard library only: it runs under the system python before anything is installed (older than 3.11:
+one line, exit 2), and never installs into that python (Debian's is "externally managed", PEP 668):
+every pip install goes to the venv's interpreter. Where the python running this already imports all
+the mode needs (the GPU image, which has no network), the venv is made with --system-site-packages
+(plus a .pth file when that python is itself a venv) and nothing is installed; else it is a plain venv
+that pip fills. When the venv has everything already, it does nothing and prints nothing.
 """
-
-from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
+import shlex
 import shutil
+import site
 import subprocess
 import sys
+import venv as venv_module
+from pathlib import Path
+from typing import Dict, List, Optional
 
+ROOT = Path(__file__).resolve().parent.parent
+MIN_PYTHON = (3, 11)
 # import name -> pip package
 BASE = {"numpy": "numpy", "pandas": "pandas", "matplotlib": "matplotlib", "jinja2": "jinja2", "yaml": "pyyaml",
         "scipy": "scipy", "rich": "rich", "pynvml": "nvidia-ml-py"}
+TEST = {"pytest": "pytest"}
 NO_GPU = "primbench: no NVIDIA GPU here (nvidia-smi finds none); to see a real run, render the bundled one: make report"
 # CI compiles every kernel with NVRTC and no GPU: CuPy's wheel for CUDA 13 plus NVRTC from pip.
 CI_CUDA_MAJOR = 13
+NVRTC = "nvidia-cuda-nvrtc=={}.*".format(CI_CUDA_MAJOR)
+PIP_WITH_PYTHON_OPTION = (22, 3)  # the first pip with `pip --python`, to install into a venv made without pip
+NO_PIP = ("primbench: cannot put pip into the virtual environment (no ensurepip) and this python's pip cannot "
+          "install into it; install python3-venv (sudo apt install python3-venv) and run again")
+PROBE = "import importlib.util as u, sys; print(' '.join(m for m in sys.argv[1:] if u.find_spec(m) is None))"
+PTH = "primbench-python-packages.pth"  # a venv made from a venv: the packages of the python that made it
+NVRTC_PROBE = "from cupy.cuda import nvrtc; nvrtc.getVersion()"
 
 
-def driver_cuda_major() -> int | None:
+def driver_cuda_major() -> "Optional[int]":
     """The CUDA major version the driver supports, from nvidia-smi; None without a GPU."""
     if not shutil.which("nvidia-smi"):
         return None
     try:
-        text = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=60).stdout
+        text = subprocess.run(["nvidia-smi"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = re.search(r"CUDA Version:\s*(\d+)", text)
     return int(match.group(1)) if match and "NVIDIA" in text else None
 
 
-def _missing(modules: dict[str, str]) -> list[str]:
-    return [package for module, package in modules.items() if importlib.util.find_spec(module) is None]
+def venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def _nvrtc_works() -> bool:
-    probe = "from cupy.cuda import nvrtc; nvrtc.getVersion()"
-    return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
+def _shown(path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
-def _install(packages: list[str]) -> int:
+def missing_in(python, modules: "Dict[str, str]") -> "Optional[List[str]]":
+    """The pip packages of `modules` that `python` cannot import; None when it does not run at all."""
+    try:
+        result = subprocess.run([str(python), "-c", PROBE, *modules], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, universal_newlines=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return [modules[name] for name in result.stdout.split()] if result.returncode == 0 else None
+
+
+def system_missing(modules: "Dict[str, str]") -> "List[str]":
+    """What the python running this cannot import."""
+    return [package for name, package in modules.items() if importlib.util.find_spec(name) is None]
+
+
+def nvrtc_works(python) -> bool:
+    return subprocess.run([str(python), "-c", NVRTC_PROBE], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+def make_venv(venv: Path, system_site_packages: bool, clear: bool) -> None:
+    """Make (or, with the other system_site_packages, re-point) the venv, with pip where ensurepip exists."""
+    what = "with the system's site-packages, which hold everything" if system_site_packages else "(a plain venv)"
+    print("primbench: making {} {}".format(_shown(venv), what), flush=True)
+    options = dict(system_site_packages=system_site_packages, clear=clear, symlinks=os.name != "nt")
+    with_pip = importlib.util.find_spec("ensurepip") is not None and (clear or not has_own_pip(venv))
+    try:
+        venv_module.EnvBuilder(with_pip=with_pip, **options).create(str(venv))
+    except subprocess.CalledProcessError:  # ensurepip is there but cannot run (e.g. no bundled wheel)
+        venv_module.EnvBuilder(with_pip=False, **options).create(str(venv))
+    if system_site_packages and sys.prefix != sys.base_prefix:
+        # This python is itself a venv (the GPU image's python3 is /opt/torch/.venv): a new venv gets its
+        # base's site-packages, not this one's, so a .pth file adds this one's (after the venv's own).
+        site_dir = venv / ("Lib" if os.name == "nt" else "lib/python{}.{}".format(*sys.version_info[:2])) / "site-packages"
+        (site_dir / PTH).write_text("".join(folder + "\n" for folder in site.getsitepackages()), encoding="utf-8")
+
+
+def has_own_pip(venv: Path) -> bool:
+    return any(venv.glob("lib/python*/site-packages/pip/__init__.py")) or (venv / "Lib/site-packages/pip").is_dir()
+
+
+def _system_pip_version() -> "tuple":
+    result = subprocess.run([sys.executable, "-m", "pip", "--version"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, universal_newlines=True)
+    match = re.match(r"pip (\d+)\.(\d+)", result.stdout)
+    return (int(match.group(1)), int(match.group(2))) if result.returncode == 0 and match else (0, 0)
+
+
+def pip_install(venv: Path) -> "Optional[List[str]]":
+    """The command that installs into the venv's interpreter: its own pip, or else this python's pip
+    with `--python` (a venv made without ensurepip); None when neither can."""
+    python = str(venv_python(venv))
+    if has_own_pip(venv):
+        return [python, "-m", "pip", "install", "-q"]
+    if _system_pip_version() >= PIP_WITH_PYTHON_OPTION:
+        return [sys.executable, "-m", "pip", "--python", python, "install", "-q"]
+    return None
+
+
+def install(venv: Path, packages: "List[str]", dry_run: bool) -> int:
     if not packages:
         return 0
-    print(f"primbench: installing {' '.join(packages)}", flush=True)
-    result = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *packages])
+    command = pip_install(venv)
+    if command is None:
+        print(NO_PIP, file=sys.stderr)
+        return 2
+    if dry_run:
+        print("primbench: would run: " + " ".join(shlex.quote(part) for part in command + packages))
+        return 0
+    print("primbench: installing {} into {}".format(" ".join(packages), _shown(venv)), flush=True)
+    result = subprocess.run(command + packages)
     if result.returncode:
-        print(f"primbench: could not install {' '.join(packages)}; install them by hand (pip install ...)", file=sys.stderr)
+        print("primbench: could not install {}; install them by hand ({} -m pip install ...)".format(
+            " ".join(packages), _shown(venv_python(venv))), file=sys.stderr)
     return result.returncode
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--gpu", action="store_true", help="for `make bench`: needs an NVIDIA GPU")
-    mode.add_argument("--test", action="store_true", help="for `make test`: no GPU, but NVRTC to compile kernels")
-    mode.add_argument("--report", action="store_true", help="for `make report`: no GPU")
-    args = parser.parse_args()
-
-    wanted = dict(BASE)
+def wanted(args) -> "Optional[Dict[str, str]]":
+    """The modules the mode needs (import name -> pip package); None for --gpu without a GPU."""
+    modules = dict(BASE)
     if args.gpu:
         major = driver_cuda_major()
         if major is None:
-            print(NO_GPU, file=sys.stderr)
-            return 3
-        wanted["cupy"] = f"cupy-cuda{major}x"
-        return _install(_missing(wanted))
-    if args.test:
-        wanted["pytest"] = "pytest"
-        wanted["cupy"] = f"cupy-cuda{CI_CUDA_MAJOR}x"
-        status = _install(_missing(wanted))
-        if status == 0 and not _nvrtc_works():
-            status = _install([f"nvidia-cuda-nvrtc=={CI_CUDA_MAJOR}.*"])
-        return status
-    return _install(_missing(wanted))
+            return None
+        modules["cupy"] = "cupy-cuda{}x".format(major)
+    elif args.test or args.compile:
+        modules.update(TEST if args.test else {})
+        modules["cupy"] = "cupy-cuda{}x".format(CI_CUDA_MAJOR)
+    return modules
+
+
+def refresh(venv: Path, modules: "Dict[str, str]", lacking: "Optional[List[str]]", nvrtc: bool, dry_run: bool) -> int:
+    """Make the venv (`lacking` None: there is none that runs), or re-point it at the system's packages
+    where those hold everything it lacks, then install what it still lacks."""
+    if lacking is None and venv.exists() and not (venv / "pyvenv.cfg").is_file() and (venv.is_file() or any(venv.iterdir())):
+        print("primbench: {} is not a virtual environment; remove it or pick another (VENV=...)".format(_shown(venv)),
+              file=sys.stderr)
+        return 2
+    python = venv_python(venv)
+    system_has_all = not system_missing(modules)
+    if lacking is None:
+        make_venv(venv, system_has_all, clear=venv.exists())
+    elif system_has_all and lacking:
+        make_venv(venv, True, clear=False)
+    # With the system's site-packages the venv sees everything: nothing to install.
+    status = install(venv, [] if system_has_all else missing_in(python, modules) or [], dry_run)
+    if status == 0 and nvrtc and not nvrtc_works(python):  # a dry run's cupy is not there yet: NVRTC is planned too
+        status = install(venv, [NVRTC], dry_run)
+    return status
+
+
+def main(argv: "Optional[List[str]]" = None) -> int:
+    if sys.version_info < MIN_PYTHON:
+        print("primbench: needs Python {}.{} or newer, and {} is {}.{}; run with a newer one (make ... PYTHON=python3.12)".format(
+            *MIN_PYTHON, sys.executable, *sys.version_info[:2]), file=sys.stderr)
+        return 2
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--gpu", action="store_true", help="for `make bench`: needs an NVIDIA GPU")
+    mode.add_argument("--test", action="store_true", help="for `make test`: no GPU, but NVRTC to compile kernels")
+    mode.add_argument("--compile", action="store_true", help="for `make compile`: --test without the test tools")
+    mode.add_argument("--report", action="store_true", help="for `make report`: no GPU")
+    parser.add_argument("--venv", default=str(ROOT / ".venv"), help="the virtual environment (default: .venv in the repository)")
+    parser.add_argument("--dry-run", action="store_true", help="make the venv (downloads nothing) but only print the pip commands")
+    args = parser.parse_args(argv)
+
+    modules = wanted(args)
+    if modules is None:
+        print(NO_GPU, file=sys.stderr)
+        return 3
+    venv = Path(args.venv).absolute()
+    python = venv_python(venv)
+    lacking = missing_in(python, modules) if python.exists() else None
+    nvrtc = args.test or args.compile
+    if lacking == [] and (not nvrtc or nvrtc_works(python)):
+        return 0  # the fast path: silent
+    return refresh(venv, modules, lacking, nvrtc, args.dry_run)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,190 @@
+"""primbench/setup_env.py: the venv it makes, what it would install and where (never into the system
+python), and its silence when there is nothing to do. Nothing here downloads a package."""
+
+import importlib.util
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from primbench import setup_env
+
+REPO = Path(__file__).resolve().parent.parent
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+PLAN = "primbench: would run: "
+FAKE = {"primbench_fake_module_a": "fake-a", "primbench_fake_module_b": "fake-b"}  # no such modules anywhere
+
+
+def _python(python, code: str) -> str:
+    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _site_listing(python) -> dict:
+    """Every entry of the python's site-packages folders (system and user) with its mtime."""
+    code = "import json, site; print(json.dumps(site.getsitepackages() + [site.getusersitepackages()]))"
+    listing = {}
+    for folder in map(Path, json.loads(_python(python, code))):
+        if folder.is_dir():
+            listing[str(folder)] = sorted((entry.name, entry.lstat().st_mtime_ns) for entry in folder.iterdir())
+    return listing
+
+
+def _plan(stdout: str) -> list:
+    return [shlex.split(line[len(PLAN):]) for line in stdout.splitlines() if line.startswith(PLAN)]
+
+
+def _installs_into(command: list, python: Path) -> bool:
+    """The pip command installs into `python`: it runs it, or names it with pip's --python."""
+    if "--python" in command:
+        return Path(command[command.index("--python") + 1]) == python
+    return Path(command[0]) == python and command[1:3] == ["-m", "pip"]
+
+
+def _system_site_packages(venv_dir: Path) -> bool:
+    config = (venv_dir / "pyvenv.cfg").read_text(encoding="utf-8")
+    return re.search(r"(?m)^include-system-site-packages\s*=\s*true\s*$", config) is not None
+
+
+@pytest.fixture
+def system_python():
+    if not SYSTEM_PYTHON.exists():
+        pytest.skip(f"no {SYSTEM_PYTHON} here")
+    stdlib = _python(SYSTEM_PYTHON, "import sysconfig; print(sysconfig.get_path('stdlib'))")
+    if not (Path(stdlib) / "EXTERNALLY-MANAGED").is_file():
+        pytest.skip(f"{SYSTEM_PYTHON} is not externally managed (no {stdlib}/EXTERNALLY-MANAGED)")
+    return SYSTEM_PYTHON
+
+
+def test_the_system_python_plans_installs_into_the_venv_only(system_python, tmp_path):
+    target = tmp_path / "venv"
+    before = _site_listing(system_python)
+
+    def dry_run(mode):
+        return subprocess.run([str(system_python), "-m", "primbench.setup_env", mode, "--venv", str(target), "--dry-run"],
+                              cwd=REPO, capture_output=True, text=True, timeout=120)
+
+    result = dry_run("--report")
+    if _python(system_python, "import sys; print(sys.version_info >= (3, 11))") == "False":
+        assert result.returncode == 2 and "needs Python 3.11" in result.stderr and result.stderr.count("\n") == 1
+        return
+    if result.returncode == 2 and setup_env.NO_PIP in result.stderr:
+        pytest.skip("this system python has neither ensurepip nor a pip with --python (the one-line message is right)")
+    assert result.returncode == 0, result.stderr
+    python = setup_env.venv_python(target)
+    plan = _plan(result.stdout)
+    if plan:  # the system lacks something: a plain venv, and pip only ever aims at its interpreter
+        assert not _system_site_packages(target)
+        assert all(_installs_into(command, python) for command in plan), plan
+    else:
+        assert _system_site_packages(target), result.stdout
+
+    test_result = dry_run("--test")  # the same venv, now for `make test`: what CI would install
+    assert test_result.returncode == 0, test_result.stderr
+    test_plan = _plan(test_result.stdout)
+    assert all(_installs_into(command, python) for command in test_plan), test_plan
+    if not _system_site_packages(target):
+        planned = {part for command in test_plan for part in command}
+        assert {"cupy-cuda13x", "pytest", setup_env.NVRTC} <= planned, test_plan
+    assert _site_listing(system_python) == before
+
+
+@pytest.fixture
+def fake_system(monkeypatch):
+    """This python as one that imports FAKE (and has no ensurepip, so that making a venv takes no time);
+    every subprocess command is recorded."""
+    real_find_spec = importlib.util.find_spec
+    imports_fake = {"value": True}
+
+    def find_spec(name, *args):
+        if name in FAKE:
+            return object() if imports_fake["value"] else None
+        return None if name == "ensurepip" else real_find_spec(name, *args)
+
+    monkeypatch.setattr(setup_env.importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(setup_env, "BASE", dict(FAKE))
+    commands = []
+    real_run = subprocess.run
+
+    def run(command, *args, **kwargs):
+        commands.append([str(part) for part in command])
+        return real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(setup_env.subprocess, "run", run)
+    return imports_fake, commands
+
+
+def test_a_system_with_everything_gets_a_venv_on_its_site_packages_and_no_install(fake_system, tmp_path, capfd):
+    _, commands = fake_system
+    target = tmp_path / "venv"
+    assert setup_env.main(["--report", "--venv", str(target)]) == 0
+    assert _system_site_packages(target)
+    assert not any("pip" in command for command in commands), commands
+    assert "with the system's site-packages" in capfd.readouterr().out
+
+
+def test_a_system_without_everything_gets_a_plain_venv_and_pip_aims_at_it(fake_system, tmp_path, capfd):
+    imports_fake, commands = fake_system
+    imports_fake["value"] = False
+    target = tmp_path / "venv"
+    assert setup_env.main(["--report", "--venv", str(target), "--dry-run"]) == 0
+    assert not _system_site_packages(target)
+    plan = _plan(capfd.readouterr().out)
+    assert len(plan) == 1 and plan[0][-2:] == ["fake-a", "fake-b"], plan
+    assert _installs_into(plan[0], setup_env.venv_python(target.absolute())), plan  # made without pip: --python
+
+
+def test_a_venv_made_by_a_venv_python_sees_that_venvs_packages(tmp_path):
+    """The GPU image's python3 is itself a venv (/opt/torch/.venv) holding CuPy and the rest: the venv
+    made from it must import them too, not only its base's site-packages, and install nothing."""
+    outer = tmp_path / "outer"
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(str(outer))
+    site_dir = Path(_python(setup_env.venv_python(outer), "import sysconfig; print(sysconfig.get_path('purelib'))"))
+    (site_dir / "primbench_only_in_outer.py").write_text("")
+    target = tmp_path / "venv"
+    code = ("import sys; from primbench import setup_env as s; s.BASE = {'primbench_only_in_outer': 'only-in-outer'}; "
+            "s.install = lambda venv, packages, dry_run: sys.exit('installs ' + repr(packages)) if packages else 0; "
+            "sys.exit(s.main(sys.argv[1:]))")
+    result = subprocess.run([str(setup_env.venv_python(outer)), "-c", code, "--report", "--venv", str(target)],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert _system_site_packages(target)
+    assert _python(setup_env.venv_python(target), "import primbench_only_in_outer as m; print(m.__file__)").startswith(str(site_dir))
+
+
+def test_a_plain_venv_is_repointed_once_the_system_has_everything(fake_system, tmp_path):
+    _, commands = fake_system
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(str(target))
+    assert not _system_site_packages(target)
+    assert setup_env.main(["--report", "--venv", str(target)]) == 0
+    assert _system_site_packages(target)
+    assert not any("pip" in command for command in commands), commands
+
+
+def test_the_fast_path_prints_nothing_and_changes_nothing(monkeypatch, tmp_path, capfd):
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(str(target))
+    config = (target / "pyvenv.cfg").stat().st_mtime_ns
+    monkeypatch.setattr(setup_env, "BASE", {"json": "json", "sqlite3": "sqlite3"})  # any venv imports these
+    monkeypatch.setattr(setup_env, "make_venv", lambda *args, **kwargs: pytest.fail("remade the venv"))
+    monkeypatch.setattr(setup_env, "install", lambda *args, **kwargs: pytest.fail("installed something"))
+    assert setup_env.main(["--report", "--venv", str(target)]) == 0
+    assert capfd.readouterr() == ("", "")
+    assert (target / "pyvenv.cfg").stat().st_mtime_ns == config
+
+
+def test_the_command_line_is_silent_on_a_venv_that_has_everything(capfd):
+    """The venv running these tests (`make test` made it) has what --report needs: the real command prints nothing."""
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("the tests do not run in a venv (run them with `make test`)")
+    if setup_env.missing_in(sys.executable, setup_env.BASE):
+        pytest.skip("this venv lacks some of --report's modules")
+    result = subprocess.run([sys.executable, "-m", "primbench.setup_env", "--report", "--venv", sys.prefix],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
