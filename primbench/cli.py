@@ -141,16 +141,20 @@ def _run_config(args):
         if args.only:
             raise UserError("--only narrows a config; with --variant, name the variants themselves")
         dtypes = tuple(d.strip() for d in args.dtypes.split(",")) if args.dtypes else None
-        return subset.variant_config(tuple(args.variant), sizes=sizes, blocks=blocks, dtypes=dtypes)
+        return _with_plugins(subset.variant_config(tuple(args.variant), sizes=sizes, blocks=blocks, dtypes=dtypes), args)
     if not args.config:
         raise UserError("no config given; e.g. `primbench run configs/default.yaml`, or `primbench run --variant "
                         "reduce/cub_device_reduce --sizes 2^28`")
     if args.dtypes:
         raise UserError("--dtypes goes with --variant; a config names its dtypes in its sweeps")
-    config = load_config(args.config)
-    for plugin in args.plugin or ():  # recorded with the config, so that --resume loads it again
-        config = dataclasses.replace(config, plugins=tuple(dict.fromkeys((*config.plugins, str(Path(plugin).resolve())))))
+    config = _with_plugins(load_config(args.config), args)
     return subset.narrow(config, only=subset.parse_patterns(args.only), sizes=sizes, blocks=blocks)
+
+
+def _with_plugins(config, args):
+    """The config with the command line's plugins recorded in it, so that --resume loads them again."""
+    paths = (*config.plugins, *(str(Path(plugin).resolve()) for plugin in args.plugin or ()))
+    return dataclasses.replace(config, plugins=tuple(dict.fromkeys(paths)))
 
 
 MAX_RESTARTS = 50  # each restart follows a newly failed case, so a run makes progress; this only bounds a runaway

@@ -8,6 +8,7 @@ import textwrap
 from tests.conftest import EXAMPLE_PLUGIN, REPO
 
 EXAMPLE_CONFIG = EXAMPLE_PLUGIN.parent / "config.yaml"
+TOY_PLUGIN = REPO / "tests" / "plugins" / "toy_scale.py"
 
 
 def primbench(cwd, *args):
@@ -117,6 +118,15 @@ def _plugin(tmp_path, body: str):
     return path
 
 
+def test_plugins_given_with_variant_are_recorded_for_resume(tmp_path):
+    from primbench import registry
+    from primbench.cli import _parser, _run_config
+
+    args = _parser().parse_args(["run", "--variant", "reduce/cub_device_reduce", "--plugin", str(TOY_PLUGIN), "--sizes", "1000"])
+    assert _run_config(args).resolved()["plugins"] == [str(TOY_PLUGIN)]
+    assert not registry.plugins()  # _run_config records the path; main() is what imports the plugin
+
+
 def test_a_broken_plugin_is_one_line_naming_the_file_and_line(tmp_path):
     syntax = _plugin(tmp_path, "def prepare(:\n")
     one_line_error(primbench(tmp_path, "list", "--plugin", syntax), str(syntax), "line 1", "SyntaxError")
@@ -141,8 +151,6 @@ def test_a_config_naming_a_missing_plugin_is_one_line_with_its_line(tmp_path):
     config.write_text("name: c\nplugins: [nowhere.py]\nsweeps:\n  - {op: reduce, sizes: [1000]}\n")
     one_line_error(primbench(tmp_path, "run", config, "--dry-run"), "c.yaml:2", "plugins[0]", "no such file")
 
-
-TOY_PLUGIN = REPO / "tests" / "plugins" / "toy_scale.py"
 
 
 def test_the_example_plugin_compiles_for_hopper_and_ampere_without_warnings(tmp_path):
