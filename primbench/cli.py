@@ -177,7 +177,8 @@ def _after_a_lost_context(summary, args) -> None:
     print(f"primbench: {summary.context_lost} broke the CUDA context (recorded as failed); "
           "going on with the remaining cases in a fresh process", file=sys.stderr, flush=True)
     # bench.py from a checkout, else the installed package (`python -m primbench`)
-    program = [sys.argv[0]] if sys.argv[0].endswith(".py") else ["-m", "primbench"]
+    script = Path(sys.argv[0])
+    program = [str(script)] if script.suffix == ".py" and script.name != "__main__.py" else ["-m", "primbench"]
     command = [sys.executable, *program, "run", "--resume", str(summary.path)] + (["--no-report"] if args.no_report else [])
     os.environ["PRIMBENCH_RESTARTS"] = str(restarts + 1)
     os.execv(sys.executable, command)

@@ -107,14 +107,20 @@ def load_plugin(path) -> Path:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     _LOADING.append(path)
+    from primbench import ops
+
+    before = (dict(_REGISTRY), ops.declared())
     try:
         spec.loader.exec_module(module)
-    except UserError:
-        del sys.modules[name]
-        raise
     except BaseException as exc:  # noqa: BLE001 (a user's file can raise anything; SystemExit too)
+        # Nothing of a plugin that failed stays registered: loading it again reports the same cause.
         del sys.modules[name]
-        if isinstance(exc, KeyboardInterrupt):
+        _REGISTRY.clear()
+        _REGISTRY.update(before[0])
+        ops.forget_all_but(before[1])
+        for key in [k for k, file in _FROM_PLUGIN.items() if file == path]:
+            del _FROM_PLUGIN[key]
+        if isinstance(exc, (UserError, KeyboardInterrupt)):
             raise
         raise UserError(f"plugin {path}: {_where(exc, path)}{type(exc).__name__}: {str(exc)[:200]}") from None
     finally:

@@ -47,6 +47,10 @@ def narrow(config: Config, only=None, sizes=None, blocks=None) -> Config:
         names = tuple(v for v in sweep.variants if only is None or _matches(f"{sweep.op}/{v}", only))
         kept_sizes = tuple(n for n in sweep.sizes if sizes is None or n in sizes)
         kept_blocks = tuple(b for b in sweep.block_sizes if blocks is None or b in blocks)
+        if not kept_blocks:  # only library variants (which choose their own block) go on; the
+            # sweep keeps a block size so that its header validates again on --resume
+            names = tuple(v for v in names if not registry.get(sweep.op, v).block_sizes)
+            kept_blocks = sweep.block_sizes
         if names and kept_sizes:
             sweeps.append(dataclasses.replace(sweep, variants=names, sizes=kept_sizes, block_sizes=kept_blocks,
                                               explicit=sweep.explicit & set(names)))

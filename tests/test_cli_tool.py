@@ -5,6 +5,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+from primbench.errors import UserError
+
 from tests.conftest import EXAMPLE_PLUGIN, REPO
 
 EXAMPLE_CONFIG = EXAMPLE_PLUGIN.parent / "config.yaml"
@@ -166,3 +170,26 @@ def test_a_plugin_adds_a_new_op_with_its_checks_and_compiles_it(tmp_path):
     compiled = primbench(tmp_path, "compile", "--plugin", TOY_PLUGIN, "--arch", "sm_90", "sm_80")
     assert compiled.returncode == 0, compiled.stderr
     assert f"{TOY_PLUGIN.with_suffix('.cu')} sm_80: 1 kernels" in compiled.stdout
+
+
+def test_a_narrowed_run_header_reads_back_as_the_same_cases_for_resume(repo):
+    from primbench import subset
+    from primbench.config import config_from_header, load_config
+
+    config = load_config(repo / "configs/default.yaml")
+    for narrowed in (subset.narrow(config, blocks=(512,)), subset.narrow(config, only=("scan/*",), sizes=(2**28,)),
+                     subset.narrow(config, only=("reduce/cub_*",), blocks=(1024,))):
+        again = config_from_header({"config": narrowed.resolved()}, "run.jsonl")
+        assert [c.key for c in again.cases()] == [c.key for c in narrowed.cases()] != []
+    assert all(c.block in (512, None) for c in subset.narrow(config, blocks=(512,)).cases())
+
+
+def test_a_plugin_that_fails_half_way_leaves_nothing_registered(tmp_path):
+    from primbench import ops, registry
+
+    broken = tmp_path / "half.py"
+    broken.write_text(TOY_PLUGIN.read_text().replace("toy_scale", "toy_half") + "\nraise RuntimeError('boom')\n")
+    for _ in range(2):  # the same cause both times, not "declared twice"
+        with pytest.raises(UserError, match="RuntimeError: boom"):
+            registry.load_plugin(broken)
+    assert "toy_half" not in registry.ops() and "toy_half" not in ops.declared()

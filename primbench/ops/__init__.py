@@ -66,6 +66,18 @@ def _load() -> None:
             importlib.import_module(f"primbench.ops.{module}")
 
 
+def declared() -> tuple[str, ...]:
+    """Every op declared so far."""
+    _load()
+    return tuple(_CHECKS)
+
+
+def forget_all_but(kept: tuple[str, ...]) -> None:
+    """Drop the ops declared since `declared()` returned `kept` (a plugin that failed to load)."""
+    for op in [op for op in _CHECKS if op not in kept]:
+        del _CHECKS[op]
+
+
 def checks(op: str) -> OpChecks:
     """The checks of `op` (KeyError if no module declares it)."""
     _load()
