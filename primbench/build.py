@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from primbench.resources import KERNEL_DIR
+from primbench.variant import COMPILE_OPTIONS
 
 # Same options on every path, so that what CI compiles is what the GPU runs.
-BASE_OPTIONS = ("-std=c++17", f"-I{KERNEL_DIR}")
+BASE_OPTIONS = (*COMPILE_OPTIONS, f"-I{KERNEL_DIR}")
 
 _MODULES: dict = {}
 

@@ -144,6 +144,9 @@ class Variant:
     # the first value. The bytes model may use the names.
     params: tuple[tuple[str, tuple[int, ...]], ...] = ()
     max_n_per_block: int | None = None  # set for one-block kernels: n may be at most block x this
+    # Part of the identity hash: bump it when the launch logic changes (the plan's grid, passes,
+    # arguments) in a way the CUDA source, kernel names and captured values do not show.
+    version: int = 1
 
     def takes(self, n: int, block: int | None) -> bool:
         """Whether the variant can run n elements at this block size (one-block kernels cannot go past it)."""
@@ -168,7 +171,7 @@ class Variant:
         return None if self.source is None else KERNEL_DIR / self.source
 
     def hash(self) -> str:
-        """Identity of the variant: its CUDA source, its launch code and its declared metadata."""
+        """Identity of the variant: what decides its GPU work (see _variant_hash)."""
         return _variant_hash(self)
 
     def describe(self) -> dict:
@@ -191,23 +194,39 @@ class Variant:
             "bytes_model": self.bytes_model,
             "tolerance_model": self.tolerance_model,
             "source": self.source,
+            "version": self.version,
         }
+
+
+# What decides the GPU work of a variant's launches, besides its CUDA source: NVRTC's options
+# (build.BASE_OPTIONS without the include folder, which differs between machines).
+COMPILE_OPTIONS = ("-std=c++17",)
+_PLAIN_VALUES = (int, float, str, bool, tuple, type(None))
 
 
 @functools.lru_cache(maxsize=None)
 def _variant_hash(variant: Variant) -> str:
-    # Cached: the runner asks for it on every case, and it reads files and inspects source.
+    """The variant's identity: what decides its GPU work and nothing else.
+
+    Covered: the CUDA source with every include expanded, the compile options, the kernel names
+    with their template arguments, the values the plan's code reads from its closure and module
+    (a kernel name, UNROLL = 8), the declared version (bumped by hand when launch logic changes),
+    and the library's version for a library variant. Not covered, so that editing them needs no
+    GPU run: comments, docstrings, the plan's code text, LaunchContext's other fields, notes."""
     digest = hashlib.sha256()
-    digest.update(variant.source_text().encode())
-    digest.update(inspect.getsource(variant.prepare).encode())
-    # Plans built by a factory differ only in what the factory captured (kernel name, span).
-    captured = inspect.getclosurevars(variant.prepare).nonlocals
-    digest.update(repr(sorted((k, repr(v)) for k, v in captured.items() if not callable(v))).encode())
-    digest.update(repr((variant.kernels, variant.block_sizes, variant.bytes_model, variant.dtypes)).encode())
-    digest.update(inspect.getsource(LaunchContext).encode())  # grid sizing is part of the launch
+    for part in (variant.key, variant.source_text(), COMPILE_OPTIONS, variant.kernels, variant.version, _plan_values(variant)):
+        digest.update(repr(part).encode())
     if variant.source is None:  # a library variant changes when the library does
         digest.update(library_version(variant.op).encode())
     return digest.hexdigest()[:16]
+
+
+def _plan_values(variant: Variant) -> list:
+    """Plain values `prepare` reads from its closure or its module's globals, by name: the launch
+    parameters a factory captured or a module constant sets (functions and modules left out)."""
+    names = inspect.getclosurevars(variant.prepare)
+    values = {**names.globals, **names.nonlocals}
+    return sorted((name, repr(value)) for name, value in values.items() if isinstance(value, _PLAIN_VALUES))
 
 
 def eval_bytes_model(model: str, n: int, itemsize: int, params: dict | None = None) -> int:
