@@ -7,19 +7,24 @@ PY := $(VENV)/bin/python
 SETUP := $(PYTHON) -m primbench.setup_env --venv $(VENV)
 CONFIG ?= configs/default.yaml
 REPEAT ?= 0
+FIXTURES ?= 0
 OUTPUT ?=
-# The newest committed run, for `make report` (override: make report RUN=results/<run>.jsonl)
-RUN ?= $(lastword $(sort $(wildcard results/*.jsonl)))
+# The H200's reference run (tracked; results/README.md) for `make report`; for `make check` and
+# `make baseline`, the newest run under results/<gpu>/, else the reference. Override: RUN=<run file>.
+REFERENCE ?= results/reference/nvidia-h200.jsonl.gz
+NEWEST := $(lastword $(sort $(wildcard results/*/*.jsonl)))
+RUN ?= $(or $(NEWEST),$(REFERENCE))
 
-.PHONY: help bench report test gpu-test gpu-check baseline check info list compile clean distclean
+.PHONY: help bench report test gpu-test gpu-check baseline reference check info list compile clean distclean
 
 help:
 	@echo "make bench [CONFIG=configs/default.yaml] [OUTPUT=dir]  run a sweep on the GPU: run file + HTML report in results/ (or OUTPUT)"
 	@echo "make test                                 CI tests (no GPU): config, stats, run file, report, CLI, kernels compile"
-	@echo "make report [RUN=results/<run>.jsonl]     render a recorded run (default: the newest in results/)"
+	@echo "make report [RUN=<run file>]              render a run (default: the H200's reference run, results/reference/)"
 	@echo "make gpu-test                             GPU tests: every variant against its reference"
 	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
-	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl"
+	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl.gz"
+	@echo "make reference [RUN=...]                  make a clean run the reference of its GPU: results/reference/<gpu>.jsonl.gz"
 	@echo "make check [RUN=...]                      the CI gate: RUN against its GPU's baseline (exit 1 on a regression)"
 	@echo "make info | list | compile                the GPU; the variants; compile every kernel for sm_90 and sm_80"
 	@echo "make clean | distclean                    remove build/ and .pytest_cache; distclean also the venv $(VENV)"
@@ -33,7 +38,7 @@ bench:
 
 report:
 	@$(SETUP) --report
-	$(PY) bench.py report $(RUN)
+	$(PY) bench.py report $(if $(filter command line environment,$(origin RUN)),$(RUN),$(REFERENCE))
 
 test:
 	@$(SETUP) --test
@@ -45,11 +50,15 @@ gpu-test:
 
 gpu-check:
 	@$(SETUP) --gpu
-	PY=$(PY) CONFIG=$(CONFIG) REPEAT=$(REPEAT) tools/gpu_check.sh
+	PY=$(PY) CONFIG=$(CONFIG) REPEAT=$(REPEAT) FIXTURES=$(FIXTURES) tools/gpu_check.sh
 
 baseline:
 	@$(SETUP) --report
 	$(PY) bench.py baseline $(RUN)
+
+reference:
+	@$(SETUP) --report
+	$(PY) bench.py baseline $(RUN) --folder results/reference
 
 check:
 	@$(SETUP) --report

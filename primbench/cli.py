@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from primbench.errors import UserError
+from primbench.locations import BASELINE_DIR, REFERENCE_DIR, baseline_path, newest_run_in, runs_in, runs_of
+from primbench.results import gpu_slug
 
 EXIT_OK, EXIT_FAILED_CASES, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -40,9 +42,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-restart", action="store_true", help="when a kernel breaks the CUDA context, stop (finish later with "
                      "--resume) instead of going on in a fresh process")
 
-    report = commands.add_parser("report", help="render a run file as one self-contained HTML page")
-    report.add_argument("run", help="run file (results/<run>.jsonl, or an archived results/archive/<run>.jsonl.gz)")
-    report.add_argument("-o", "--output", metavar="FILE", help="HTML file to write (default: beside the run file)")
+    report = commands.add_parser("report", help="render run files as self-contained HTML pages")
+    report.add_argument("run", nargs="+", help="run files, folders of runs, or globs (results/nvidia-h200/, 'results/*/*.jsonl'); "
+                        "each report goes beside its run")
+    report.add_argument("-o", "--output", metavar="FILE", help="HTML file to write (one run only; default: beside the run file)")
 
     commands.add_parser("info", help="print the GPU's identity, clocks and peak bandwidth")
 
@@ -58,20 +61,22 @@ def _parser() -> argparse.ArgumentParser:
     comparison.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page")
 
     gate = commands.add_parser("check", help="the CI gate: exit 0 if nothing regressed, 1 on a regression, 2 on unusable input")
-    gate.add_argument("run", help="the new run file")
-    gate.add_argument("--baseline", metavar="BASE.jsonl", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl)")
+    gate.add_argument("run", help="the new run: a file, or the newest run in a folder or a glob")
+    gate.add_argument("--baseline", metavar="BASE", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl.gz)")
     gate.add_argument("--allow-different-gpu", action="store_true", help="accept a baseline from another GPU model: pairs are "
                       "then listed in %% of each GPU's peak and gate nothing (only newly failed cases fail the check)")
     gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
     gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
     gate.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
 
-    site = commands.add_parser("publish", help="a static site of every run under a folder: index, reports, history, GPU models side by side")
-    site.add_argument("folder", help="the folder holding run files (results/)")
+    site = commands.add_parser("publish", help="a static site of runs: index, reports, history, GPU models side by side")
+    site.add_argument("folder", nargs="+", help="folders holding run files (results/), run files or globs")
     site.add_argument("-o", "--output", default="site", metavar="DIR", help="where to write the site (default: site/)")
 
-    keep = commands.add_parser("baseline", help="make a finished run the baseline of its GPU model: results/baselines/<gpu>.jsonl")
-    keep.add_argument("run", help="a finished run file with no failed case")
+    keep = commands.add_parser("baseline", help="make a finished run its GPU model's baseline: results/baselines/<gpu>.jsonl.gz")
+    keep.add_argument("run", help="a finished run file with no failed case (or the newest in a folder or a glob)")
+    keep.add_argument("--folder", default=str(BASELINE_DIR), metavar="DIR", help="where to keep it (default: %(default)s; "
+                      f"{REFERENCE_DIR} for the reference run `make report` renders)")
 
     build = commands.add_parser("compile", parents=[plugin], help="compile every kernel with NVRTC for the given architectures (no GPU needed)")
     build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
@@ -188,11 +193,14 @@ def cmd_report(args) -> int:
     from primbench.report.render import render_report
     from primbench.results import report_path
 
-    run_path = Path(args.run)
-    out = Path(args.output) if args.output else report_path(run_path)
-    if out.is_dir():
-        raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / report_path(run_path).name}")
-    print(render_report(run_path, out))
+    runs = runs_of(args.run)
+    if args.output and len(runs) > 1:
+        raise UserError(f"-o names one file, but {len(runs)} runs were given; leave -o out to write each report beside its run")
+    for run_path in runs:
+        out = Path(args.output) if args.output else report_path(run_path)
+        if out.is_dir():
+            raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / report_path(run_path).name}")
+        print(render_report(run_path, out))
     return EXIT_OK
 
 
@@ -202,7 +210,10 @@ def cmd_compare(args) -> int:
     if len(args.runs) < 2:
         raise UserError("compare needs at least two run files: the baseline first, then the runs to compare with it")
     _writable(args.html)
-    runs = [compare.load_comparable(argument) for argument in args.runs]
+    arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else runs_in(argument))]
+    if len(arguments) < 2:
+        raise UserError("compare needs at least two runs: the baseline first, then the runs to compare with it")
+    runs = [compare.load_comparable(argument) for argument in arguments]
     base = runs[0]
     sections = []
     for new in runs[1:]:
@@ -220,15 +231,19 @@ def cmd_compare(args) -> int:
 
 def cmd_check(args) -> int:
     from primbench import compare, compare_output
-    from primbench.results import baseline_path, load_run
+    from primbench.results import load_run
 
-    new = load_run(args.run)
-    if args.baseline is None and not baseline_path(new).exists():
-        raise UserError(f"no baseline for {new.device.get('name')} at {baseline_path(new)}; make one from a good run "
+    new = load_run(newest_run_in(args.run))
+    default = baseline_path(new.device.get("name"))
+    if args.baseline is None and not default.exists():
+        raise UserError(f"no baseline for {new.device.get('name')} at {default}; make one from a good run "
                         f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
     for output in (args.markdown, args.junit):
         _writable(output)
-    base = load_run(args.baseline or baseline_path(new))
+    base = load_run(newest_run_in(args.baseline) if args.baseline else default)
+    changed = compare.changed_variants(base, new)
+    if changed:
+        print(f"code changed since the baseline: {len(changed)} variant(s): " + ", ".join(changed))
     code, pairs = compare.check(base, new, allow_different_gpu=args.allow_different_gpu)
     metric = compare.default_metric(base, new)
     print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
@@ -251,27 +266,32 @@ def cmd_publish(args) -> int:
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: is a file; give a folder for the site")
     _writable(out / "index.html")
-    print(f"site: {publish(args.folder, out)}")
+    print(f"site: {publish(runs_of(args.folder), out)}")
     return EXIT_OK
 
 
 def cmd_baseline(args) -> int:
-    import shutil
+    import gzip
 
-    from primbench.results import baseline_path, load_run
+    from primbench.results import load_run
 
-    run = load_run(args.run)
+    run = load_run(newest_run_in(args.run))
     if not run.finished:
         raise UserError(f"{run.path}: the run was interrupted (no end record); finish it with --resume before making it a baseline")
     unclean = [c["key"] for c in run.cases if c["status"] != "ok"]
     if unclean:
         raise UserError(f"{run.path}: {len(unclean)} case(s) failed or were skipped (e.g. {unclean[0]}); a baseline must be a clean run")
-    target = baseline_path(run)
+    target = baseline_path(run.device.get("name"), args.folder).with_name(f"{gpu_slug(run.device.get('name'))}.jsonl.gz")
     if target.exists() and target.resolve() == run.path.resolve():
         raise UserError(f"{run.path}: is already the baseline of {run.device.get('name')}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(run.path, target)
-    print(f"baseline for {run.device.get('name')}: {target} (from {run.path})")
+    data = run.path.read_bytes()
+    # Kept compressed (about 7x smaller); mtime 0 so the same run always gives the same bytes.
+    packed = data if data[:2] == b"\x1f\x8b" else gzip.compress(data, mtime=0)
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_bytes(packed)
+    temporary.replace(target)
+    print(f"{Path(args.folder).name} for {run.device.get('name')}: {target} (from {run.path})")
     return EXIT_OK
 
 

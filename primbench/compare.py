@@ -278,6 +278,14 @@ def geometric_means(pairs: list[Pair]) -> dict[str, dict]:
     return result
 
 
+def changed_variants(base: Run, new: Run) -> list[str]:
+    """The variants both runs measured whose identity hash differs: their code changed in between."""
+    before, after = base.header.get("variants") or {}, new.header.get("variants") or {}
+    return sorted(key for key in before.keys() & after.keys()
+                  if isinstance(before[key], dict) and isinstance(after[key], dict)
+                  and before[key].get("hash") != after[key].get("hash"))
+
+
 def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[int, list[Pair]]:
     """The CI gate: (exit code, pairs). 1 when any pair is SLOWER or newly failed, else 0; a
     different GPU model is unusable input (exit 2) unless allowed."""

@@ -38,17 +38,9 @@ def _v1_to_v2(obj: dict) -> dict:
 MIGRATIONS: dict[int, callable] = {1: _v1_to_v2}
 
 
-BASELINE_DIR = Path("results") / "baselines"
-
-
 def gpu_slug(device_name: str) -> str:
     """A GPU model as a file name part: 'NVIDIA H200' -> 'nvidia-h200'."""
     return re.sub(r"[^a-z0-9]+", "-", (device_name or "unknown-gpu").lower()).strip("-")
-
-
-def baseline_path(run: "Run", folder=BASELINE_DIR) -> Path:
-    """Where the convention keeps the baseline of the run's GPU model: results/baselines/<gpu>.jsonl."""
-    return Path(folder) / f"{gpu_slug(run.device.get('name'))}.jsonl"
 
 
 class RunFileError(UserError):

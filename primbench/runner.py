@@ -20,6 +20,7 @@ from primbench import __version__, inputs, ops, results, stats, verify
 from primbench.build import KernelBuildError, load_module
 from primbench.config import Case, Config, config_from_header
 from primbench.errors import UserError
+from primbench.locations import new_run_path
 from primbench.variant import CaseUnsupported
 
 COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
@@ -328,8 +329,7 @@ def run(config: Config, *, output: str | None = None) -> RunSummary:
     """Start a new run of `config`; returns where it was written and how the cases ended."""
     runner = Runner(config)
     run_id = run_file_name(runner.device.info["name"])
-    folder = Path(output or config.output)
-    path = folder / f"{run_id}.jsonl"
+    path = new_run_path(output or config.output, runner.device.info["name"], run_id)
     cases = config.cases()
     variants_used = [registry.get(c.op, c.variant) for c in cases]
     unique = list({v.key: v for v in variants_used}.values())

@@ -89,7 +89,7 @@ def _run(tmp_path, repo, variants, sizes="[1000]"):
     config.write_text(TIMING + f"sweeps:\n  - op: reduce\n    variants: {variants}\n    sizes: {sizes}\n    block_sizes: [64]\n")
     result = subprocess.run([sys.executable, str(_script(tmp_path, repo)), "run", str(config), "--output", str(tmp_path),
                              "--no-report"], capture_output=True, text=True, timeout=300)
-    return result, load_run(next(tmp_path.glob("*.jsonl")))
+    return result, load_run(next(tmp_path.glob("*/*.jsonl")))
 
 
 def test_a_kernel_that_does_not_compile_fails_its_cases_with_the_nvrtc_log_and_the_run_goes_on(tmp_path, repo):
@@ -132,7 +132,7 @@ def test_sigterm_mid_run_keeps_every_finished_case_and_resume_completes_the_run(
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 240
     while time.time() < deadline:  # until the header and two cases are on disk
-        files = list(tmp_path.glob("*.jsonl"))
+        files = list(tmp_path.glob("*/*.jsonl"))
         if files and len(files[0].read_text().splitlines()) >= 3:
             break
         time.sleep(0.05)
@@ -140,7 +140,7 @@ def test_sigterm_mid_run_keeps_every_finished_case_and_resume_completes_the_run(
     _out, err = process.communicate(timeout=120)
     assert process.returncode == 130 and "Traceback" not in err, err
     assert "every finished case is kept" in err
-    path = next(tmp_path.glob("*.jsonl"))
+    path = next(tmp_path.glob("*/*.jsonl"))
     run = load_run(path)
     assert not run.finished and 2 <= len(run.cases) < 6 and all(c["status"] == "ok" for c in run.cases)
     assert run.warnings == []  # SIGTERM between cases, or mid-case: never a half-written line

@@ -18,7 +18,7 @@ def _run(tmp_path, *args):
     result = subprocess.run([sys.executable, REPO / "bench.py", "run", *map(str, args), "--output", tmp_path],
                             cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    run_file = next(tmp_path.glob("*.jsonl"))
+    run_file = next(tmp_path.glob("*/*.jsonl"))
     records = [json.loads(line) for line in run_file.read_text().splitlines()]
     return run_file, [r for r in records if r["kind"] == "case"]
 

@@ -85,7 +85,7 @@ def _broken_run(tmp_path, repo, *options):
                             capture_output=True, text=True, timeout=300)
     # (pytest's own process holds the GPU too, so the run also warns about another process.)
     ours = [line for line in result.stderr.splitlines() if line.startswith("primbench: reduce/")]
-    return script, result, ours, next(tmp_path.glob("*.jsonl"))
+    return script, result, ours, next(tmp_path.glob("*/*.jsonl"))
 
 
 def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_the_run_goes_on_in_a_fresh_process(tmp_path, repo):

@@ -24,33 +24,34 @@ from primbench.results import RunFileError, gpu_slug, is_run_file, load_run, run
 HISTORY_SIZES = (2**25, 2**28)
 
 
-def find_runs(folder) -> tuple[list, list[str]]:
-    """Every readable run file under `folder`, each run once (by run id), oldest first; and the
-    one-line reasons of the files that could not be read."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise UserError(f"{folder}: no such folder; give the folder holding run files, e.g. results/")
+def find_runs(paths) -> tuple[list, list[str]]:
+    """Every readable run of `paths` (a folder is every run file under it), each run once (by run
+    id), oldest first; and the one-line reasons of the files that could not be read."""
+    paths = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    files = [p for path in paths for p in (sorted(q for q in path.rglob("*") if is_run_file(q)) if path.is_dir() else [path])]
     runs, skipped = {}, []
-    for path in sorted(p for p in folder.rglob("*") if is_run_file(p)):
+    for path in files:
         try:
             run = load_run(path)
         except RunFileError as exc:
             skipped.append(str(exc))
             continue
         run_id = run.header.get("run_id") or run_stem(path)
-        # A baseline is a copy of a run: keep the copy that is not under baselines/.
-        if run_id not in runs or "baselines" in runs[run_id].path.parts:
+        # A baseline or a reference is a copy of a run: keep the copy that is neither.
+        if run_id not in runs or {"baselines", "reference"} & set(runs[run_id].path.parts):
             runs[run_id] = run
     if not runs:
-        raise UserError(f"{folder}: no run files (*.jsonl, *.jsonl.gz) found" + (f"; unreadable: {skipped[0]}" if skipped else ""))
+        where = ", ".join(map(str, paths))[:200]
+        raise UserError(f"{where}: no readable run files (*.jsonl, *.jsonl.gz)" + (f"; unreadable: {skipped[0]}" if skipped else ""))
     return sorted(runs.values(), key=lambda r: str(r.header.get("started") or "")), skipped
 
 
-def publish(folder, out_dir) -> Path:
-    """Write the site for every run under `folder` into `out_dir`; return the index page's path."""
+def publish(paths, out_dir) -> Path:
+    """Write the site for every run of `paths` (run files, or folders of them) into `out_dir`; return
+    the index page's path."""
     from primbench.report.render import annotated_frame, story_references, write_page, write_report
 
-    runs, skipped = find_runs(folder)
+    runs, skipped = find_runs(paths)
     out_dir = Path(out_dir)
     references = story_references()
     frames = {id(run): annotated_frame(run) for run in runs}  # each run's case frame, derived once
