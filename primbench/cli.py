@@ -78,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     keep.add_argument("--folder", default=str(BASELINE_DIR), metavar="DIR", help="where to keep it (default: %(default)s; "
                       f"{REFERENCE_DIR} for the reference run `make report` renders)")
 
-    build = commands.add_parser("compile", parents=[plugin], help="compile every kernel with NVRTC for the given architectures (no GPU needed)")
+    build = commands.add_parser("compile", parents=[plugin], help="compile every kernel with NVRTC for the given architectures "
+                                "(no GPU needed); with --plugin, the plugins' kernels only, unless --all")
+    build.add_argument("--all", action="store_true", help="with --plugin: primbench's own kernels too")
     build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
     return parser
 
@@ -210,7 +212,7 @@ def cmd_compare(args) -> int:
     if len(args.runs) < 2:
         raise UserError("compare needs at least two run files: the baseline first, then the runs to compare with it")
     _writable(args.html)
-    arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else runs_in(argument))]
+    arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else map(str, runs_in(argument)))]
     if len(arguments) < 2:
         raise UserError("compare needs at least two runs: the baseline first, then the runs to compare with it")
     runs = [compare.load_comparable(argument) for argument in arguments]
@@ -291,7 +293,7 @@ def cmd_baseline(args) -> int:
     temporary = target.with_name(target.name + ".tmp")
     temporary.write_bytes(packed)
     temporary.replace(target)
-    print(f"{Path(args.folder).name} for {run.device.get('name')}: {target} (from {run.path})")
+    print(f"{Path(args.folder).name.rstrip('s')} for {run.device.get('name')}: {target} (from {run.path})")
     return EXIT_OK
 
 
@@ -359,8 +361,11 @@ def cmd_compile(args) -> int:
     except Exception as exc:  # noqa: BLE001 (ImportError, or the library loader's own error types)
         raise UserError(f"cannot load NVRTC to compile ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
                         "install CuPy and NVRTC: pip install cupy-cuda13x 'nvidia-cuda-nvrtc==13.*' (or 12)") from None
+    plugin_sources = {v.source for v in registry.variants() if registry.plugin_of(v)}
+    chosen = {source: names for source, names in registry.sources().items()
+              if args.all or not plugin_sources or source in plugin_sources}
     failures = 0
-    for source, names in registry.sources().items():
+    for source, names in chosen.items():
         for arch in args.arch:
             try:
                 compiled = compile_for_arch(source, names, arch)

@@ -41,20 +41,36 @@ def repo() -> Path:
     return REPO
 
 
+RUNS = REPO / "tests" / "data" / "runs"  # small real H200 runs (tests/data/README.md)
+REFERENCE_RUN = REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"
+
+
 @pytest.fixture(scope="session")
-def newest_run(repo) -> Path:
-    """The newest recorded run under results/ (names sort by start time)."""
-    runs = sorted((repo / "results").glob("*.jsonl"))
-    if not runs:
-        pytest.skip("no recorded run under results/ yet")
-    return runs[-1]
+def newest_run(tmp_path_factory) -> Path:
+    """A small real run (tests/data/fixture.yaml on the H200: every op, 352 cases), uncompressed
+    into a folder of its own so that tests may copy and edit it; nothing under tests/data changes."""
+    import gzip
+
+    from primbench.results import load_run
+
+    packed = RUNS / "fixture-a.jsonl.gz"
+    run_id = load_run(packed).header["run_id"]
+    path = tmp_path_factory.mktemp("fixture-run") / f"{run_id}.jsonl"
+    path.write_bytes(gzip.decompress(packed.read_bytes()))
+    return path
+
+
+@pytest.fixture(scope="session")
+def reference_run() -> Path:
+    """The H200's reference run (configs/default.yaml, 1296 cases), as committed."""
+    return REFERENCE_RUN
 
 
 @pytest.fixture(scope="session")
 def published_site(bench, tmp_path_factory) -> Path:
-    """`bench.py publish results/` once for the session (every run's report: minutes): the site folder."""
+    """`primbench publish tests/data/runs` once for the session: the site folder."""
     site = tmp_path_factory.mktemp("published") / "site"
-    result = bench("publish", "results", "-o", site)
+    result = bench("publish", RUNS, "-o", site)
     assert result.returncode == 0, result.stderr
     return site
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-SLOWED_CASE = "reduce/cub_device_reduce/float32/n=268435456/block=lib/uniform"  # the case tests slow down
-SCHEMA_1_ARCHIVED_RUN = "results/archive/2026-12-01-061005-nvidia-h200-e27064.jsonl.gz"  # a real run in the first schema
+SLOWED_CASE = "reduce/cub_device_reduce/float32/n=33554432/block=lib/uniform"  # the case tests slow down (about 80 us)
+# The first 40 cases of a real run in the first schema (tests/data/README.md)
+SCHEMA_1_ARCHIVED_RUN = "tests/data/runs/schema1-excerpt.jsonl.gz"
 
 
 def edited_copy(run_path: Path, out: Path, edit) -> Path:

@@ -41,11 +41,29 @@ def test_report_renders_the_recorded_run_into_one_html_file(repo, newest_run, tm
     assert "reduce0_interleaved_divergent" in html and "<img" in html
 
 
-def test_make_report_renders_a_recorded_run_beside_it(repo, newest_run, tmp_path):
-    run = shutil.copy(newest_run, tmp_path / newest_run.name)
-    result = subprocess.run(["make", "--no-print-directory", "report", f"RUN={run}"], cwd=repo, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / newest_run.name).with_suffix(".html").stat().st_size > 10_000
+def test_make_report_renders_the_reference_run_and_make_check_compares_it_with_the_baseline(repo, reference_run):
+    # What a fresh clone can do with no GPU: the tracked reference run end to end, and the gate.
+    report = subprocess.run(["make", "--no-print-directory", "report"], cwd=repo, capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    html = reference_run.with_name("nvidia-h200.html")
+    assert report.stdout.strip().splitlines()[-1] == str(html.relative_to(repo))
+    assert "reduce0_interleaved_divergent" in html.read_text() and "<img" in html.read_text()
+    check = subprocess.run(["make", "--no-print-directory", "check", f"RUN={reference_run}"], cwd=repo, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "check: 0 regression(s)" in check.stdout
+
+
+def test_the_reference_run_is_a_clean_h200_run_of_the_code_as_it_is(reference_run):
+    # Its variant hashes cover the GPU work only (tests/test_variant_identity.py), so this holds
+    # across Python-only changes; a kernel change needs `make gpu-check` and `make reference`.
+    from primbench import registry
+    from primbench.results import load_run
+
+    run = load_run(reference_run)
+    assert run.finished and "H200" in run.device["name"] and all(c["status"] == "ok" for c in run.cases)
+    kernels_of_ours = {key: info for key, info in run.header["variants"].items() if info.get("source")}
+    stale = [key for key, info in kernels_of_ours.items() if registry.get(*key.split("/", 1)).hash() != info["hash"]]
+    assert len(kernels_of_ours) >= 35 and not stale, f"{stale}: record it again with make gpu-check, then make reference"
 
 
 def test_a_missing_results_file_is_one_line_and_exit_2(repo, tmp_path):

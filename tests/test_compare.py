@@ -18,9 +18,8 @@ from primbench.results import load_run
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[1]
-# Two real H200 runs of the same commit (574a745), made one after the other by `make gpu-check REPEAT=1`.
-SAME_COMMIT_PAIR = ("results/archive/2026-12-01-043115-nvidia-h200-e5aa64.jsonl.gz",
-                    "results/archive/2026-12-01-043323-nvidia-h200-76e2ad.jsonl.gz")
+# Two real H200 runs of tests/data/fixture.yaml from one commit, made one after the other (tests/data/README.md).
+SAME_COMMIT_PAIR = ("tests/data/runs/fixture-a.jsonl.gz", "tests/data/runs/fixture-b.jsonl.gz")  # one commit, run twice
 
 
 def _transformed(run_path: Path, out: Path, *, slow_key=None, factor=1.0, device_name=None) -> Path:
@@ -43,7 +42,7 @@ def test_two_real_runs_of_the_same_commit_get_no_faster_or_slower_verdict():
     base, new = (load_run(REPO / path) for path in SAME_COMMIT_PAIR)
     code, pairs = compare.check(base, new)
     verdicts = {p.verdict for p in pairs}
-    assert code == 0 and len(pairs) == 758
+    assert code == 0 and len(pairs) == 352
     assert verdicts == {compare.SAME}, [p.text for p in pairs if p.verdict != compare.SAME]
 
 
@@ -117,23 +116,24 @@ def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_fai
         if obj["key"] == SLOWED_CASE:  # the kernel changed, and got 50 % slower: flagged, not timed
             obj["variant_hash"] = "0" * 16
             obj["samples"]["cold_ms"] = [t * 1.5 for t in obj["samples"]["cold_ms"]]
-        elif obj["key"] == "reduce/vector_load_sum/float32/n=268435456/block=1024/uniform":
+        elif obj["key"] == "reduce/vector_load_sum/float32/n=1048576/block=1024/uniform":
             obj.update(status="skipped", reason="needs more GPU memory")
-        elif obj["key"] == "reduce_max/vector_max/float32/n=268435456/block=256/normal":
+        elif obj["key"] == "reduce_max/vector_max/float32/n=1048576/block=256/normal":
             obj.update(status="failed", reason="exact check: wrong")
 
     new = edited_copy(newest_run, tmp_path / "new.jsonl", edit)
     result = bench("check", "--baseline", str(newest_run), str(new), "--junit", str(tmp_path / "j.xml"))
     assert result.returncode == 1, result.stdout
-    assert "check: 1 regression(s): reduce_max/vector_max/float32/n=268435456/block=256/normal" in result.stdout
-    assert "not timed against the baseline: 1 CHANGED, 1 MISSING" in result.stdout
+    assert "check: 1 regression(s): reduce_max/vector_max/float32/n=1048576/block=256/normal" in result.stdout
+    not_timed = result.stdout.split("not timed against the baseline: ")[1].splitlines()[0]
+    assert sorted(not_timed.split(", ")) == ["1 CHANGED", "1 MISSING"]
     suite = ET.parse(tmp_path / "j.xml").getroot()
     assert suite.get("failures") == "1" and suite.get("skipped") == "1"
 
 
 def test_a_failure_after_a_skip_and_a_failing_new_case_are_regressions(newest_run, tmp_path):
-    skipped_then_failed = "reduce/vector_load_sum/float32/n=268435456/block=1024/uniform"
-    brand_new = "reduce_max/vector_max/float32/n=268435456/block=256/normal"
+    skipped_then_failed = "reduce/vector_load_sum/float32/n=1048576/block=1024/uniform"
+    brand_new = "reduce_max/vector_max/float32/n=1048576/block=256/normal"
 
     def base_edit(obj):
         if obj["kind"] == "case" and obj["key"] == skipped_then_failed:

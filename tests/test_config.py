@@ -63,15 +63,15 @@ def test_the_bundled_configs_expand_to_the_documented_sweeps(repo):
     assert histogram.items() <= {s.as_dict()["name"]: s.as_dict() for s in default.sweeps}.items()
 
 
-def test_the_nightly_config_gates_only_cases_of_40_us_and_more_in_the_committed_run(repo, newest_run):
+def test_the_nightly_config_gates_only_cases_of_40_us_and_more_in_the_committed_run(repo, reference_run):
     # Below ~40 us two runs of the same code differ by up to 3 us (docs/perf-notes.md): a nightly
-    # gate on such cases would cry wolf. The committed run says how long each case takes.
+    # gate on such cases would cry wolf. The reference run says how long each case takes.
     from primbench import stats
     from primbench.results import load_run
 
     nightly = load_config(repo / "configs/nightly.yaml")
     assert nightly.compare["threshold"] == 0.05 and nightly.compare["abs_floor_us"] == 4.0
-    recorded = {c["key"]: c for c in load_run(newest_run).cases}
+    recorded = {c["key"]: c for c in load_run(reference_run).cases}
     keys = [c.key for c in nightly.cases()]
     assert all(k in recorded for k in keys), [k for k in keys if k not in recorded]
     medians = {k: stats.summarize(recorded[k]["samples"]["cold_ms"]).median * 1e3 for k in keys}

@@ -1,9 +1,9 @@
-"""bench.py publish on real recorded runs: one entry per run, a history per GPU that marks what
-compare calls SLOWER, and the GPU models side by side. Nothing here needs a GPU.
+"""primbench publish on real recorded runs (tests/data/runs): one entry per run, a history per GPU
+that marks what compare calls SLOWER, and the GPU models side by side. Nothing here needs a GPU.
 
-The regression test copies the newest real run twice into tmp_path as two later runs (a
-test-only transformation: new run ids and start times, and in the second one case's samples
-multiplied by 1.10); nothing under results/ is modified."""
+The regression test copies a real run twice into tmp_path as two later runs (a test-only
+transformation: new run ids and start times, and in the second one case's samples multiplied by
+1.10); nothing under tests/data is modified."""
 
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ def _copy_as(run: Path, out: Path, run_id: str, started: str, factor: float = 1.
 
 def test_the_site_lists_each_run_once_and_links_every_report(published_site):
     index = (published_site / "index.html").read_text()
-    run_ids = {load_run(p).header["run_id"] for p in (REPO / "results").rglob("*") if is_run_file(p)}  # archived: .jsonl.gz
-    assert len(run_ids) > 10
+    run_ids = {load_run(p).header["run_id"] for p in (REPO / "tests" / "data" / "runs").rglob("*") if is_run_file(p)}
+    assert len(run_ids) == 4
     linked = re.findall(r'href="runs/([^"]+)\.html"', index)
-    assert sorted(linked) == sorted(run_ids)  # the baseline copy of a run is not a second entry
+    assert sorted(linked) == sorted(run_ids)
     assert all((published_site / "runs" / f"{run_id}.html").exists() for run_id in linked)
 
 
@@ -43,7 +43,7 @@ def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_ru
     assert result.returncode == 0, result.stderr
     history = next((tmp_path / "site").glob("history-*.html")).read_text()
     marked = dict(re.findall(r"<h2>(reduce at n = 2<sup>\d+</sup>)</h2>\s*<p>\d+ variant\(s\); (\d+) step", history))
-    assert marked == {"reduce at n = 2<sup>25</sup>": "0", "reduce at n = 2<sup>28</sup>": "1"}
+    assert marked == {"reduce at n = 2<sup>25</sup>": "1"}  # the slowed case is at 2^25; the fixture has no 2^28
 
 
 def test_publishing_a_folder_without_runs_is_one_line_and_exit_2(tmp_path, bench):

@@ -27,7 +27,7 @@ run_file=$(ls -t results/*/*.jsonl 2>/dev/null | grep -v -e /baselines/ -e /refe
 
 if [ "${FIXTURES:-0}" = 1 ]; then
   echo "== fixture runs for the CI tests (tests/data/README.md)"
-  mkdir -p "$OUT/fixtures"
+  mkdir -p "$OUT/fixtures" build
   for name in fixture-a fixture-b; do
     "$PY" bench.py run tests/data/fixture.yaml --no-report --output "build/$name" > "build/$name.log" 2>&1 || status=1
     tail -1 "build/$name.log"
