@@ -17,6 +17,7 @@ no verdict. Nothing here imports CuPy.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import math
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ import numpy as np
 from primbench import stats
 from primbench.errors import UserError
 from primbench.inputs import ITEMSIZE
-from primbench.results import Run, param_items
+from primbench.model import CaseId
+from primbench.results import Run
 
 DEFAULT_THRESHOLD = 0.05
 ABS_FLOOR_US = 4.0
@@ -37,20 +39,6 @@ PUBLISHED = "PUBLISHED"  # one side is a quoted figure: no samples, no verdict, 
 REFERENCE_PREFIX = "ref:"
 EXIT_OK, EXIT_REGRESSION = 0, 1  # unusable input raises UserError: exit 2
 SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE)  # the pairs whose threshold applies
-
-
-def case_identity(case: dict) -> tuple:
-    """What makes two records the same measurement: op, variant, dtype, n, block, distribution and
-    the variant's own parameters (a stencil's radius), as sorted (name, value) pairs."""
-    return (case["op"], case["variant"], case["dtype"], case["n"], case.get("block"), case.get("distribution"), param_items(case))
-
-
-def identity_text(identity: tuple) -> str:
-    op, variant, dtype, n, block, distribution, params = identity
-    block_text = block if block is not None else "lib"
-    text = f"{op}/{variant}/{dtype}/n={n}/block={block_text}"
-    text = f"{text}/{distribution}" if distribution else text
-    return text + "".join(f"/{name}={value}" for name, value in params)
 
 
 @dataclass
@@ -87,7 +75,7 @@ class Thresholds:
 class Pair:
     """One measurement in the baseline and the new run."""
 
-    identity: tuple
+    case: CaseId
     verdict: str
     base_ms: float = math.nan
     new_ms: float = math.nan
@@ -106,11 +94,11 @@ class Pair:
 
     @property
     def op(self) -> str:
-        return self.identity[0]
+        return self.case.op
 
     @property
     def text(self) -> str:
-        return identity_text(self.identity)
+        return self.case.key
 
 
 def speed_verdict(base_samples, new_samples, threshold: float, alpha: float = ALPHA) -> tuple[str, float, float]:
@@ -186,7 +174,8 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
             samples = (case.get("samples") or {}).get("cold_ms") or []
             if case["status"] != "ok" or not samples:
                 continue
-            key = (case["op"], case["variant"], case["dtype"], case["n"], param_items(case))
+            # the case with no block or distribution, as published figures name none
+            key = dataclasses.replace(CaseId.from_record(case), block=None, distribution=None)
             if key not in best or np.median(samples) < np.median(best[key]["samples"]["cold_ms"]):
                 best[key] = case
         return best
@@ -195,8 +184,7 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
     pairs = []
     for key in [k for k in base_cases if k in new_cases]:
         b, n = base_cases[key], new_cases[key]
-        op, variant, dtype, size, params = key
-        pair = Pair((op, variant, dtype, size, n.get("block") or b.get("block"), None, params), PUBLISHED, base_pct_peak=_pct_peak(b, base),
+        pair = Pair(dataclasses.replace(key, block=n.get("block") or b.get("block")), PUBLISHED, base_pct_peak=_pct_peak(b, base),
                     new_pct_peak=_pct_peak(n, new), note="a published figure: no samples, no verdict")
         pair.base_ms = float(np.median(b["samples"]["cold_ms"]))
         pair.new_ms = float(np.median(n["samples"]["cold_ms"]))
@@ -213,15 +201,15 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         return _published_pairs(base, new)
     thresholds = thresholds or Thresholds.from_header(new.header)
     same_gpu = same_gpu_model(base, new)
-    base_cases = {case_identity(c): c for c in base.cases}
-    new_cases = {case_identity(c): c for c in new.cases}
+    base_cases = {CaseId.from_record(c): c for c in base.cases}
+    new_cases = {CaseId.from_record(c): c for c in new.cases}
     pairs = []
     order = list(base_cases) + [i for i in new_cases if i not in base_cases]
     if identities is not None:
         order = [i for i in order if i in identities]
     for identity in [i for i in order if i in new_cases] if new_cases_only else order:
         b, n = base_cases.get(identity), new_cases.get(identity)
-        threshold = thresholds.for_case(identity[0], identity[1])
+        threshold = thresholds.for_case(identity.op, identity.variant)
         if b is None or n is None:
             side = "the baseline" if b is None else "the new run"
             pair = Pair(identity, MISSING, threshold=threshold, note=f"not in {side}")
@@ -251,7 +239,7 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         elif not same_gpu:
             pair.verdict, pair.note = OTHER_GPU, "different GPU models: compare % of peak"
         else:
-            pair.threshold = thresholds.effective(identity[0], identity[1], pair.base_ms)
+            pair.threshold = thresholds.effective(identity.op, identity.variant, pair.base_ms)
             pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold)
         pairs.append(pair)
     return pairs

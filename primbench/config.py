@@ -35,6 +35,7 @@ import yaml
 from primbench import registry
 from primbench import ops
 from primbench.errors import UserError
+from primbench.model import CaseId
 from primbench.resources import CONFIG_DIR, bundled_config
 
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
@@ -65,40 +66,6 @@ class TimingPolicy:
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-@dataclass(frozen=True)
-class Case:
-    """One measurement: a variant at one point of the sweep."""
-
-    op: str
-    variant: str
-    dtype: str
-    n: int
-    block: int | None
-    distribution: str
-    params: tuple[tuple[str, int], ...] = ()  # the variant's own axes (radius, vocab), sorted by name
-
-    @property
-    def key(self) -> str:
-        block = self.block if self.block is not None else "lib"
-        return f"{self.op}/{self.variant}/{self.dtype}/n={self.n}/block={block}/{self.distribution}{self._params_text}"
-
-    @property
-    def input_key(self) -> str:
-        """What decides the input and its reference: every variant and block size of one op sees the
-        same data; of the parameters, only those the op's inputs or reference depend on count."""
-        shaping = ops.checks(self.op).input_params
-        params = "".join(f"/{name}={value}" for name, value in self.params if name in shaping)
-        return f"{self.op}/{self.dtype}/n={self.n}/{self.distribution}{params}"
-
-    @property
-    def param_dict(self) -> dict[str, int]:
-        return dict(self.params)
-
-    @property
-    def _params_text(self) -> str:
-        return "".join(f"/{name}={value}" for name, value in self.params)
 
 
 @dataclass(frozen=True)
@@ -168,7 +135,7 @@ class Config:
                         continue
                     if refuses(dtype, dict(params)):  # e.g. uint8 samples with 1024 bins
                         continue
-                    case = Case(sweep.op, name, dtype, n, block, distribution, params)
+                    case = CaseId(sweep.op, name, dtype, n, block, distribution, params)
                     seen.setdefault(case.key, case)
         return list(seen.values())
 

@@ -309,7 +309,7 @@ def to_frame(run: Run):
                 "variant": variant_label(case["variant"], params),
                 "variant_name": case["variant"],
                 "params": params_text(params),
-                "param_items": param_items(case),  # as compare.case_identity holds them
+                "param_items": param_items(case),  # as model.Params holds them
                 "variant_hash": case.get("variant_hash"),
                 "series": info.get("series", ""),
                 "order": info.get("order", 0),

@@ -18,7 +18,8 @@ from pathlib import Path
 from primbench import registry
 from primbench import __version__, inputs, ops, results, stats, verify
 from primbench.build import KernelBuildError, load_module
-from primbench.config import Case, Config, config_from_header
+from primbench.config import Config, config_from_header
+from primbench.model import CaseId
 from primbench.errors import UserError
 from primbench.locations import new_run_path
 from primbench.variant import CaseUnsupported
@@ -87,6 +88,14 @@ def run_file_name(device_name: str) -> str:
     return f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d-%H%M%S}-{results.gpu_slug(device_name)}-{uuid.uuid4().hex[:6]}"
 
 
+def input_key(case: CaseId) -> str:
+    """What decides a case's input and its reference: every variant and block size of one op sees
+    the same data; of the parameters, only those the op's inputs or reference depend on count."""
+    shaping = ops.checks(case.op).input_params
+    params = "".join(f"/{name}={value}" for name, value in case.params.items() if name in shaping)
+    return f"{case.op}/{case.dtype}/n={case.n}/{case.distribution}{params}"
+
+
 def case_seed(run_id: str, key: str) -> int:
     """A seed fixed by run and input key, so that a resumed case draws the same inputs and every
     variant of an op meets the same data (the report compares their results bit for bit)."""
@@ -121,8 +130,8 @@ class _Progress:
             self.bar.stop()
 
 
-def _describe_result(case: Case, record: dict, device_info: dict) -> str:
-    params = "".join(f" {name}={value}" for name, value in case.params)
+def _describe_result(case: CaseId, record: dict, device_info: dict) -> str:
+    params = "".join(f" {name}={value}" for name, value in case.params.items())
     label = f"{case.op}/{case.variant} n={case.n} block={case.block or 'lib'}{params}"
     if record["status"] != "ok":
         return f"{label}: {record['status'].upper()} {record.get('reason', '')}"
@@ -186,7 +195,7 @@ class Runner:
         }
 
     # -- one case ------------------------------------------------------------------------------
-    def run_case(self, case: Case, seed: int) -> dict:
+    def run_case(self, case: CaseId, seed: int) -> dict:
         """Verify then time one case; never raises for a kernel's own failure."""
         import cupy
 
@@ -195,14 +204,14 @@ class Runner:
         record = {
             "kind": "case", "key": case.key, "op": case.op, "variant": case.variant, "variant_hash": variant.hash(),
             "dtype": case.dtype, "n": case.n, "block": case.block, "distribution": case.distribution,
-            "bytes": variant.minimal_bytes(case.n, itemsize, case.param_dict), "seed": seed, "started": _now(),
+            "bytes": variant.minimal_bytes(case.n, itemsize, dict(case.params)), "seed": seed, "started": _now(),
             "status": "ok", "reason": None, "launches": [], "samples": {"cold_ms": [], "batch_ms": [], "batch_size": None},
         }
         started = time.perf_counter()
         if case.params:
-            record["params"] = case.param_dict
+            record["params"] = dict(case.params)
         needed = ops.checks(case.op).working_bytes(case, itemsize)
-        self._release_inputs_unless(case.input_key, seed)
+        self._release_inputs_unless(input_key(case), seed)
         free = self.device.free_memory() if needed > (1 << 30) else None
         try:
             if free is not None and needed > free:
@@ -226,32 +235,32 @@ class Runner:
         record["elapsed_s"] = round(time.perf_counter() - started, 3)
         return record
 
-    def _release_inputs_unless(self, input_key: str, seed: int) -> None:
+    def _release_inputs_unless(self, key: str, seed: int) -> None:
         """Free the kept inputs (and CuPy's pool) unless the next case uses them: before its memory check."""
         import cupy
 
-        if self._inputs and self._inputs.get("key") != (input_key, seed):
+        if self._inputs and self._inputs.get("key") != (key, seed):
             self._inputs.clear()
             cupy.get_default_memory_pool().free_all_blocks()
 
-    def _inputs_for(self, case: Case, seed: int):
+    def _inputs_for(self, case: CaseId, seed: int):
         """(exact input, its expected result, random input, its reference), made once per input key."""
-        self._release_inputs_unless(case.input_key, seed)
+        self._release_inputs_unless(input_key(case), seed)
         if not self._inputs:
             checks = ops.checks(case.op)
             x_exact, expected = checks.exact_input(case, seed)
             x = checks.random_input(case, seed + 1)
             reference = checks.reference(x, case, seed + 1)
-            self._inputs = {"key": (case.input_key, seed), "value": (x_exact, expected, x, reference)}
+            self._inputs = {"key": (input_key(case), seed), "value": (x_exact, expected, x, reference)}
         return self._inputs["value"]
 
-    def _context(self, module, x, case: Case, grid_scale: float = 1.0):
+    def _context(self, module, x, case: CaseId, grid_scale: float = 1.0):
         from primbench.variant import LaunchContext
 
         return LaunchContext(module, x, case.n, case.block, self.device.sm_count, dtype=case.dtype,
-                             grid_scale=grid_scale, params=case.param_dict, **self.device.sm_limits)
+                             grid_scale=grid_scale, params=dict(case.params), **self.device.sm_limits)
 
-    def _verify_and_time(self, case: Case, variant, module, seed: int, record: dict) -> None:
+    def _verify_and_time(self, case: CaseId, variant, module, seed: int, record: dict) -> None:
         checks = ops.checks(case.op)
         x_exact, expected, x, reference = self._inputs_for(case, seed)
         plan_exact = variant.prepare(self._context(module, x_exact, case))
@@ -293,7 +302,7 @@ class Runner:
             flags.append("noise_target_missed")
         record["flags"] = flags
 
-    def _grid_probe(self, variant, module, x, case: Case, launches: list, first: bytes) -> list[dict]:
+    def _grid_probe(self, variant, module, x, case: CaseId, launches: list, first: bytes) -> list[dict]:
         """The same input with the grid scaled: does the result keep its bits? (skipped where the
         variant's grid is fixed by n and the block size, or chosen by a library)"""
         tried = []
@@ -358,7 +367,7 @@ def resume(path) -> RunSummary:
         raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
                         f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
     for key, recorded in existing.header.get("variants", {}).items():
-        op, name = key.split("/", 1)
+        op, name = recorded["op"], recorded["name"]
         if not registry.select(op, name):
             raise UserError(f"{path}: variant {key} no longer exists in kernels/; start a new run")
         current = registry.get(op, name).hash()
@@ -382,7 +391,7 @@ def _warn_other_processes(runner: Runner) -> None:
               "their work will disturb the timings", file=sys.stderr)
 
 
-def _run_cases(runner: Runner, writer, run_id: str, cases: list[Case], *, done: set, counts=()) -> RunSummary:
+def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done: set, counts=()) -> RunSummary:
     summary = RunSummary(path=writer.path)
     for record in counts:
         setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
@@ -390,13 +399,13 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[Case], *, done: 
     # argsort and a host loop for the ill-conditioned one) is made once; otherwise in config order.
     first_seen = {}
     for case in cases:
-        first_seen.setdefault(case.input_key, len(first_seen))
-    todo = sorted((c for c in cases if c.key not in done), key=lambda c: first_seen[c.input_key])
+        first_seen.setdefault(input_key(case), len(first_seen))
+    todo = sorted((c for c in cases if c.key not in done), key=lambda c: first_seen[input_key(c)])
     progress = _Progress(len(todo))
     _install_sigterm()
     try:
         for case in todo:
-            record = runner.run_case(case, case_seed(run_id, case.input_key))
+            record = runner.run_case(case, case_seed(run_id, input_key(case)))
             writer.append(record)
             setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
             progress.line(_describe_result(case, record, runner.device.info))

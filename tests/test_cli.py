@@ -176,7 +176,7 @@ def test_a_case_too_large_for_the_free_gpu_memory_is_skipped_before_anything_is_
     # The runner's memory check, with a stand-in device that has 1 GiB free: a 2^30-element float32
     # sum needs about 12 GiB, so the case is skipped with the reason, and no GPU work is attempted.
     from primbench import runner
-    from primbench.config import Case
+    from primbench.model import CaseId
 
     class OneGiBFree:
         def free_memory(self):
@@ -184,7 +184,7 @@ def test_a_case_too_large_for_the_free_gpu_memory_is_skipped_before_anything_is_
 
     gpu_less = object.__new__(runner.Runner)
     gpu_less.device, gpu_less._inputs = OneGiBFree(), {}
-    record = gpu_less.run_case(Case("reduce", "reduce2_sequential", "float32", 2**30, 256, "uniform"), seed=1)
+    record = gpu_less.run_case(CaseId("reduce", "reduce2_sequential", "float32", 2**30, 256, "uniform"), seed=1)
     assert record["status"] == "skipped" and "GiB of GPU memory" in record["reason"] and "1.0 GiB free" in record["reason"]
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from primbench import compare
+from primbench.model import CaseId
 from primbench.results import load_run
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
@@ -80,7 +81,7 @@ def test_compare_sets_a_run_beside_the_seeds_rtx3080_in_percent_of_each_gpus_pea
     assert result.returncode == 0, result.stderr
     assert "PUBLISHED" in result.stdout and "new/base %peak" in result.stdout
     pairs = compare.compare_runs(compare.published_run("ref:seed002_rtx3080"), load_run(newest_run))
-    reduce0 = next(p for p in pairs if p.identity[1] == "reduce0_interleaved_divergent")
+    reduce0 = next(p for p in pairs if p.case.variant == "reduce0_interleaved_divergent")
     # The seed: 5.7 ms for 2^25 floats on a 760 GB/s card.
     assert reduce0.base_pct_peak == pytest.approx(100 * 2**25 * 4 / 5.7e-3 / 1e9 / 760, rel=1e-6)
     html = page.read_text()
@@ -147,7 +148,7 @@ def test_a_failure_after_a_skip_and_a_failing_new_case_are_regressions(newest_ru
 
     base = load_run(edited_copy(newest_run, tmp_path / "base.jsonl", base_edit))
     new = load_run(edited_copy(newest_run, tmp_path / "new.jsonl", new_edit))
-    regressed = {compare.identity_text(p.identity) for p in compare.compare_runs(base, new) if p.regressed}
+    regressed = {p.case.key for p in compare.compare_runs(base, new) if p.regressed}
     assert regressed == {skipped_then_failed, brand_new}
 
 
@@ -185,9 +186,9 @@ def test_cases_at_different_parameter_values_are_different_measurements(newest_r
     # A stencil at radius 1 and at radius 16, or top-k at two vocabularies, must never be paired
     # with each other: every case of the committed run keeps its own identity.
     run = load_run(newest_run)
-    identities = {compare.case_identity(c) for c in run.cases}
+    identities = {CaseId.from_record(c) for c in run.cases}
     assert len(identities) == len(run.cases)
-    radii = {dict(i[6]).get("radius") for i in identities if i[0] == "stencil"}
+    radii = {i.params.get("radius") for i in identities if i.op == "stencil"}
     assert radii == {1, 4, 16}
     pairs = compare.compare_runs(run, run)
     assert len(pairs) == len(run.cases)

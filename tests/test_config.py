@@ -6,7 +6,9 @@ import sys
 import pytest
 
 from primbench import registry
-from primbench.config import Case, ConfigError, load_config
+from primbench.config import ConfigError, load_config
+from primbench.model import CaseId
+from primbench.runner import input_key
 
 # file in tests/bad_configs -> (line the error must point at, or None; words the message must contain)
 BAD_CONFIGS = {
@@ -155,17 +157,17 @@ def test_histogram_bins_go_with_int32_samples_and_bytes_keep_their_256(tmp_path)
     path = tmp_path / "c.yaml"
     path.write_text("sweeps:\n  - op: histogram\n    variants: [vector_per_warp]\n    sizes: [1000]\n"
                     "    dtypes: [uint8, int32]\n    params: {bins: [256, 1024]}\n")
-    pairs = {(c.dtype, c.param_dict["bins"]) for c in load_config(path).cases()}
+    pairs = {(c.dtype, c.params["bins"]) for c in load_config(path).cases()}
     assert pairs == {("uint8", 256), ("int32", 256), ("int32", 1024)}
     path.write_text("sweeps:\n  - op: histogram\n    variants: [vector_per_warp]\n    sizes: [1000]\n    dtypes: [uint8]\n")
-    assert [c.param_dict for c in load_config(path).cases()] == [{"bins": 256}]  # the default bins
+    assert [dict(c.params) for c in load_config(path).cases()] == [{"bins": 256}]  # the default bins
 
 
 def test_cases_differing_only_in_a_parameter_the_input_ignores_share_their_input():
-    replicated = Case("histogram", "seed004_replicated", "uint8", 1000, 256, "uniform", (("bins", 256), ("replicas", 8)))
-    per_warp = Case("histogram", "vector_per_warp", "uint8", 1000, 128, "uniform", (("bins", 256),))
-    assert replicated.input_key == per_warp.input_key == "histogram/uint8/n=1000/uniform/bins=256"
-    other_bins = Case("histogram", "vector_per_warp", "int32", 1000, 128, "uniform", (("bins", 32),))
-    radius_1 = Case("stencil", "blur1d_naive_global", "float32", 1000, 256, "uniform", (("radius", 1),))
-    radius_4 = Case("stencil", "blur1d_naive_global", "float32", 1000, 256, "uniform", (("radius", 4),))
-    assert other_bins.input_key.endswith("bins=32") and radius_1.input_key != radius_4.input_key  # the reference differs
+    replicated = CaseId("histogram", "seed004_replicated", "uint8", 1000, 256, "uniform", (("bins", 256), ("replicas", 8)))
+    per_warp = CaseId("histogram", "vector_per_warp", "uint8", 1000, 128, "uniform", (("bins", 256),))
+    assert input_key(replicated) == input_key(per_warp) == "histogram/uint8/n=1000/uniform/bins=256"
+    other_bins = CaseId("histogram", "vector_per_warp", "int32", 1000, 128, "uniform", (("bins", 32),))
+    radius_1 = CaseId("stencil", "blur1d_naive_global", "float32", 1000, 256, "uniform", (("radius", 1),))
+    radius_4 = CaseId("stencil", "blur1d_naive_global", "float32", 1000, 256, "uniform", (("radius", 4),))
+    assert input_key(other_bins).endswith("bins=32") and input_key(radius_1) != input_key(radius_4)  # the reference differs

@@ -8,7 +8,8 @@ import pytest
 
 from primbench import registry
 from primbench import ops
-from primbench.config import Case
+from primbench.model import CaseId as Case
+from primbench.runner import input_key
 from tests.gpu_helpers import run_plan
 
 pytestmark = pytest.mark.gpu
@@ -25,7 +26,7 @@ def _host_counts(x, bins: int):
 
 
 def _counts(variant, x, case, sm_count):
-    plan = run_plan(variant, x, case.n, case.block, sm_count, dtype=case.dtype, params=case.param_dict)
+    plan = run_plan(variant, x, case.n, case.block, sm_count, dtype=case.dtype, params=dict(case.params))
     return plan.result().get().astype(numpy.int64)
 
 
@@ -36,9 +37,9 @@ def _inputs(case):
     """The case's random and exact inputs, with their counts made on the host by numpy."""
     x = CHECKS.random_input(case, seed=case.n % 113)
     exact, expected = CHECKS.exact_input(case, seed=0)
-    key = case.input_key
+    key = input_key(case)
     if key not in _HOST_COUNTS:
-        _HOST_COUNTS[key] = (_host_counts(x, case.param_dict["bins"]), _host_counts(exact, case.param_dict["bins"]))
+        _HOST_COUNTS[key] = (_host_counts(x, case.params["bins"]), _host_counts(exact, case.params["bins"]))
     wanted, exact_counts = _HOST_COUNTS[key]
     assert numpy.array_equal(expected.get().astype(numpy.int64), exact_counts)
     return x, wanted, exact, exact_counts

@@ -9,7 +9,7 @@ from primbench import registry
 from primbench.api import LaunchContext
 from primbench import ops
 from primbench.build import load_module
-from primbench.config import Case
+from primbench.model import CaseId as Case
 from tests.gpu_helpers import device_limits, run_plan
 
 pytestmark = pytest.mark.gpu
@@ -19,7 +19,7 @@ RADII = [1, 4, 16]
 
 
 def _plan(variant, x, case, sm_count):
-    return run_plan(variant, x, case.n, case.block, sm_count, dtype=case.dtype, params=case.param_dict)
+    return run_plan(variant, x, case.n, case.block, sm_count, dtype=case.dtype, params=case.params)
 
 
 def numpy_blur(x, radius):
@@ -111,7 +111,7 @@ def test_the_seeds_sentinel_with_only_8_groups_loses_the_8th_logit(sm_count):
     case = Case("topk", variant.name, "float32", 64, 256, "normal", (("vocab", 129280),))
     x = checks.random_input(case, seed=11)
     module = load_module(variant.source, variant.kernels)
-    plan = two_stage_plan(16, sentinel_slot=False)(LaunchContext(module, x, 64, 256, sm_count, params=case.param_dict,
+    plan = two_stage_plan(16, sentinel_slot=False)(LaunchContext(module, x, 64, 256, sm_count, params=case.params,
                                                                   **device_limits()))
     plan.run()
     check = checks.check_random(plan.result(), checks.reference(x, case, 11), plan, case)

@@ -26,7 +26,7 @@ EXACT_MULTIPLIER, EXACT_OUT_OF_RANGE = 167, 4  # int32's exact input: 4 values u
 
 def bins_of(case) -> int:
     """The case's bin count; 256 (bytes) where the case names none."""
-    return case.param_dict.get("bins", BYTE_BINS)
+    return case.params.get("bins", BYTE_BINS)
 
 
 def refuses(dtype: str, params: dict) -> str | None:

@@ -15,7 +15,7 @@ UNIT_ROUNDOFF = verify.FLOAT32_UNIT_ROUNDOFF  # the kernels add and divide in fl
 
 
 def _radius(case) -> int:
-    return case.param_dict["radius"]
+    return case.params["radius"]
 
 
 def window_sums(x, radius: int, xp_dtype):

@@ -22,7 +22,7 @@ DISTRIBUTIONS = ("normal", "many_ties", "max_in_last_group")
 def _shape(case) -> tuple[int, int, int]:
     from primbench.kernels.topk import row_stride
 
-    vocab = case.param_dict["vocab"]
+    vocab = case.params["vocab"]
     return case.n, vocab, row_stride(vocab)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from primbench import compare
 from primbench.errors import UserError
+from primbench.model import CaseId
 from primbench.report import tables
 from primbench.results import RunFileError, gpu_slug, is_run_file, load_run, run_stem
 
@@ -132,13 +133,13 @@ def _history(runs, frames: dict, gpu: str) -> dict:
             chosen = mine if block is None else mine[mine["block"] == block]
             if not chosen.empty:
                 first = chosen.iloc[0]  # `variant` is the label; compare pairs by name and parameters
-                identity = (op, first["variant_name"], dtype, n, block, distribution, first["param_items"])
+                identity = CaseId(op, first["variant_name"], dtype, n, block, distribution, first["param_items"])
                 series[(op, variant, n)].append([index, float(chosen["median_ms"].iloc[0]) * 1e3, False, identity])
     # Mark the steps compare calls SLOWER, from the raw samples of consecutive runs.
     for later_index in range(1, len(runs)):
         drawn = {point[3] for points in series.values() for point in points if point[0] == later_index}
         pairs = compare.compare_runs(runs[later_index - 1], runs[later_index], identities=drawn)
-        slower = {p.identity for p in pairs if p.verdict == compare.SLOWER}
+        slower = {p.case for p in pairs if p.verdict == compare.SLOWER}
         for points in series.values():
             for point in points:
                 if point[0] == later_index and point[3] in slower:
