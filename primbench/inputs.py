@@ -12,15 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The input distributions and dtypes each op accepts (sweep axes in the YAML).
-DISTRIBUTIONS = {
-    "reduce": ("uniform", "normal", "ill_conditioned"),
-    "reduce_max": ("uniform", "normal"),
-}
-DTYPES = {
-    "reduce": ("float32", "float16", "bfloat16", "int32"),
-    "reduce_max": ("float32", "float16", "bfloat16", "int32"),
-}
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int32": 4, "uint8": 1}
 DESCRIPTIONS = {
     "uniform": "U[0, 1) (integers: uniform in [-1000, 1000])",
@@ -147,26 +138,6 @@ def wrap_int32(total):
     return (total + 2**31) % 2**32 - 2**31
 
 
-def reference(op: str, x, dtype: str, distribution: str, seed: int) -> Reference:
-    """The reference for `op` on input `x` = random_input(len(x), dtype, distribution, seed)."""
-    import cupy
-
-    values = to_float64(x, dtype, cupy)
-    if op == "reduce_max":
-        return Reference(value=float(values.max()), abs_sum=0.0, exact=True)
-    if dtype == "int32":
-        total = int(values.sum())  # int64 holds any sum of 2^30 int32 values; wrapped as int32 sums wrap
-        return Reference(value=float(wrap_int32(total)), abs_sum=float(cupy.abs(values).sum()), exact=True)
-    total = float(values.sum())
-    abs_sum = float(cupy.abs(values).sum())
-    result = Reference(value=total, abs_sum=abs_sum, exact=False)
-    if distribution == "ill_conditioned":
-        result.value, result.exact = ill_conditioned_exact_sum(len(x), dtype, seed), True
-        if dtype == "float32":
-            result.serial_float32 = serial_float32_sum(x.get())
-    return result
-
-
 def serial_float32_sum(host_values) -> float:
     """A float32 loop from the first element to the last (numpy's cumsum is sequential)."""
     import numpy
@@ -201,31 +172,3 @@ def exact_sum_values(uniform01, xp, modulus: int = EXACT_MODULUS):
     """
     rare = uniform01 < 1.0 / modulus
     return xp.where(rare, 1 - modulus, 1).astype(xp.float32)
-
-
-def exact_input(op: str, n: int, dtype: str, seed: int):
-    """An input whose correct result is known exactly, and that result.
-
-    reduce: the values of exact_sum_values. reduce_max: every value negative, the maximum planted
-    in the very last element, so a kernel that pads with 0 instead of -inf, or drops the tail
-    after the last whole 16-byte vector, gets a wrong answer.
-    """
-    import cupy
-
-    rng = cupy.random.default_rng(seed)
-    draws = rng.random(n, dtype=cupy.float64)
-    if op == "reduce_max":
-        values = -(2.0 + draws.astype(cupy.float32))  # in [-3, -2)
-        values[-1] = -1.5
-        if dtype == "int32":
-            return (values * 1000).astype(cupy.int32), -1500
-        return from_float32(values, dtype, cupy), -1.5
-    values = exact_sum_values(draws, cupy, exact_modulus(dtype))
-    expected = int(values.astype(cupy.int64).sum())
-    return from_float32(values, dtype, cupy), expected
-
-
-def exact_sum_input(n: int, seed: int):
-    """float32 values whose sum every summation order computes exactly, and that sum."""
-    return exact_input("reduce", n, "float32", seed)
-

@@ -30,7 +30,7 @@ def scalar(array) -> float:
 
 
 def check_exact_sum(got: float, expected: float) -> dict:
-    """The exact check: an input whose result is known exactly (inputs.exact_input), so it must match."""
+    """The exact check: an input whose result is known exactly (an op's exact_input), so it must match."""
     ok = math.isfinite(got) and got == expected
     return {"ok": ok, "got": got if math.isfinite(got) else None, "expected": expected}
 
@@ -50,41 +50,6 @@ def check_float_sum(got: float, reference: float, abs_sum: float, depth: int,
         "tolerance": tolerance,
         "depth": depth,
     }
-
-
-def check_random(op: str, dtype: str, got: float, ref, depth: int, unit_roundoff: float = FLOAT32_UNIT_ROUNDOFF,
-                 result_rounding: float = 0.0, n: int = 1) -> dict:
-    """The check on the random input: float sums within depth x unit roundoff x sum|x| (+ the
-    plan's result rounding, + the float64 reference's own error when it is not exact); integer
-    sums and maxima exactly (max picks an element, it never rounds)."""
-    if op == "reduce" and dtype != "int32":
-        # A float64 sum of n values errs by at most about log2(n) + 1 roundings of 2^-53 x sum|x|.
-        reference_error = 0.0 if ref.exact else (math.ceil(math.log2(max(n, 2))) + 1) * 2.0**-53 * ref.abs_sum
-        check = check_float_sum(got, ref.value, ref.abs_sum, depth, unit_roundoff, result_rounding, reference_error)
-    else:
-        check = check_float_sum(got, ref.value, 0.0, 0)
-    check["reference"] = "exact" if ref.exact else "float64"
-    check["abs_sum"] = ref.abs_sum  # the scale of the error bound, kept for the accuracy study
-    return check
-
-
-def failure_reason(exact: dict, random_check: dict, op: str = "reduce") -> str | None:
-    """One line saying what a failed verification got wrong, or None if it passed."""
-    if exact["got"] is None or random_check["got"] is None:
-        return "output is NaN after the operation: not written (it was poisoned with NaN first) or NaN computed"
-    if not exact["ok"]:
-        if op == "reduce_max":
-            return (f"exact check: max of negative values with -1.5 planted last gave {exact['got']:g}, expected "
-                    f"{exact['expected']:g} (0 means padding with 0 instead of -inf; less, a dropped tail)")
-        off = exact["got"] - exact["expected"]
-        return (f"exact check: sum of small integers gave {exact['got']:.0f}, expected {exact['expected']} "
-                f"(off by {off:+.0f}: elements missed or counted twice)")
-    if not random_check["ok"]:
-        if not random_check["tolerance"]:
-            return f"random-input check: got {random_check['got']!r}, expected exactly {random_check['expected']!r}"
-        return (f"random-input check: error {random_check['error']:.3g} exceeds the tolerance "
-                f"{random_check['tolerance']:.3g} (depth {random_check['depth']})")
-    return None
 
 
 def determinism(bit_patterns: list[bytes], declared: bool) -> tuple[dict, str | None]:

@@ -9,6 +9,7 @@ import pytest
 
 from primbench import registry
 from primbench import inputs, verify
+from primbench.ops import reduce as reduce_checks
 from tests.gpu_helpers import run_plan
 
 pytestmark = pytest.mark.gpu
@@ -26,10 +27,10 @@ def case_inputs(op, n, dtype, distribution="uniform"):
     key = (op, n, dtype, distribution)
     if key not in _INPUTS:
         _INPUTS.clear()  # one set at a time: 2^25 inputs of four dtypes add up
-        exact, expected = inputs.exact_input(op, n, dtype, seed=1000 + n % 997)
+        exact, expected = reduce_checks.exact_input(op, n, dtype, seed=1000 + n % 997)
         seed = 2000 + n % 991
         x = inputs.random_input(n, dtype, distribution, seed)
-        _INPUTS[key] = (exact, expected, x, inputs.reference(op, x, dtype, distribution, seed))
+        _INPUTS[key] = (exact, expected, x, reduce_checks.reference(op, x, dtype, distribution, seed))
     return _INPUTS[key]
 
 
@@ -46,8 +47,8 @@ def test_every_variant_is_exact_and_within_tolerance_at_every_block_size_and_dty
         _plan, got_exact = _run(variant, exact, n, block, sm_count, dtype)
         check_exact = verify.check_exact_sum(got_exact, expected)
         plan, got = _run(variant, x, n, block, sm_count, dtype)
-        check = verify.check_random(variant.op, dtype, got, reference, plan.depth, plan.unit_roundoff, plan.result_rounding, n)
-        reason = verify.failure_reason(check_exact, check, variant.op)
+        check = reduce_checks.check_random(variant.op, dtype, got, reference, plan.depth, plan.unit_roundoff, plan.result_rounding, n)
+        reason = reduce_checks.failure_reason(check_exact, check, variant.op)
         assert reason is None, f"{variant.key} {dtype} block={block} n={n}: {reason}"
 
 
@@ -68,7 +69,7 @@ def test_a_variant_that_skips_the_tail_is_caught_by_the_exact_check(sm_count):
     # The exact check must be able to fail: summing n - 1 of n elements is off by the last value.
     variant = registry.get("reduce", "reduce2_sequential")
     n = 2**20 + 3
-    exact, expected = inputs.exact_sum_input(n, seed=5)
+    exact, expected = reduce_checks.exact_sum_input(n, seed=5)
     _plan, got = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
     assert not verify.check_exact_sum(got, expected)["ok"]
 
@@ -96,7 +97,7 @@ def test_compensated_summation_errs_a_tenth_of_the_plain_tree_or_less_on_the_ill
     errors = {"vector_load_sum": [], "vector_compensated_sum": []}
     for seed in range(4):
         x = inputs.random_input(n, "float32", "ill_conditioned", seed)
-        reference = inputs.reference("reduce", x, "float32", "ill_conditioned", seed)
+        reference = reduce_checks.reference("reduce", x, "float32", "ill_conditioned", seed)
         # The input is what it claims: the pairs cancel, so a float64 sum lands on the exact sum
         # of the small values (up to its own rounding), a tiny share of sum |x|.
         assert abs(float(x.astype("float64").sum()) - reference.value) <= 1e-12 * reference.abs_sum
@@ -113,7 +114,7 @@ def test_a_max_that_drops_the_tail_is_caught_by_the_exact_check(sm_count):
     # element, must be caught (and 0-padding would give 0, caught the same way).
     variant = registry.get("reduce_max", "vector_max")
     n = 2**20 + 3
-    exact, expected = inputs.exact_input("reduce_max", n, "float32", seed=3)
+    exact, expected = reduce_checks.exact_input("reduce_max", n, "float32", seed=3)
     _plan, got_all = _run(variant, exact, n, 256, sm_count)
     assert verify.check_exact_sum(got_all, expected)["ok"]
     _plan, got_short = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
@@ -128,7 +129,7 @@ def test_poisoned_outputs_that_stay_unwritten_are_reported_as_not_written():
     got = verify.scalar(out)
     exact = verify.check_exact_sum(got, 3)
     float_check = verify.check_float_sum(got, 3.0, 3.0, 1)
-    assert "not written" in verify.failure_reason(exact, float_check)
+    assert "not written" in reduce_checks.failure_reason(exact, float_check)
 
 
 def test_device_info_reports_the_nvml_peak_from_clock_and_bus_width():
@@ -145,6 +146,6 @@ def test_a_variant_that_drops_two_elements_is_caught_by_the_exact_check(sm_count
     variant = registry.get("reduce", "reduce6_grid_stride_shuffle")
     n = 2**25 + 2
     for seed in range(8):
-        exact, expected = inputs.exact_sum_input(n, seed=seed)
+        exact, expected = reduce_checks.exact_sum_input(n, seed=seed)
         _plan, got = _run(variant, exact[: n - 2], n - 2, 256, sm_count)
         assert not verify.check_exact_sum(got, expected)["ok"]

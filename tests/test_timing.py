@@ -7,6 +7,7 @@ from primbench import verify
 from primbench.config import TimingPolicy
 from primbench.inputs import EXACT_MODULUS, exact_sum_values
 from primbench.timing import stop_reason
+from primbench.ops import reduce as reduce_checks
 
 POLICY = TimingPolicy(min_samples=10, max_noise=0.005, max_median_error=0.0025, min_time_s=0.001,
                       max_time_s=1.0, max_samples=1000)
@@ -65,13 +66,13 @@ def test_the_compensated_bound_fails_a_plain_float32_tree_on_the_ill_conditioned
 
     ref = Reference(value=131207.0, abs_sum=2.6e11, exact=True)
     bound = dict(depth=126, unit_roundoff=2.0**-48, result_rounding=2.0**-24, n=2**28)
-    assert verify.check_random("reduce", "float32", ref.value + 0.0016, ref, **bound)["ok"]
-    assert not verify.check_random("reduce", "float32", ref.value + 7.5, ref, **bound)["ok"]
+    assert reduce_checks.check_random("reduce", "float32", ref.value + 0.0016, ref, **bound)["ok"]
+    assert not reduce_checks.check_random("reduce", "float32", ref.value + 7.5, ref, **bound)["ok"]
 
 
 def test_a_float64_reference_that_is_not_exact_widens_the_tolerance_by_its_own_error():
     from primbench.inputs import Reference
 
     ref = Reference(value=1.0e6, abs_sum=1.0e6, exact=False)
-    check = verify.check_random("reduce", "float32", 1.0e6, ref, depth=0, n=2**20)
+    check = reduce_checks.check_random("reduce", "float32", 1.0e6, ref, depth=0, n=2**20)
     assert check["tolerance"] == pytest.approx(21 * 2.0**-53 * 1.0e6)
