@@ -109,7 +109,7 @@ def load_plugin(path) -> Path:
     _LOADING.append(path)
     from primbench import ops
 
-    before = (dict(_REGISTRY), ops.declared())
+    before = (dict(_REGISTRY), ops.declared_ops())
     try:
         spec.loader.exec_module(module)
     except BaseException as exc:  # noqa: BLE001 (a user's file can raise anything; SystemExit too)

@@ -191,4 +191,4 @@ def test_a_plugin_that_fails_half_way_leaves_nothing_registered(tmp_path):
     for _ in range(2):  # the same cause both times, not "declared twice"
         with pytest.raises(UserError, match="RuntimeError: boom"):
             registry.load_plugin(broken)
-    assert "toy_half" not in registry.ops() and "toy_half" not in ops.declared()
+    assert "toy_half" not in registry.ops() and "toy_half" not in ops.declared_ops()

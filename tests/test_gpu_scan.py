@@ -10,7 +10,7 @@ import pytest
 
 from primbench import registry
 from primbench import ops, verify
-from primbench.config import Case
+from primbench.model import CaseId as Case
 from tests.gpu_helpers import run_plan
 
 pytestmark = pytest.mark.gpu

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import plots, render_report, tables
+from primbench.report import plots, quality, render_report, sections, selection, story
 from primbench.report.reference import load_published
 from primbench.results import load_run
 
@@ -121,8 +121,8 @@ def test_the_progression_table_lists_every_harris_variant_in_the_run(newest_run,
     rows = [a["data-variant"] for a in page.inside("progression", "tr") if "data-variant" in a]
     assert harris <= set(rows)
     # The library baseline follows the progression when it was measured.
-    if any(c["variant"] == tables.CUB_VARIANT for c in run.cases):
-        assert rows.index(tables.CUB_VARIANT) > max(rows.index(v) for v in harris)
+    if any(c["variant"] == "cub_device_reduce" for c in run.cases):
+        assert rows.index("cub_device_reduce") > max(rows.index(v) for v in harris)
 
 
 def test_every_image_is_a_data_uri_and_nothing_points_at_the_network(real_report):
@@ -240,19 +240,19 @@ def _frame(rows):
         f"{r['op']}/{r['variant']}": {"origin": "", "hazard": None, "notes": "", "deterministic_expected": True}
         for r in full
     }
-    return tables.annotate(pd.DataFrame(full), variants)
+    return selection.annotate(pd.DataFrame(full), variants)
 
 
 def test_step_speedup_is_over_the_previous_timed_row_and_cumulative_over_the_first():
     times = [8.0, 4.0, math.nan, 2.0, 4.0]
-    step = tables.step_speedups(times)
-    cumulative = tables.cumulative_speedups(times)
+    step = story.step_speedups(times)
+    cumulative = story.cumulative_speedups(times)
     assert math.isnan(step[0]) and step[1] == 2.0 and math.isnan(step[2]) and step[3] == 2.0 and step[4] == 0.5
     assert cumulative[0] == 1.0 and cumulative[1] == 2.0 and math.isnan(cumulative[2]) and cumulative[3] == 4.0
 
 
 def test_cumulative_speedup_starts_at_the_first_row_that_has_a_time():
-    assert tables.cumulative_speedups([math.nan, 6.0, 3.0])[1:] == [1.0, 2.0]
+    assert story.cumulative_speedups([math.nan, 6.0, 3.0])[1:] == [1.0, 2.0]
 
 
 def test_block_256_is_chosen_when_present_else_the_most_measured_block():
@@ -266,16 +266,16 @@ def test_block_256_is_chosen_when_present_else_the_most_measured_block():
             {"variant": "cub", "n": 1024, "block": None, "median_ms": 1.0},
         ]
     )
-    assert tables.choose_block(frame[frame["variant"] == "a"], 1024) == 256
-    assert tables.choose_block(frame[frame["variant"] == "b"], 1024) == 128
-    assert tables.choose_block(frame[frame["variant"] == "cub"], 1024) is None
+    assert selection.choose_block(frame[frame["variant"] == "a"], 1024) == 256
+    assert selection.choose_block(frame[frame["variant"] == "b"], 1024) == 128
+    assert selection.choose_block(frame[frame["variant"] == "cub"], 1024) is None
 
 
 def test_the_progression_falls_back_to_the_largest_size_when_2_to_the_25_is_absent():
     frame = _frame([{"variant": "a", "n": n, "block": 256, "median_ms": 1.0} for n in (2**20, 2**24)])
-    assert tables.choose_progression_size(frame) == (2**24, False)
+    assert selection.choose_progression_size(frame, "reduce") == (2**24, False)
     frame = _frame([{"variant": "a", "n": n, "block": 256, "median_ms": 1.0} for n in (2**25, 2**28)])
-    assert tables.choose_progression_size(frame) == (2**25, True)
+    assert selection.choose_progression_size(frame, "reduce") == (2**25, True)
 
 
 def test_progression_rows_follow_the_harris_order_then_the_baseline_with_speedups():
@@ -287,7 +287,7 @@ def test_progression_rows_follow_the_harris_order_then_the_baseline_with_speedup
             {"variant": "seed", "series": "seed000", "order": 30, "n": 2**25, "block": 256, "median_ms": 0.1},
         ]
     )
-    table = tables.progression_table(frame, 2**25)
+    table = story.progression_table(frame, 2**25)
     assert list(table["variant"]) == ["r0", "r1", "cub_device_reduce"]
     assert list(table["time_us"]) == [4000.0, 2000.0, 500.0]
     assert list(table["cumulative_speedup"]) == [1.0, 2.0, 8.0]
@@ -310,9 +310,9 @@ def test_an_ordering_difference_is_found_where_the_reference_went_the_other_way(
             {"variant": "r2", "order": 12, "n": 2**25, "block": 256, "median_ms": 0.16},
         ]
     )
-    table = tables.progression_table(frame, 2**25, [seed])
+    table = story.progression_table(frame, 2**25, [seed])
     assert table["seed_cumulative"].round(3).tolist() == [1.0, round(5.7 / 6.9, 3), round(5.7 / 4.7, 3)]
-    differences = tables.ordering_differences(table, [seed])
+    differences = story.ordering_differences(table, [seed])
     assert [(d.earlier, d.later) for d in differences] == [("r0", "r1")]
     assert differences[0].here_verdict() == "faster" and differences[0].reference_verdict() == "slower"
 
@@ -326,18 +326,18 @@ def test_failed_cases_are_not_ranked_and_the_ratio_is_to_cub():
             {"variant": "cub_device_reduce", "series": "baseline", "n": 2**25, "block": None, "median_ms": 0.08},
         ]
     )
-    ranking = tables.ranking_table(frame, "reduce", 2**25)
+    ranking = story.ranking_table(frame, "reduce", 2**25)
     assert list(ranking["variant"]) == ["cub_device_reduce", "a"]
     assert int(ranking.loc[1, "block"]) == 512  # each variant at its fastest block
     assert ranking.loc[1, "ratio_to_baseline"] == pytest.approx(1.25)
-    assert list(tables.unranked_cases(frame, "reduce", 2**25)["variant"]) == ["fast_but_wrong"]
+    assert list(story.unranked_cases(frame, "reduce", 2**25)["variant"]) == ["fast_but_wrong"]
 
 
 def test_determinism_is_yes_no_or_mixed_across_a_variants_cases():
-    assert tables.determinism_verdict([True, True]) == "yes"
-    assert tables.determinism_verdict([False, False]) == "no"
-    assert tables.determinism_verdict([True, False, None]) == "mixed"
-    assert tables.determinism_verdict([None]) == ""
+    assert quality.determinism_verdict([True, True]) == "yes"
+    assert quality.determinism_verdict([False, False]) == "no"
+    assert quality.determinism_verdict([True, False, None]) == "mixed"
+    assert quality.determinism_verdict([None]) == ""
 
 
 def test_a_case_over_100_percent_of_peak_is_reported_as_a_bytes_model_problem():
@@ -347,9 +347,9 @@ def test_a_case_over_100_percent_of_peak_is_reported_as_a_bytes_model_problem():
             {"variant": "b", "n": 2**25, "block": 256, "median_ms": 0.1, "pct_peak": 50.0, "flags": "throttled"},
         ]
     )
-    quality = tables.timing_quality(frame)
-    assert list(quality.over_peak["variant"]) == ["a"]
-    assert quality.flags == {"throttled": 1}
+    timing = quality.timing_quality(frame)
+    assert list(timing.over_peak["variant"]) == ["a"]
+    assert timing.flags == {"throttled": 1}
 
 
 def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the_serial_loop_and_the_floor():
@@ -363,7 +363,7 @@ def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the
          "distribution": "uniform", "got": 5.0, "expected": 9.0},  # not the accuracy input: ignored
     ]
     frame = _frame(rows)
-    study = tables.accuracy_study(frame)
+    study = sections.accuracy_study(frame)
     by_label = {row["label"]: row for row in study.rows}
     assert study.sizes == [2**20]
     assert by_label["plain"]["errors"] == [pytest.approx(0.5 / exact)]
@@ -373,13 +373,13 @@ def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the
     floor = next(row for row in study.rows if row["kind"] == "floor")
     assert floor["errors"] == [pytest.approx(2.0**-15 / exact)]
     frame = frame.assign(variant=frame["variant"].replace({"plain": "vector_load_sum", "compensated": "vector_compensated_sum"}))
-    headline = tables.accuracy_study(frame).headline
+    headline = sections.accuracy_study(frame).headline
     assert headline["ratio"] == pytest.approx(0.02) and headline["verdict"] == "50 times smaller"
-    assert tables._accuracy_verdict(0.0, 1e-7) == "the compensated sum is exact"
-    assert tables._accuracy_verdict(1e-9, 0.0) == "the plain tree is exact here"  # not "exact" for the compensated
-    assert tables._accuracy_verdict(2e-9, 1e-9) == "2.0 times larger"
-    assert tables._accuracy_verdict(1e-9, 1e-9) == "about the same"  # never "1 times smaller"
-    assert tables._accuracy_verdict(1e-9, 3e-9) == "3.0 times smaller"
+    assert sections._accuracy_verdict(0.0, 1e-7) == "the compensated sum is exact"
+    assert sections._accuracy_verdict(1e-9, 0.0) == "the plain tree is exact here"  # not "exact" for the compensated
+    assert sections._accuracy_verdict(2e-9, 1e-9) == "2.0 times larger"
+    assert sections._accuracy_verdict(1e-9, 1e-9) == "about the same"  # never "1 times smaller"
+    assert sections._accuracy_verdict(1e-9, 3e-9) == "3.0 times smaller"
 
 
 def test_reproducibility_compares_one_inputs_results_across_block_sizes_and_reads_the_grid_probe():
@@ -391,12 +391,12 @@ def test_reproducibility_compares_one_inputs_results_across_block_sizes_and_read
         {"variant": "tree", "n": 2**21, "block": 256, "median_ms": 0.1, "result_hex": "cc"},  # one block only: not compared
         {"variant": "library", "n": 2**20, "block": None, "median_ms": 0.1, "result_hex": "aa"},
     ])
-    table = tables.reproducibility_table(frame, "reduce").set_index("variant")
+    table = quality.reproducibility_table(frame, "reduce").set_index("variant")
     assert table.loc["fixed", "across_blocks"] == "yes" and table.loc["fixed", "across_grids"] == "yes"
     assert table.loc["tree", "across_blocks"] == "no" and table.loc["tree", "inputs_compared"] == 1
     assert table.loc["tree", "across_grids"] == "no"
     assert table.loc["library", "across_blocks"] == "not tried" and table.loc["library", "across_grids"] == "not tried"
-    old_run = tables.reproducibility_table(frame.drop(columns=["grids_probed"]).assign(result_hex=None, grids_bitwise_equal=None), "reduce")
+    old_run = quality.reproducibility_table(frame.drop(columns=["grids_probed"]).assign(result_hex=None, grids_bitwise_equal=None), "reduce")
     assert set(old_run["across_blocks"]) == set(old_run["across_grids"]) == {"not recorded"}
 
 
@@ -407,7 +407,7 @@ def test_the_dtype_table_compares_each_dtype_with_the_baseline_in_the_same_dtype
         {"variant": "cub_device_reduce", "series": "baseline", "dtype": "float32", "n": 2**28, "block": None, "median_ms": 0.26},
         {"variant": "v", "series": "beyond", "dtype": "float32", "n": 2**20, "block": 256, "median_ms": 0.01},
     ])
-    table, where = tables.dtype_table(frame, "reduce")
+    table, where = sections.dtype_table(frame, "reduce")
     assert where["n"] == 2**28 and where["baseline"] == "cub_device_reduce"
     rows = table.set_index(["variant", "dtype"])
     assert rows.loc[("v", "float32"), "ratio_to_baseline"] == pytest.approx(0.25 / 0.26)
@@ -417,21 +417,21 @@ def test_the_dtype_table_compares_each_dtype_with_the_baseline_in_the_same_dtype
 def test_the_accuracy_input_is_never_the_headline_slice_when_the_run_has_another():
     rows = [{"variant": f"v{i}", "n": 2**20, "block": 256, "median_ms": 0.1, "distribution": "ill_conditioned"} for i in range(5)]
     rows.append({"variant": "v0", "n": 2**20, "block": 256, "median_ms": 0.1, "distribution": "uniform"})
-    assert tables.primary_slice(_frame(rows), "reduce") == ("float32", "uniform")
+    assert selection.primary_slice(_frame(rows), "reduce") == ("float32", "uniform")
 
 
 def test_the_real_run_has_the_accuracy_reproducibility_and_dtype_sections(newest_run, real_report):
     _out_dir, html = real_report
-    frame = tables.annotate(load_run(newest_run).frame(), load_run(newest_run).header["variants"])
+    frame = selection.annotate(load_run(newest_run).frame(), load_run(newest_run).header["variants"])
     if "ill_conditioned" not in set(frame["distribution"]):
         pytest.skip("the newest run has no accuracy sweep")
     page = _Page()
     page.feed(html)
     ids = {attrs.get("id") for _tag, attrs, _ in page.tags}
     assert {"accuracy", "reproducibility-reduce", "dtypes-reduce"} <= ids
-    study = tables.accuracy_study(frame)
+    study = sections.accuracy_study(frame)
     assert study.headline is not None and study.headline["ratio"] < 1
-    fixed = tables.reproducibility_table(frame, "reduce").set_index("variant").loc["vector_fixed_tree_deterministic"]
+    fixed = quality.reproducibility_table(frame, "reduce").set_index("variant").loc["vector_fixed_tree_deterministic"]
     assert (fixed["across_runs"], fixed["across_blocks"], fixed["across_grids"]) == ("yes", "yes", "yes")
 
 
@@ -446,10 +446,10 @@ def test_tables_hold_a_parameter_fixed_but_keep_the_variants_that_have_none():
         "distribution": ["uniform"] * 5,
         "valid": [True] * 5,
     })
-    assert tables.primary_params(frame, "histogram", "uint8", "uniform") == "replicas=8"
-    kept = tables.with_params(frame, "histogram", "replicas=8")
+    assert selection.primary_params(frame, "histogram", "uint8", "uniform") == "replicas=8"
+    kept = selection.with_params(frame, "histogram", "replicas=8")
     assert list(kept["variant"]) == ["cub", "replicated[replicas=8]", "replicated[replicas=8]", "x"]
-    assert tables.primary_params(frame, "reduce", "float32", "uniform") is None
+    assert selection.primary_params(frame, "reduce", "float32", "uniform") is None
 
 
 def _histogram_frame():
@@ -472,31 +472,31 @@ def _histogram_frame():
 
 def test_parameters_are_held_one_by_one_so_variants_with_fewer_parameters_stay():
     frame = _histogram_frame()
-    params = tables.primary_params(frame, "histogram", "uint8", "uniform")
+    params = selection.primary_params(frame, "histogram", "uint8", "uniform")
     assert params == "bins=256,replicas=2"  # each parameter's most measured value (a tie: the first seen)
-    kept = tables.with_params(frame, "histogram", params)
+    kept = selection.with_params(frame, "histogram", params)
     assert set(kept["variant"]) == {"seed004_replicated[bins=256,replicas=2]", "vector_per_warp[bins=256]",
                                     "cub_histogram_even[bins=256]"}
 
 
 def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block():
-    frame = tables.with_params(_histogram_frame(), "histogram", "bins=256,replicas=8")
-    bars = tables.distribution_bars(frame, "histogram", "uint8")
+    frame = selection.with_params(_histogram_frame(), "histogram", "bins=256,replicas=8")
+    bars = sections.distribution_bars(frame, "histogram", "uint8")
     assert set(bars["distribution"]) == {"uniform", "all_equal"}
     assert set(bars["block"].dropna()) == {256} and bars["block"].isna().sum() == 2  # CUB chooses its own
     fast = bars[(bars["variant"] == "vector_per_warp[bins=256]") & (bars["distribution"] == "all_equal")]
     assert fast["gbps"].item() == 1000.0
     assert plots.distribution_bars_chart(bars, title="t").startswith("data:image/png;base64,")
     single = frame[frame["distribution"] == "uniform"]
-    assert tables.distribution_bars(single, "histogram", "uint8").empty
+    assert sections.distribution_bars(single, "histogram", "uint8").empty
 
 
 def test_a_parameter_swept_with_all_else_fixed_is_one_line_per_variant_and_block():
-    sweeps = tables.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform")
+    sweeps = sections.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform")
     by_param = {s["param"]: s for s in sweeps}
     assert set(by_param) == {"replicas"}  # bins has two values here: a check, not a sweep
     assert by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"] == [(2, 200.0), (8, 800.0), (32, 3200.0)]
-    assert len(tables.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform", min_values=2)) == 2
+    assert len(sections.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform", min_values=2)) == 2
     assert plots.param_sweep_chart(by_param["replicas"], title="t").startswith("data:image/png;base64,")
 
 
@@ -512,7 +512,7 @@ def test_the_dtype_table_compares_each_row_with_the_baseline_at_its_own_paramete
         "block": None if name.startswith("cub") else 256, "order": 90 if name.startswith("cub") else 40,
         "series": "baseline" if name.startswith("cub") else "beyond",
     } for name, dtype, params, ms in rows])
-    table, where = tables.dtype_table(frame, "histogram")
+    table, where = sections.dtype_table(frame, "histogram")
     assert where["baseline"] == "cub_histogram_even"
     ratios = {(r.variant, r.dtype): r.ratio_to_baseline for r in table.itertuples()}
     assert ratios[("vector_per_warp[bins=32]", "int32")] == 0.5
@@ -526,4 +526,4 @@ def test_each_dtype_gets_its_own_slice_for_the_parameter_sweeps():
     frame = _histogram_frame()
     other = frame[frame["distribution"] == "all_equal"].assign(dtype="int32")  # fewer cases than uint8, uniform
     both = pd.concat([frame, other], ignore_index=True)
-    assert tables.slices_by_dtype(both, "histogram", tables.primary_slice(both, "histogram")) == [("uint8", "uniform"), ("int32", "all_equal")]
+    assert selection.slices_by_dtype(both, "histogram", selection.primary_slice(both, "histogram")) == [("uint8", "uniform"), ("int32", "all_equal")]

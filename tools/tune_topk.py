@@ -35,7 +35,7 @@ def main() -> int:
     from primbench.kernels.topk import K, SOURCE, row_stride, two_stage_plan
     from primbench import ops
     from primbench.build import load_module
-    from primbench.config import Case
+    from primbench.model import CaseId as Case
 
     tuner = Tuner()
     slots = K + 1  # groups each block keeps: the registered variants' (kernels/topk.py)
@@ -51,7 +51,7 @@ def main() -> int:
         for group in GROUPS:
             variant = registry.get("topk", f"two_stage_b{group}")
             module = load_module(variant.source, variant.kernels)
-            plan = two_stage_plan(group)(LaunchContext(module, x, rows, 256, tuner.device.sm_count, params=case.param_dict,
+            plan = two_stage_plan(group)(LaunchContext(module, x, rows, 256, tuner.device.sm_count, params=dict(case.params),
                                                         **tuner.device.sm_limits))
             plan.run()
             first, second = (module.get_function(launch["kernel"]) for launch in plan.launches)

@@ -44,6 +44,15 @@ class OpChecks:
     # histogram's bins, a stencil's radius): part of a case's input key, so cases differing only in
     # another parameter (seed 004's K) meet the same data, drawn and checked once.
     input_params: tuple[str, ...] = ()
+    # The report. `story`: this op's progression leads the report (the seeds' reduce story), and
+    # its accuracy study follows. `report_tables`: (annotated case frame, copy GB/s) -> {name:
+    # table} of this op's own tables, shown in its section (top-k's pruning).
+    story: bool = False
+    report_tables: Callable[[Any, float | None], dict] | None = None
+    # The variant the op's tables compare with (default: the first of its baseline series), and
+    # the (compensated, plain) pair the accuracy study's headline sets side by side.
+    baseline: str | None = None
+    accuracy_pair: tuple[str, str] | None = None
 
 _CHECKS: dict[str, OpChecks] = {}
 _LOADED = False
@@ -66,14 +75,14 @@ def _load() -> None:
             importlib.import_module(f"primbench.ops.{module}")
 
 
-def declared() -> tuple[str, ...]:
+def declared_ops() -> tuple[str, ...]:
     """Every op declared so far."""
     _load()
     return tuple(_CHECKS)
 
 
 def forget_all_but(kept: tuple[str, ...]) -> None:
-    """Drop the ops declared since `declared()` returned `kept` (a plugin that failed to load)."""
+    """Drop the ops declared since `declared_ops()` returned `kept` (a plugin that failed to load)."""
     for op in [op for op in _CHECKS if op not in kept]:
         del _CHECKS[op]
 
@@ -82,6 +91,27 @@ def checks(op: str) -> OpChecks:
     """The checks of `op` (KeyError if no module declares it)."""
     _load()
     return _CHECKS[op]
+
+
+def story_op(ops_present) -> str | None:
+    """Of the ops a run measured, the one whose progression leads the report; None if none does.
+    An op no module declares (a plugin's, read without the plugin) tells no story."""
+    _load()
+    return next((op for op in sorted(ops_present) if op in _CHECKS and _CHECKS[op].story), None)
+
+
+def declared(op: str, name: str, default=None):
+    """A field of the op's OpChecks, or `default` for an op no module declares (a plugin's op read
+    without its plugin): the report renders any run."""
+    _load()
+    return getattr(_CHECKS[op], name) if op in _CHECKS else default
+
+
+def report_tables(op: str, frame, copy_gbps) -> dict:
+    """The op's own tables for its report section ({} for an op that declares none, or is unknown)."""
+    _load()
+    hook = _CHECKS[op].report_tables if op in _CHECKS else None
+    return hook(frame, copy_gbps) if hook else {}
 
 
 def dtypes(op: str) -> tuple[str, ...]:

@@ -12,6 +12,8 @@ index), so its answer is known without sorting. Both are checked index for index
 
 from __future__ import annotations
 
+import math
+
 from primbench import verify
 from primbench.ops import OpChecks, register
 
@@ -98,6 +100,48 @@ def _working_bytes(case, itemsize: int) -> int:
     return 2 * rows * stride * 4 + 4 * rows * stride * 8 + (64 << 20)
 
 
+def pruning_table(frame, copy_gbps: float | None):
+    """Top-k's two-stage pruning, from the run: per two-stage variant and row count, its time against
+    the full sort and against one read of the logits (their bytes over the measured copy bandwidth),
+    and the seed's arithmetic: group scores as a share of the logits, candidates scanned per row.
+
+    Reads the topk cases whose first launch declares its `group` (kernels/topk.py)."""
+    import pandas as pd
+
+    from primbench.report.selection import BASELINE_SERIES, block_or_none
+
+    cases = frame[(frame["op"] == "topk") & frame["valid"]]
+    rows = []
+    for _, case in cases.iterrows():
+        launches = case["launch_list"] or []
+        group = launches[0].get("group") if launches else None
+        if not group:
+            continue
+        vocab = int(dict(case["param_items"])["vocab"])
+        # The full sort of the same rows, input and vocabulary (the same parameters).
+        same = cases[(cases["n"] == case["n"]) & (cases["distribution"] == case["distribution"])
+                     & (cases["params"] == case["params"])]
+        sort = same[same["series"] == BASELINE_SERIES]["median_ms"]
+        one_read_ms = case["bytes"] / (copy_gbps * 1e9) * 1e3 if copy_gbps else math.nan
+        candidates = launches[1].get("candidates") if len(launches) > 1 else None
+        groups = launches[0].get("groups_per_row")
+        rows.append({
+            "variant": case["variant"], "order": case["order"], "rows": int(case["n"]), "distribution": case["distribution"],
+            "vocab": vocab, "block": block_or_none(case["block"]), "time_us": case["median_ms"] * 1e3,
+            "sort_us": sort.min() * 1e3 if len(sort) else math.nan,
+            "speedup_vs_sort": sort.min() / case["median_ms"] if len(sort) else math.nan,
+            "one_read_us": one_read_ms * 1e3, "times_one_read": case["median_ms"] / one_read_ms if one_read_ms else math.nan,
+            "group": group, "groups_per_row": groups, "score_share_pct": 100.0 * groups / vocab if groups else math.nan,
+            "candidates": candidates, "pruning": vocab / candidates if candidates else math.nan,
+        })
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    # One row per variant, row count, input and vocabulary: its fastest block.
+    table = table.sort_values("time_us").drop_duplicates(["variant", "rows", "distribution", "vocab"])
+    return table.sort_values(["distribution", "vocab", "rows", "order", "variant"]).reset_index(drop=True)
+
+
 TOPK = register(OpChecks(
     op="topk",
     dtypes=("float32",),
@@ -110,4 +154,5 @@ TOPK = register(OpChecks(
     failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "8 planted maxima per row"),
     working_bytes=_working_bytes,
     input_params=("vocab",),
+    report_tables=lambda frame, copy_gbps: {"pruning": pruning_table(frame, copy_gbps)},
 ))

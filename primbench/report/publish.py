@@ -18,7 +18,7 @@ from pathlib import Path
 from primbench import compare
 from primbench.errors import UserError
 from primbench.model import CaseId
-from primbench.report import tables
+from primbench.report import selection
 from primbench.results import RunFileError, gpu_slug, is_run_file, load_run, run_stem
 
 # The cases whose history is drawn: the seed's size and the largest, float32, the primary input.
@@ -90,9 +90,9 @@ def _headline_cases(frame):
     each op's primary slice: what the history and the GPU page draw."""
     if frame.empty:
         return
-    for op in tables.ops_in(frame):
-        dtype, distribution = tables.primary_slice(frame, op)
-        cases = tables.slice_of(frame, op, dtype, distribution)
+    for op in selection.ops_in(frame):
+        dtype, distribution = selection.primary_slice(frame, op)
+        cases = selection.slice_of(frame, op, dtype, distribution)
         for n in HISTORY_SIZES:
             at_n = cases[(cases["n"] == n) & cases["valid"]]
             for variant, mine in at_n.groupby("variant"):
@@ -103,16 +103,16 @@ def _describe(run, frame, page: Path) -> dict:
     """One line of the index: when, which commit, and the headline numbers."""
     device = run.device
     headline = []
-    op = tables.STORY_OP
+    op = selection.story_op(frame)
     if not frame.empty and op in set(frame["op"]):
-        dtype, distribution = tables.primary_slice(frame, op)
+        dtype, distribution = selection.primary_slice(frame, op)
         for n in HISTORY_SIZES:
-            best = tables.best_case(frame, op, n, dtype=dtype, distribution=distribution)
+            best = selection.best_case(frame, op, n, dtype=dtype, distribution=distribution)
             if best is None:
                 continue
-            cub = tables.baseline_time_ms(frame, op, n, dtype, distribution)
+            cub = selection.baseline_time_ms(frame, op, n, dtype, distribution)
             headline.append({"n": n, "variant": best["variant"], "time_us": best["median_ms"] * 1e3,
-                             "pct_peak": best["pct_peak"], "ratio_to_cub": best["median_ms"] / cub if tables.is_number(cub) else None})
+                             "pct_peak": best["pct_peak"], "ratio_to_cub": best["median_ms"] / cub if selection.is_number(cub) else None})
     statuses = dict(frame["status"].value_counts()) if not frame.empty else {}
     git = run.git
     return {"id": run.header.get("run_id") or run_stem(run.path), "page": page.as_posix(), "gpu": device.get("name") or "unknown GPU",
@@ -129,7 +129,7 @@ def _history(runs, frames: dict, gpu: str) -> dict:
     series = defaultdict(list)  # (op, variant, n) -> [[run index, median us, slower?, identity of the case drawn]]
     for index, run in enumerate(runs):
         for op, dtype, distribution, n, variant, mine in _headline_cases(frames[id(run)]):
-            block = tables.choose_block(mine, n)
+            block = selection.choose_block(mine, n)
             chosen = mine if block is None else mine[mine["block"] == block]
             if not chosen.empty:
                 first = chosen.iloc[0]  # `variant` is the label; compare pairs by name and parameters

@@ -12,8 +12,8 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from primbench import inputs, stats
-from primbench.report import tables
+from primbench import inputs, ops, stats
+from primbench.report import quality, sections, selection, story
 from primbench.report.reference import load_published
 from primbench.resources import TEMPLATE_DIR
 from primbench.results import load_run, run_stem
@@ -29,7 +29,7 @@ def render_report(run_path, out_path, *, reference_path=None) -> Path:
 
 def story_references(reference_path=None) -> list:
     """The published progressions the report sets beside a run (the story's op only)."""
-    return [r for r in load_published(reference_path) if r.op == tables.STORY_OP]
+    return [r for r in load_published(reference_path) if ops.story_op({r.op}) == r.op]
 
 
 def write_report(run, out_path, references=(), frame=None) -> Path:
@@ -86,7 +86,7 @@ def _environment():
 
 
 def _missing(value) -> bool:
-    return not tables.is_number(value)
+    return not selection.is_number(value)
 
 
 def _number_format(spec: str, suffix: str = "", doc: str = ""):
@@ -172,7 +172,7 @@ def _records(frame) -> list[dict]:
 
 def annotated_frame(run):
     """The run's case frame with each variant's declared facts (series, order, notes) beside it."""
-    return tables.annotate(run.frame(), run.header.get("variants") or {})
+    return selection.annotate(run.frame(), run.header.get("variants") or {})
 
 
 def build_context(run, references=(), frame=None) -> dict:
@@ -186,18 +186,18 @@ def build_context(run, references=(), frame=None) -> dict:
     device_name = device.get("name") or "this GPU"
     peak = device.get("peak_gbps")
     copy_gbps = run.copy_gbps
-    ops = tables.ops_in(frame)
+    measured_ops = selection.ops_in(frame)
 
     story = None
     accuracy = None
-    if tables.STORY_OP in ops:
+    if selection.story_op(frame):
         story = _story(frame, references, device_name, plots)
         accuracy = _accuracy_section(frame, device_name, plots)
 
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
     logs = {c["key"]: c["log"] for c in run.cases if c.get("log")}
-    per_op = [_op_section(frame, op, device, copy_gbps, plots, logs) for op in ops]
-    quality = tables.timing_quality(frame)
+    per_op = [_op_section(frame, op, device, copy_gbps, plots, logs) for op in measured_ops]
+    timing = quality.timing_quality(frame)
     end = run.end or {}
     interrupted = run.end is None  # a run file without an end record was cut short
     git = run.git
@@ -224,30 +224,30 @@ def build_context(run, references=(), frame=None) -> dict:
         "accuracy": accuracy,
         "ops": per_op,
         "quality": {
-            "measured": quality.measured,
-            "stops": quality.stops,
-            "flags": quality.flags,
-            "flagged": _records(quality.flagged),
-            "l2_resident": _records(quality.l2_resident),
-            "l2_resident_by_size": sorted(Counter(int(n) for n in quality.l2_resident["n"]).items())
-            if len(quality.l2_resident)
+            "measured": timing.measured,
+            "stops": timing.stops,
+            "flags": timing.flags,
+            "flagged": _records(timing.flagged),
+            "l2_resident": _records(timing.l2_resident),
+            "l2_resident_by_size": sorted(Counter(int(n) for n in timing.l2_resident["n"]).items())
+            if len(timing.l2_resident)
             else [],
-            "over_peak": _records(quality.over_peak),
+            "over_peak": _records(timing.over_peak),
         },
         "meta": {
-            "device": tables.flatten(device),
+            "device": quality.flatten(device),
             "copy_bandwidth": {
                 "median_gbps": copy_gbps,
                 "samples": len(copy_samples),
                 "median_us": stats.summarize(copy_samples).median * 1e3 if copy_samples else None,
-                "rows": tables.flatten({k: v for k, v in copy.items() if k not in ("samples_ms", "alternatives")}),
+                "rows": quality.flatten({k: v for k, v in copy.items() if k not in ("samples_ms", "alternatives")}),
                 "alternatives": _copy_alternatives(copy),
             },
-            "software": tables.flatten(header.get("software")),
-            "host": tables.flatten(header.get("host")),
-            "git": tables.flatten(git),
-            "tool": tables.flatten(header.get("tool")),
-            "timing": tables.flatten(header.get("timing")),
+            "software": quality.flatten(header.get("software")),
+            "host": quality.flatten(header.get("host")),
+            "git": quality.flatten(git),
+            "tool": quality.flatten(header.get("tool")),
+            "timing": quality.flatten(header.get("timing")),
             "config_path": header.get("config_path"),
             "config_hash": header.get("config_hash"),
             "config_json": json.dumps(header.get("config"), indent=2, ensure_ascii=False, default=str),
@@ -273,17 +273,17 @@ def _copy_alternatives(copy: dict) -> list[dict]:
 
 def _story(frame, references, device_name, plots) -> dict:
     """The reduce story: summary, progression at the seed's size, ranking, and the progression chart."""
-    op = tables.STORY_OP
-    dtype, distribution = tables.primary_slice(frame, op)
-    n, exact = tables.choose_progression_size(frame, op)
-    progression = tables.progression_table(frame, n, references, op, dtype, distribution)
-    ranking = tables.ranking_table(frame, op, n, dtype, distribution)
-    shown = tables.slice_of(frame, op, dtype, distribution)
+    op = selection.story_op(frame)
+    dtype, distribution = selection.primary_slice(frame, op)
+    n, exact = selection.choose_progression_size(frame, op)
+    progression = story.progression_table(frame, n, references, op, dtype, distribution)
+    ranking = story.ranking_table(frame, op, n, dtype, distribution)
+    shown = selection.slice_of(frame, op, dtype, distribution)
     largest = max(shown[shown["valid"]]["n"], default=n)
     summary = []
     for size in dict.fromkeys([n, int(largest)]):
-        best = tables.best_case(frame, op, size, dtype=dtype, distribution=distribution)
-        cub_ms = tables.baseline_time_ms(frame, op, size, dtype, distribution)
+        best = selection.best_case(frame, op, size, dtype=dtype, distribution=distribution)
+        cub_ms = selection.baseline_time_ms(frame, op, size, dtype, distribution)
         if best is None:
             summary.append({"n": size, "best": None})
             continue
@@ -305,7 +305,7 @@ def _story(frame, references, device_name, plots) -> dict:
     return {
         "n": n,
         "n_exact": exact,
-        "preferred_n": tables.PROGRESSION_N,
+        "preferred_n": selection.PROGRESSION_N,
         "dtype": dtype,
         "distribution": distribution,
         "progression": _records(progression),
@@ -314,35 +314,35 @@ def _story(frame, references, device_name, plots) -> dict:
              "citation": r.citation, "url_text": _without_scheme(r.url)}
             for r in references
         ],
-        "differences": tables.ordering_differences(progression, references),
-        "compared_steps": sum(len(tables.compared_steps(progression, r)) for r in references),
+        "differences": story.ordering_differences(progression, references),
+        "compared_steps": sum(len(story.compared_steps(progression, r)) for r in references),
         "hazards": [{"text": text, "variants": names} for text, names in hazards.items()],
         "ranking": _records(ranking),
-        "unranked": _records(tables.unranked_cases(frame, op, n)),
+        "unranked": _records(story.unranked_cases(frame, op, n)),
         "summary": summary,
         "chart": chart,
-        "cub_variant": tables.baseline_variant(frame, op) or tables.CUB_VARIANT,
+        "cub_variant": selection.baseline_variant(frame, op) or ops.declared(op, "baseline"),
     }
 
 
 def _accuracy_section(frame, device_name, plots) -> dict | None:
     """The accuracy study: the table of relative errors, its chart and the headline ratio."""
-    study = tables.accuracy_study(frame)
+    study = sections.accuracy_study(frame)
     if study is None:
         return None
     return {
         "sizes": study.sizes,
         "rows": study.rows,
         "headline": study.headline,
-        "distribution": tables.ACCURACY_DISTRIBUTION,
-        "description": inputs.DESCRIPTIONS.get(tables.ACCURACY_DISTRIBUTION, ""),
-        "chart": plots.accuracy_chart(study, f"Sum accuracy on the {tables.ACCURACY_DISTRIBUTION} input ({device_name})"),
+        "distribution": selection.ACCURACY_DISTRIBUTION,
+        "description": inputs.DESCRIPTIONS.get(selection.ACCURACY_DISTRIBUTION, ""),
+        "chart": plots.accuracy_chart(study, f"Sum accuracy on the {selection.ACCURACY_DISTRIBUTION} input ({device_name})"),
     }
 
 
 def _dtype_section(frame, op) -> dict | None:
     """Every variant in every dtype at one size, when the run has more than one dtype."""
-    table, where = tables.dtype_table(frame, op)
+    table, where = sections.dtype_table(frame, op)
     if where is None:
         return None
     return {**where, "rows": _records(table)}
@@ -359,8 +359,8 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
     """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures."""
     import numpy as np
 
-    dtype, distribution = tables.primary_slice(frame, op)
-    lines = tables.bandwidth_lines(frame, op, dtype, distribution)
+    dtype, distribution = selection.primary_slice(frame, op)
+    lines = sections.bandwidth_lines(frame, op, dtype, distribution)
     # One colour per variant across all of the op's plots, in progression order.
     ordered = frame[frame["op"] == op].sort_values(["order", "variant"])["variant"].drop_duplicates()
     styles = plots.styles_by_variant(list(ordered))
@@ -377,7 +377,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
             styles=styles,
         )
     sweeps = []
-    for n, sweep in tables.block_sweeps(frame, op, dtype, distribution).items():
+    for n, sweep in sections.block_sweeps(frame, op, dtype, distribution).items():
         sweeps.append(
             {
                 "n": n,
@@ -386,15 +386,15 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
                 "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
             }
         )
-    for slice_dtype, slice_distribution in tables.slices_by_dtype(frame, op, (dtype, distribution)):
-        for sweep in tables.param_sweeps(frame, op, slice_dtype, slice_distribution):
+    for slice_dtype, slice_distribution in selection.slices_by_dtype(frame, op, (dtype, distribution)):
+        for sweep in sections.param_sweeps(frame, op, slice_dtype, slice_distribution):
             title = f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"
             sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),
                            "chart": plots.param_sweep_chart(sweep, title=title)})
     # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
-    params = tables.primary_params(frame, op, dtype, distribution)
-    compared = tables.with_params(frame, op, params)
-    bars = tables.distribution_bars(compared, op, dtype)
+    params = selection.primary_params(frame, op, dtype, distribution)
+    compared = selection.with_params(frame, op, params)
+    bars = sections.distribution_bars(compared, op, dtype)
     distribution_chart = None
     if not bars.empty:
         distribution_chart = {
@@ -404,9 +404,9 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
             "rows": _records(bars),
         }
     progression = None
-    if op != tables.STORY_OP:  # the story op has its own, larger section
-        n, exact = tables.choose_progression_size(compared, op)
-        table = tables.progression_table(compared, n, (), op, dtype, distribution) if n else None
+    if op != selection.story_op(frame):  # the story op has its own, larger section
+        n, exact = selection.choose_progression_size(compared, op)
+        table = story.progression_table(compared, n, (), op, dtype, distribution) if n else None
         if table is not None and not table.empty:
             # Variants never run at this size (a one-block kernel past its block) are named, not rowed.
             rows = _records(table)
@@ -424,14 +424,14 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "other_slices": other_slices,
         "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
         "progression": progression,
-        "pruning": _records(tables.pruning_table(frame, copy_gbps)) if op == "topk" else [],
+        "tables": {name: _records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()},  # the op's own
         "params": params,
-        "best_per_size": _records(tables.best_per_size(compared, op, dtype, distribution)),
+        "best_per_size": _records(story.best_per_size(compared, op, dtype, distribution)),
         "bandwidth_chart": bandwidth_chart,
         "distribution_chart": distribution_chart,
         "sweeps": sweeps,
-        "verification": _records(tables.verification_table(frame, op)),
-        "reproducibility": _records(tables.reproducibility_table(frame, op)),
+        "verification": _records(quality.verification_table(frame, op)),
+        "reproducibility": _records(quality.reproducibility_table(frame, op)),
         "dtypes": _dtype_section(frame, op),
-        "failures": [{**case, "log": logs.get(case["key"])} for case in _records(tables.failures_table(frame, op))],
+        "failures": [{**case, "log": logs.get(case["key"])} for case in _records(quality.failures_table(frame, op))],
     }

@@ -1,0 +1,209 @@
+"""An op's sections past its progression: bandwidth against size, block sizes, input distributions,
+the variants' own parameters, dtypes, the accuracy study.
+
+Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
+on hand-made frames. Failed and skipped cases never count as valid times.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from primbench import ops
+
+from primbench.report.selection import (
+    story_op,
+    ACCURACY_DISTRIBUTION,
+    baseline_time_ms,
+    baseline_variant,
+    block_or_none,
+    choose_block,
+    is_number,
+    matches,
+    mode,
+    name_of,
+    param_dict,
+    primary_slice,
+    rows_with_block,
+    slice_of,
+)
+
+
+def bandwidth_lines(frame, op: str, dtype=None, distribution=None):
+    """GB/s against n for each variant at one block size (256, the library's, or its most measured)."""
+    import pandas as pd
+
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    parts = []
+    for variant, mine in cases.groupby("variant", sort=False):
+        block = choose_block(mine)
+        chosen = rows_with_block(mine, block)
+        chosen = chosen[chosen["valid"]].sort_values("n")
+        if not chosen.empty:
+            parts.append(chosen.assign(chosen_block=block))
+    if not parts:
+        return pd.DataFrame(columns=["variant", "n", "gbps", "order", "chosen_block"])
+    return pd.concat(parts).sort_values(["order", "variant", "n"]).reset_index(drop=True)
+
+
+def block_sweeps(frame, op: str, dtype=None, distribution=None) -> dict:
+    """{n: cases} for every size where some variant was measured at more than one block size."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[cases["valid"] & cases["block"].notna()]
+    sweeps = {}
+    for n, at_n in cases.groupby("n"):
+        swept = [v for v, mine in at_n.groupby("variant") if mine["block"].nunique() > 1]
+        if swept:
+            chosen = at_n[at_n["variant"].isin(swept)]
+            sweeps[int(n)] = chosen.sort_values(["order", "variant", "block"]).reset_index(drop=True)
+    return sweeps
+
+
+def distribution_bars(frame, op: str, dtype):
+    """Each variant on each input distribution at one size: the size with the most distributions
+    (the largest on a tie), each variant at its chosen block size. Empty unless there are two."""
+    import pandas as pd
+
+    cases = frame[(frame["op"] == op) & matches(frame["dtype"], dtype) & frame["valid"]]
+    cases = cases[cases["distribution"] != ACCURACY_DISTRIBUTION]  # summed badly on purpose, not timed
+    if cases.empty:
+        return pd.DataFrame()
+    spread = cases.groupby("n")["distribution"].nunique()
+    if spread.max() < 2:
+        return pd.DataFrame()
+    n = int(max(spread[spread == spread.max()].index))
+    rows = []
+    for variant, mine in cases[cases["n"] == n].groupby("variant", sort=False):
+        block = choose_block(mine, n)
+        chosen = rows_with_block(mine, block)
+        for _, row in chosen.iterrows():
+            rows.append({"variant": variant, "order": row["order"], "distribution": row["distribution"], "n": n,
+                         "block": block, "median_us": 1e3 * row["median_ms"], "gbps": row["gbps"]})
+    return pd.DataFrame(rows).sort_values(["order", "variant"]).reset_index(drop=True)
+
+
+def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> list[dict]:
+    """Every parameter some variant was measured at `min_values` or more values of, with all else
+    fixed: [{'n', 'param', 'dtype', 'lines': {'variant, block B': [(value, GB/s), ...]}}] (seed
+    004's K, a histogram's bins), at the largest size it was swept at. Two values (top-k's
+    vocabulary with and without a partial last group) are a check, not a sweep."""
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[cases["valid"]]
+    sweeps = {}
+    for n, at_n in cases.sort_values(["order", "variant_name", "block"]).groupby("n", sort=True):
+        names = sorted({name for text in at_n["params"] for name in param_dict(text)})
+        for name in names:
+            lines: dict[str, list] = {}
+            for _, row in at_n.iterrows():
+                params = param_dict(row["params"])
+                if name not in params:
+                    continue
+                others = ",".join(f"{k}={v}" for k, v in sorted(params.items()) if k != name)
+                block = block_or_none(row["block"])
+                label = f"{row['variant_name']}{f'[{others}]' if others else ''}, block {block if block else 'lib'}"
+                lines.setdefault(label, []).append((int(params[name]), row["gbps"]))
+            lines = {label: sorted(points) for label, points in lines.items() if len({v for v, _ in points}) >= min_values}
+            if lines:  # a larger size replaces a smaller one
+                sweeps[name] = {"n": int(n), "param": name, "lines": lines}
+    return list(sweeps.values())
+
+
+def dtype_table(frame, op: str):
+    """Every variant in every dtype at the largest size measured in more than one dtype: time, GB/s,
+    % of peak, and its time over the baseline's in the same dtype. Empty when one dtype was run."""
+    import pandas as pd
+
+    cases = frame[(frame["op"] == op) & frame["valid"]]
+    dtypes_per_n = cases.groupby("n")["dtype"].nunique() if not cases.empty else pd.Series(dtype=int)
+    sizes = [int(n) for n, count in dtypes_per_n.items() if count > 1]
+    if not sizes:
+        return pd.DataFrame(), None
+    n = max(sizes)
+    at_n = cases[cases["n"] == n]
+    distribution = mode(at_n["distribution"])
+    at_n = at_n[matches(at_n["distribution"], distribution)]
+    baseline = baseline_variant(frame, op)
+    rows = []
+    for (variant, dtype), mine in at_n.groupby(["variant", "dtype"], sort=False):
+        best = mine.sort_values("median_ms").iloc[0]
+        # The baseline at this row's own parameter values.
+        base = baseline_time_ms(frame, op, n, dtype, distribution, baseline, params=best["params"]) if baseline else math.nan
+        rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
+                     "block": block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
+                     "pct_peak": best["pct_peak"], "ratio_to_baseline": best["median_ms"] / base if is_number(base) else math.nan})
+    table = pd.DataFrame(rows).sort_values(["order", "variant", "dtype"]).reset_index(drop=True)
+    return table, {"n": n, "distribution": distribution, "baseline": name_of(frame, baseline) if baseline else None}
+ACCURACY_DTYPE = "float32"
+
+
+def _accuracy_verdict(compensated: float, plain: float) -> str:
+    """How the compensated sum's error compares with the plain tree's, in words."""
+    if compensated == 0:
+        return "the compensated sum is exact"
+    if plain == 0:
+        return "the plain tree is exact here"
+    ratio = plain / compensated
+    if ratio >= 10:
+        return f"{ratio:,.0f} times smaller"
+    if ratio >= 1.05:
+        return f"{ratio:,.1f} times smaller"
+    if ratio > 1 / 1.05:
+        return "about the same"
+    return f"{1 / ratio:,.1f} times larger"
+
+
+@dataclass
+class Accuracy:
+    """The accuracy study: relative error against the exact sum, per size, for every variant."""
+
+    sizes: list  # n, ascending
+    rows: list  # {"label", "variant" (or None), "kind", "errors": [relative error or None per size]}
+    headline: dict | None  # the compensated and plain-tree errors at the largest size, and their ratio
+
+
+def accuracy_study(frame, op: str | None = None) -> Accuracy | None:
+    """From the cases on the ill-conditioned input (float32): each variant's |got - exact| / |exact|,
+    the host's left-to-right float32 loop, and the floor every float32 result has (its own rounding)."""
+    import numpy as np
+
+    op = op or story_op(frame)
+    cases = frame[(frame["op"] == op) & (frame["distribution"] == ACCURACY_DISTRIBUTION) & (frame["dtype"] == ACCURACY_DTYPE)]
+    cases = cases[cases["status"] == "ok"]
+    cases = cases[[is_number(g) and is_number(e) and float(e) != 0 for g, e in zip(cases["got"], cases["expected"])]]
+    if cases.empty:
+        return None
+    sizes = sorted(int(n) for n in set(cases["n"]))
+    exact = {int(n): float(e) for n, e in zip(cases["n"], cases["expected"])}
+
+    def relative(value, n):
+        return abs(float(value) - exact[n]) / abs(exact[n]) if is_number(value) else None
+
+    rows = []
+    serial = {int(n): s for n, s in zip(cases["n"], cases["serial_float32"]) if is_number(s)}
+    if serial:
+        rows.append({"label": "left-to-right float32 loop (host, numpy)", "variant": None, "kind": "serial",
+                     "errors": [relative(serial.get(n), n) if n in serial else None for n in sizes]})
+    ordered = cases.sort_values(["order", "variant"])
+    for variant, mine in ordered.groupby("variant", sort=False):
+        block = choose_block(mine)
+        chosen = rows_with_block(mine, block)
+        by_n = {int(n): g for n, g in zip(chosen["n"], chosen["got"])}
+        rows.append({"label": variant, "variant": variant, "kind": mine["series"].iloc[0],
+                     "errors": [relative(by_n[n], n) if n in by_n else None for n in sizes]})
+    rows.append({"label": "float32 rounding of the exact sum (the floor for a float32 result)", "variant": None,
+                 "kind": "floor", "errors": [abs(float(np.float32(exact[n])) - exact[n]) / abs(exact[n]) for n in sizes]})
+    headline = None
+    # The (compensated, plain tree) pair the op declares, compared at the largest n.
+    pair = ops.declared(op, "accuracy_pair") or (None, None)
+    compensated, plain = (next((r for r in rows if r["variant"] == name), None) for name in pair)
+    if compensated and plain and is_number(compensated["errors"][-1]) and is_number(plain["errors"][-1]):
+        small, large = compensated["errors"][-1], plain["errors"][-1]
+        headline = {"n": sizes[-1], "compensated": pair[0], "plain": pair[1],
+                    "compensated_error": small, "plain_error": large,
+                    "ratio": small / large if large else math.nan, "verdict": _accuracy_verdict(small, large)}
+    return Accuracy(sizes=sizes, rows=rows, headline=headline)

@@ -1,0 +1,227 @@
+"""Which cases a report table shows: the case frame annotated with the header's variant facts, the
+op's primary slice (dtype, distribution, parameters), the block and size chosen, the baseline.
+
+Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
+on hand-made frames. Failed and skipped cases never count as valid times.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+PROGRESSION_N = 2**25  # the seed's "32M floats"
+PREFERRED_BLOCK = 256
+HARRIS_SERIES = "harris"
+BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before CUB
+BASELINE_SERIES = "baseline"
+ACCURACY_DISTRIBUTION = "ill_conditioned"
+
+
+def is_number(value) -> bool:
+    """True for a finite number; False for None, NaN, pd.NA or text."""
+    try:
+        return value is not None and math.isfinite(float(value))
+    except (TypeError, ValueError):  # None, pd.NA, text
+        return False
+
+
+def block_or_none(value):
+    """A block size as int, or None for the library's choice (stored as null, NaN or pd.NA)."""
+    return int(value) if is_number(value) else None
+
+
+def annotate(frame, variants_info: dict):
+    """The case frame with what the header says of each variant, a nullable-int block and `valid`."""
+    import pandas as pd
+
+    frame = frame.copy()
+    if frame.empty:  # a run with no cases: the columns the tables read, none of them filled
+        for column in ("variant_name", "params", "origin", "hazard", "notes", "deterministic_expected", "work", "span", "noise_pct", "valid"):
+            frame[column] = pd.Series(dtype=object)
+        return frame
+    # pandas turns the library variants' null block into NaN and every block into a float.
+    frame["block"] = pd.array([block_or_none(b) for b in frame["block"]], dtype="Int64")
+
+    declared = [variants_info.get(f"{op}/{name}") or {} for op, name in zip(frame["op"], frame["variant_name"])]
+    frame["origin"] = [d.get("origin", "") for d in declared]
+    frame["hazard"] = [d.get("hazard") for d in declared]
+    frame["notes"] = [d.get("notes", "") for d in declared]
+    frame["deterministic_expected"] = [d.get("deterministic_expected") for d in declared]
+    frame["work"] = [(d.get("work_span") or ("", ""))[0] for d in declared]
+    frame["span"] = [(d.get("work_span") or ("", ""))[1] for d in declared]
+    frame["noise_pct"] = frame["noise"] * 100
+    frame["valid"] = (frame["status"] == "ok") & frame["median_ms"].map(lambda t: is_number(t) and t > 0)
+    return frame
+
+
+def story_op(frame) -> str | None:
+    """The op whose progression leads the report, of those the run measured (its OpChecks say so)."""
+    from primbench import ops
+
+    return ops.story_op(set(frame["op"])) if not frame.empty else None
+
+
+def ops_in(frame) -> list[str]:
+    """The ops a run measured, the story's op first."""
+    ops = sorted(set(frame["op"])) if not frame.empty else []
+    story = story_op(frame)
+    return sorted(ops, key=lambda op: (op != story, op))
+
+
+def mode(values):
+    counts = Counter(v for v in values if v is not None)
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def slices_by_dtype(frame, op: str, primary: tuple[str | None, str | None]) -> list[tuple[str | None, str | None]]:
+    """The primary slice (primary_slice's), then for each other dtype of `op` its distribution with the most valid cases."""
+    cases = frame[(frame["op"] == op) & frame["valid"] & (frame["distribution"] != ACCURACY_DISTRIBUTION)]
+    others = [(dtype, mode(mine["distribution"])) for dtype, mine in cases.groupby("dtype", sort=True) if dtype != primary[0]]
+    return [primary, *others]
+
+
+def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
+    """The (dtype, distribution) of `op` with the most valid cases: the one plots and rankings show."""
+    cases = frame[(frame["op"] == op) & frame["valid"]]
+    if cases.empty:
+        cases = frame[frame["op"] == op]
+    if cases.empty:
+        return None, None
+    counts = Counter(zip(cases["dtype"], cases["distribution"]))
+    # The accuracy study's input is there to be summed badly, not timed: never the headline slice
+    # when the run has another one.
+    timed = Counter({key: count for key, count in counts.items() if key[1] != ACCURACY_DISTRIBUTION})
+    return (timed or counts).most_common(1)[0][0]
+
+
+def param_dict(text) -> dict[str, str]:
+    """'bins=256,replicas=8' -> {'bins': '256', 'replicas': '8'} (the frame's `params` column)."""
+    return dict(part.split("=", 1) for part in str(text or "").split(",") if "=" in part)
+
+
+def primary_params(frame, op: str, dtype, distribution) -> str | None:
+    """For each of the op's parameters the value with the most valid cases in the slice, as text
+    ('bins=256,replicas=8'), or None when its variants have none: tables that compare variants
+    hold each parameter at one value, since a step from radius 1 to radius 16 is not a speedup."""
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[cases["valid"]] if cases["valid"].any() else cases
+    counts: dict[str, Counter] = {}
+    for text in cases["params"]:
+        for name, value in param_dict(text).items():
+            counts.setdefault(name, Counter())[value] += 1
+    if not counts:
+        return None
+    return ",".join(f"{name}={counts[name].most_common(1)[0][0]}" for name in sorted(counts))
+
+
+def agrees(text, chosen: dict) -> bool:
+    """Whether a case's parameters (text) take the chosen value of every parameter both have."""
+    return all(chosen.get(name, value) == value for name, value in param_dict(text).items())
+
+
+def with_params(frame, op: str, params: str | None):
+    """`frame` without the cases of `op` at other values of a parameter than `params` holds
+    (unchanged when None); a case is kept when it agrees on every parameter it has, so variants
+    with fewer parameters (a histogram's CUB, which has no `replicas`) stay."""
+    if params is None:
+        return frame
+    chosen = param_dict(params)
+    return frame[(frame["op"] != op) | frame["params"].map(lambda text: agrees(text, chosen))]
+
+
+def matches(column, value):
+    # A null distribution must select the null rows; `column == None` would select none.
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return column.isna()
+    return column == value
+
+
+def slice_of(frame, op: str, dtype, distribution):
+    """The cases of one op, dtype and input distribution."""
+    return frame[(frame["op"] == op) & matches(frame["dtype"], dtype) & matches(frame["distribution"], distribution)]
+
+
+def choose_progression_size(frame, op: str, preferred: int = PROGRESSION_N) -> tuple[int | None, bool]:
+    """The size the story is told at: `preferred` if measured, else the largest size present."""
+    cases = frame[frame["op"] == op]
+    valid = cases[cases["valid"]]
+    sizes = set(valid["n"]) or set(cases["n"])
+    if not sizes:
+        return None, False
+    if preferred in sizes:
+        return preferred, True
+    return int(max(sizes)), False
+
+
+def choose_block(variant_cases, n: int | None = None, preferred: int = PREFERRED_BLOCK):
+    """The block size shown for one variant: `preferred` if it was run (at n), else the one with most records.
+
+    The choice ignores status on purpose: a failure at block 256 is shown as a failure, not
+    replaced by another block's time. Returns None for library variants (the library chooses).
+    """
+    at_n = variant_cases if n is None else variant_cases[variant_cases["n"] == n]
+    present = {b for b in (block_or_none(x) for x in at_n["block"]) if b is not None}
+    if not present:
+        return None
+    if preferred in present:
+        return preferred
+    counts = Counter(block_or_none(x) for x in variant_cases["block"])
+    # Ties go to the block nearest the preferred one, so the choice does not depend on run order.
+    return max(present, key=lambda b: (counts[b], -abs(math.log2(b) - math.log2(preferred))))
+
+
+def rows_with_block(cases, block):
+    if block is None:
+        return cases[cases["block"].isna()]
+    return cases[cases["block"] == block]
+
+
+def best_case(frame, op: str, n: int, exclude_series=(BASELINE_SERIES,), dtype=None, distribution=None):
+    """The fastest valid case of `op` at size n outside the excluded series, or None."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[(cases["n"] == n) & cases["valid"] & ~cases["series"].isin(list(exclude_series))]
+    if cases.empty:
+        return None
+    return cases.sort_values("median_ms").iloc[0]
+
+
+def baseline_variant(frame, op: str) -> str | None:
+    """The library variant `op` is compared with: the one its OpChecks declare, else the first of
+    its baseline series."""
+    from primbench import ops
+
+    cases = frame[(frame["op"] == op) & (frame["series"] == BASELINE_SERIES)]
+    names = list(cases.sort_values(["order", "variant"])["variant"].drop_duplicates())
+    declared = ops.declared(op, "baseline")
+    if declared in names:
+        return declared
+    return names[0] if names else None
+
+
+def name_of(frame, variant: str) -> str:
+    """A variant label's name without its parameters ('cub_histogram_even[bins=256]' -> 'cub_histogram_even')."""
+    names = frame.loc[frame["variant"] == variant, "variant_name"]
+    return names.iloc[0] if not names.empty else variant
+
+
+def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str | None = None,
+                     params: str | None = None) -> float:
+    """The median time of the library baseline at size n (its fastest valid case), or NaN. With
+    `params` (a case's parameter text), the baseline by name at the values of the parameters both
+    have: CUB's histogram into 32 bins is what a 32-bin kernel is compared with."""
+    variant = variant or baseline_variant(frame, op)
+    if variant is None:
+        return math.nan
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    if params is None:
+        cases = cases[cases["variant"] == variant]
+    else:
+        chosen = param_dict(params)
+        cases = cases[(cases["variant_name"] == name_of(frame, variant)) & cases["params"].map(lambda t: agrees(t, chosen))]
+    cases = cases[(cases["n"] == n) & cases["valid"]]
+    return float(cases["median_ms"].min()) if not cases.empty else math.nan

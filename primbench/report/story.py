@@ -1,0 +1,231 @@
+"""The progression story: each step's time and speedup, the ranking, the best variant per size, and
+where the ordering differs from the seed's published figures.
+
+Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
+on hand-made frames. Failed and skipped cases never count as valid times.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from primbench.report.selection import (
+    story_op,
+    BASELINE_SERIES,
+    BEYOND_SERIES,
+    HARRIS_SERIES,
+    baseline_time_ms,
+    best_case,
+    block_or_none,
+    choose_block,
+    is_number,
+    primary_slice,
+    rows_with_block,
+    slice_of,
+)
+
+
+def step_speedups(times) -> list[float]:
+    """Each time's speedup over the previous row that has a time (NaN for the first or a missing one)."""
+    result, previous = [], None
+    for t in times:
+        if not is_number(t) or t <= 0:
+            result.append(math.nan)
+            continue
+        result.append(previous / t if previous is not None else math.nan)
+        previous = t
+    return result
+
+
+def cumulative_speedups(times) -> list[float]:
+    """Each time's speedup over the first row that has a time (NaN where a row has none)."""
+    first = next((t for t in times if is_number(t) and t > 0), None)
+    return [first / t if first is not None and is_number(t) and t > 0 else math.nan for t in times]
+
+
+def progression_variants(frame, op: str) -> list[str]:
+    """The story's rows: the harris series in its order, primbench's kernels past the seeds, then the
+    baseline(s). Another op's progression is every variant in its declared order (baselines last)."""
+    if op != story_op(frame):
+        cases = frame[frame["op"] == op].drop_duplicates("variant")
+        ordered = cases.assign(_baseline=cases["series"] == BASELINE_SERIES).sort_values(["_baseline", "order", "variant"])
+        return list(ordered["variant"])
+    groups = {HARRIS_SERIES: 0, BEYOND_SERIES: 1, BASELINE_SERIES: 2}
+    cases = frame[(frame["op"] == op) & frame["series"].isin(list(groups))]
+    ordered = cases.drop_duplicates("variant").assign(
+        _group=lambda d: d["series"].map(groups)
+    ).sort_values(["_group", "order", "variant"])
+    return list(ordered["variant"])
+
+
+def progression_table(frame, n: int, references=(), op: str | None = None, dtype=None, distribution=None):
+    """An op's progression at size n (the story op's by default): time, noise, GB/s, % of both peaks, step and cumulative
+    speedups, and each published progression's time and cumulative speedup beside them."""
+    import pandas as pd
+
+    op = op or story_op(frame)
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    rows = []
+    for variant in progression_variants(cases, op):
+        mine = cases[cases["variant"] == variant]
+        block = choose_block(mine, n)
+        at_n = rows_with_block(mine[mine["n"] == n], block)
+        valid = at_n[at_n["valid"]]
+        first = mine.iloc[0]
+        row = {
+            "variant": variant,
+            "series": first["series"],
+            "origin": first["origin"],
+            "hazard": first["hazard"],
+            "work": first.get("work", ""),
+            "span": first.get("span", ""),
+            "block": block,
+            "key": None,
+            "status": "absent",
+            "reason": None,
+            "time_us": math.nan,
+            "noise_pct": math.nan,
+            "gbps": math.nan,
+            "pct_peak": math.nan,
+            "pct_copy": math.nan,
+        }
+        if not valid.empty:
+            case = valid.sort_values("median_ms").iloc[0]
+            row.update(
+                key=case["key"],
+                status="ok",
+                time_us=case["median_ms"] * 1e3,
+                noise_pct=case["noise"] * 100,
+                gbps=case["gbps"],
+                pct_peak=case["pct_peak"],
+                pct_copy=case["pct_copy"],
+            )
+        elif not at_n.empty:
+            case = at_n.iloc[0]
+            row.update(key=case["key"], status=case["status"], reason=case["reason"])
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=None if rows else ["variant", "time_us"])
+    if table.empty:
+        return table
+    table["step_speedup"] = step_speedups(table["time_us"])
+    table["cumulative_speedup"] = cumulative_speedups(table["time_us"])
+    for reference in references:
+        times = [reference.time_ms(v) for v in table["variant"]]
+        first = reference.first_time_ms()
+        table[f"{reference.id}_ms"] = [t if t is not None else math.nan for t in times]
+        table[f"{reference.id}_cumulative"] = [first / t if t and first else math.nan for t in times]
+    return table
+
+
+@dataclass(frozen=True)
+class OrderingDifference:
+    """Two consecutive kernels whose order on this device differs from a published progression."""
+
+    earlier: str
+    later: str
+    here_earlier_us: float
+    here_later_us: float
+    reference_label: str
+    reference_device: str
+    reference_earlier_ms: float
+    reference_later_ms: float
+
+    @staticmethod
+    def _verdict(earlier: float, later: float, tie: float) -> str:
+        ratio = later / earlier
+        if abs(ratio - 1) <= tie:
+            return "about as fast"
+        return "faster" if ratio < 1 else "slower"
+
+    def here_verdict(self, tie: float = 0.01) -> str:
+        """'faster', 'slower' or 'about as fast': the later kernel against the earlier, in this run."""
+        return self._verdict(self.here_earlier_us, self.here_later_us, tie)
+
+    def reference_verdict(self, tie: float = 0.01) -> str:
+        """The same verdict in the published progression."""
+        return self._verdict(self.reference_earlier_ms, self.reference_later_ms, tie)
+
+
+def ordering_differences(progression, references, tie: float = 0.01) -> list[OrderingDifference]:
+    """Consecutive steps (among kernels both sides timed) that go the other way here than in a reference.
+
+    Changes within `tie` (relative) count as "about as fast" and differ from a clear step either way.
+    """
+    found = []
+    for reference in references:
+        for difference in compared_steps(progression, reference):
+            if difference.here_verdict(tie) != difference.reference_verdict(tie):
+                found.append(difference)
+    return found
+
+
+def compared_steps(progression, reference) -> list[OrderingDifference]:
+    """Every consecutive pair of Harris-series kernels timed both here and in `reference`."""
+    if progression.empty:
+        return []
+    harris = progression[progression["series"] == HARRIS_SERIES]
+    paired = [
+        (row["variant"], row["time_us"], reference.time_ms(row["variant"]))
+        for _, row in harris.iterrows()
+        if is_number(row["time_us"]) and reference.time_ms(row["variant"])
+    ]
+    return [
+        OrderingDifference(a, b, here_a, here_b, reference.label, reference.device, ref_a, ref_b)
+        for (a, here_a, ref_a), (b, here_b, ref_b) in zip(paired, paired[1:])
+    ]
+
+
+def ranking_table(frame, op: str, n: int, dtype=None, distribution=None, baseline: str | None = None):
+    """Every variant of `op` at size n at its fastest block, ranked by median time; valid cases only."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    cases = cases[(cases["n"] == n) & cases["valid"]]
+    best = cases.sort_values(["median_ms", "variant"]).drop_duplicates("variant").reset_index(drop=True)
+    base = baseline_time_ms(frame, op, n, dtype, distribution, baseline)
+    best["time_us"] = best["median_ms"] * 1e3
+    best["ratio_to_baseline"] = best["median_ms"] / base if is_number(base) else math.nan
+    best["rank"] = range(1, len(best) + 1)
+    return best
+
+
+def unranked_cases(frame, op: str, n: int):
+    """The failed and skipped cases of `op` at size n: listed beside the ranking, never in it."""
+    cases = frame[(frame["op"] == op) & (frame["n"] == n) & (frame["status"] != "ok")]
+    return cases.sort_values(["variant", "block"], na_position="last")
+
+
+def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str | None = None):
+    """For each size of `op`, the fastest valid variant (any block) and how it compares with the baseline."""
+    import pandas as pd
+
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
+    cases = slice_of(frame, op, dtype, distribution)
+    rows = []
+    for n in sorted(set(cases["n"])):
+        best = best_case(cases, op, n, dtype=dtype, distribution=distribution)
+        overall = best_case(cases, op, n, exclude_series=(), dtype=dtype, distribution=distribution)
+        if overall is None:
+            continue
+        base = baseline_time_ms(cases, op, n, dtype, distribution, baseline)
+        chosen = best if best is not None else overall
+        rows.append(
+            {
+                "n": int(n),
+                "variant": chosen["variant"],
+                "block": block_or_none(chosen["block"]),
+                "time_us": chosen["median_ms"] * 1e3,
+                "gbps": chosen["gbps"],
+                "pct_peak": chosen["pct_peak"],
+                "pct_copy": chosen["pct_copy"],
+                "l2_resident": bool(chosen["l2_resident"]),
+                "baseline_us": base * 1e3,
+                "ratio_to_baseline": chosen["median_ms"] / base if is_number(base) else math.nan,
+                "fastest_overall": overall["variant"],
+            }
+        )
+    return pd.DataFrame(rows)
