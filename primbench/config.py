@@ -22,21 +22,18 @@ is wrong and the valid choices; none is a traceback.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import itertools
 import math
-import json
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
 
-import yaml
-
-from primbench import registry
-from primbench import ops
-from primbench.errors import UserError
-from primbench.model import CaseId
+from primbench import ops, registry
+from primbench.errors import ConfigError, UserError
 from primbench.resources import CONFIG_DIR, bundled_config
+from primbench.sweep import Config, Sweep, TimingPolicy
+from primbench.yaml_source import Source, read_yaml
+
+__all__ = ["Config", "ConfigError", "Sweep", "TimingPolicy", "config_from_dict", "config_from_header", "load_config", "parse_size"]
 
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
 MIN_BLOCK, MAX_BLOCK = 32, 1024
@@ -44,162 +41,6 @@ TOP_KEYS = ("schema", "name", "output", "plugins", "timing", "verify", "compare"
 COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us")
 SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions", "params")
 VERIFY_KEYS = ("determinism_runs",)
-
-
-class ConfigError(UserError):
-    """A config that cannot be run as written."""
-
-
-@dataclass(frozen=True)
-class TimingPolicy:
-    """When to stop sampling a case (the YAML's `timing:` block)."""
-
-    min_samples: int = 10
-    max_noise: float = 0.005  # spread of single samples, relative: 1.4826 x MAD / median ...
-    max_median_error: float = 0.0025  # ... or the median's relative standard error, whichever is met first
-    min_time_s: float = 0.005  # accumulated measured GPU time
-    max_time_s: float = 1.0  # wall-clock cap per case (then the noise target is reported as missed)
-    max_samples: int = 10000
-    warmup: int = 2
-    batch_below_us: float = 100.0  # also take batch samples when the cold median is under this
-    batch_target_ms: float = 0.5  # each batch sample lasts about this long on the GPU
-
-    def as_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-@dataclass(frozen=True)
-class Sweep:
-    name: str
-    op: str
-    variants: tuple[str, ...]
-    sizes: tuple[int, ...]
-    block_sizes: tuple[int, ...]
-    dtypes: tuple[str, ...]
-    distributions: tuple[str, ...]
-    explicit: frozenset = field(default_factory=frozenset)  # variants named, not globbed
-    params: tuple[tuple[str, tuple[int, ...]], ...] = ()  # values named in the sweep, by parameter
-
-    def as_dict(self) -> dict:
-        resolved = {"name": self.name, "op": self.op, "variants": list(self.variants), "sizes": list(self.sizes),
-                    "block_sizes": list(self.block_sizes), "dtypes": list(self.dtypes),
-                    "distributions": list(self.distributions), "explicit": sorted(self.explicit)}
-        if self.params:  # absent otherwise, so that configs without parameters hash as they always did
-            resolved["params"] = {name: list(values) for name, values in self.params}
-        return resolved
-
-    def param_grid(self, variant) -> list[tuple[tuple[str, int], ...]]:
-        """Every combination of the variant's parameters: the sweep's values, else the variant's default."""
-        named = dict(self.params)
-        axes = [[(name, v) for v in named.get(name, allowed[:1]) if v in allowed] for name, allowed in sorted(variant.params)]
-        return [tuple(combination) for combination in itertools.product(*axes)]
-
-
-@dataclass(frozen=True)
-class Config:
-    path: str
-    name: str
-    output: str
-    timing: TimingPolicy
-    determinism_runs: int
-    sweeps: tuple[Sweep, ...]
-    compare: dict = field(default_factory=dict)  # thresholds for `bench.py compare` and `check` (primbench/compare.py)
-    plugins: tuple[str, ...] = ()  # absolute paths of the plugin files the sweeps may use
-
-    def resolved(self) -> dict:
-        """The config with every glob and range expanded: stored in the run header, re-read by --resume."""
-        resolved = {"schema": 1, "name": self.name, "output": self.output, "timing": self.timing.as_dict(),
-                    "verify": {"determinism_runs": self.determinism_runs}, "sweeps": [s.as_dict() for s in self.sweeps]}
-        if self.compare:
-            resolved["compare"] = dict(self.compare)
-        if self.plugins:  # absent otherwise, so that configs without plugins hash as they always did
-            resolved["plugins"] = list(self.plugins)
-        return resolved
-
-    def hash(self) -> str:
-        text = json.dumps(self.resolved(), sort_keys=True)
-        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
-
-    def cases(self) -> list[Case]:
-        """Every case of every sweep, in sweep order, each key once."""
-        seen: dict[str, Case] = {}
-        for sweep in self.sweeps:
-            refuses = ops.checks(sweep.op).refuses
-            for name in sweep.variants:
-                variant = registry.get(sweep.op, name)
-                blocks = [b for b in sweep.block_sizes if b in variant.block_sizes] if variant.block_sizes else [None]
-                dtypes = [d for d in sweep.dtypes if d in variant.dtypes]
-                grid = itertools.product(sweep.sizes, blocks, dtypes, sweep.distributions, sweep.param_grid(variant))
-                for n, block, dtype, distribution, params in grid:
-                    if not variant.takes(n, block):  # a one-block kernel past its block size
-                        continue
-                    if refuses(dtype, dict(params)):  # e.g. uint8 samples with 1024 bins
-                        continue
-                    case = CaseId(sweep.op, name, dtype, n, block, distribution, params)
-                    seen.setdefault(case.key, case)
-        return list(seen.values())
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading YAML with line numbers
-# ---------------------------------------------------------------------------------------------
-
-class _Source:
-    """The text being validated and where each key sits in it, for error lines."""
-
-    def __init__(self, label: str, lines: dict[tuple, int] | None = None, recorded_explicit: dict | None = None,
-                 folder: Path | None = None):
-        self.label = label
-        self.lines = lines or {}
-        self.folder = folder or Path.cwd()  # what relative paths in it (plugins) are relative to
-        # A run header's sweeps list every variant by name, globs expanded: which of them the user
-        # named (and so must fit the sweep) is recorded beside them, by sweep index.
-        self.recorded_explicit = recorded_explicit
-
-    def error(self, path: tuple, message: str) -> ConfigError:
-        where = self.label
-        probe = path
-        while probe and probe not in self.lines:
-            probe = probe[:-1]
-        if probe in self.lines:
-            where = f"{self.label}:{self.lines[probe]}"
-        key = _path_text(path)
-        return ConfigError(f"{where}: {key + ': ' if key else ''}{message}")
-
-
-def _path_text(path: tuple) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _compose(node, path: tuple, lines: dict, constructor):
-    lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        result = {}
-        for key_node, value_node in node.value:
-            key = constructor.construct_object(key_node, deep=True)
-            if not isinstance(key, str):
-                raise _BadKey(key, key_node.start_mark.line + 1)
-            lines[path + (key,)] = key_node.start_mark.line + 1
-            if key in result:
-                raise _DuplicateKey(path + (key,))
-            result[key] = _compose(value_node, path + (key,), lines, constructor)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_compose(item, path + (i,), lines, constructor) for i, item in enumerate(node.value)]
-    return constructor.construct_object(node, deep=True)
-
-
-class _BadKey(Exception):
-    def __init__(self, key, line):
-        self.key, self.line = key, line
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, path):
-        self.path = path
 
 
 def load_config(path) -> Config:
@@ -213,34 +54,13 @@ def load_config(path) -> Config:
         raise ConfigError(f"{label}: no such config file; give a YAML file, or a bundled config by name ({names})")
     if path.is_dir():
         raise ConfigError(f"{label}: is a folder; give a YAML file such as configs/default.yaml")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{label}: cannot read it ({exc})") from None
-    lines: dict[tuple, int] = {}
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        if node is None:
-            raise ConfigError(f"{label}: the file is empty; start from configs/default.yaml")
-        raw = _compose(node, (), lines, yaml.constructor.SafeConstructor())
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{label}:{mark.line + 1}:{mark.column + 1}" if mark else label
-        raise ConfigError(f"{where}: YAML syntax error: {exc.problem or exc.context}; fix the YAML at that line") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{label}: YAML error: {exc}") from None
-    except _DuplicateKey as dup:
-        raise _Source(label, lines).error(dup.path, "appears twice; keep one") from None
-    except _BadKey as bad:
-        raise ConfigError(f"{label}:{bad.line}: key {bad.key!r} is not a name; keys are words like 'sizes'") from None
-    except RecursionError:
-        raise ConfigError(f"{label}: a YAML alias refers to itself; write the values out") from None
-    return config_from_dict(raw, _Source(label, lines, folder=path.parent))
+    raw, source = read_yaml(path, label)
+    return config_from_dict(raw, source)
 
 
-def config_from_dict(raw, source: _Source | str = "config") -> Config:
+def config_from_dict(raw, source: Source | str = "config") -> Config:
     """Validate an already-parsed config (a YAML file's content, or a run header's `config`)."""
-    src = source if isinstance(source, _Source) else _Source(source)
+    src = source if isinstance(source, Source) else Source(source)
     if not isinstance(raw, dict):
         raise src.error((), "the top level must be a mapping with a 'sweeps' list; see configs/default.yaml")
     _reject_unknown(raw, TOP_KEYS, (), src)
@@ -288,7 +108,7 @@ def _plugins(raw, src) -> tuple[str, ...]:
     return tuple(loaded)
 
 
-def _reject_unknown(mapping: dict, valid, path: tuple, src: _Source) -> None:
+def _reject_unknown(mapping: dict, valid, path: tuple, src: Source) -> None:
     for key in mapping:
         if key not in valid:
             close = [v for v in valid if fnmatch.fnmatch(v, f"*{key[:3]}*")] if isinstance(key, str) else []
@@ -542,4 +362,4 @@ def config_from_header(header: dict, run_path) -> Config:
     resolved = dict(header.get("config") or {})
     resolved["sweeps"] = [dict(sweep) for sweep in resolved.get("sweeps", [])]
     explicit = {i: sweep.pop("explicit", []) for i, sweep in enumerate(resolved["sweeps"])}
-    return config_from_dict(resolved, _Source(f"{run_path} (header)", recorded_explicit=explicit))
+    return config_from_dict(resolved, Source(f"{run_path} (header)", recorded_explicit=explicit))

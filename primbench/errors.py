@@ -11,3 +11,7 @@ class NoGPUError(UserError):
     """No NVIDIA GPU (or no driver) on this machine."""
 
     exit_code = 3
+
+
+class ConfigError(UserError):
+    """A config (a YAML file, a run header's config, or command-line filters) that cannot be run as written."""

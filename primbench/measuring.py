@@ -93,7 +93,8 @@ def _resolve_policy(policy, overrides: dict):
     """The policy, overrides applied, checked by the same rules as a config's `timing:` block."""
     # Imported here, not at the top: primbench.config pulls in the registry and YAML, and importing
     # this module must stay cheap enough for the package to import it eagerly.
-    from primbench.config import ConfigError, TimingPolicy, _Source, _timing
+    from primbench.config import ConfigError, TimingPolicy, _timing
+    from primbench.yaml_source import Source
 
     base = TimingPolicy() if policy is None else policy
     if not isinstance(base, TimingPolicy):
@@ -104,7 +105,7 @@ def _resolve_policy(policy, overrides: dict):
         raise ValueError(f"unknown timing policy setting(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
     resolved = dataclasses.replace(base, **overrides)
     try:
-        _timing(resolved.as_dict(), _Source("primbench.measure"))
+        _timing(resolved.as_dict(), Source("primbench.measure"))
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     return resolved

@@ -12,7 +12,8 @@ import dataclasses
 import fnmatch
 
 from primbench import ops, registry
-from primbench.config import Config, ConfigError, Sweep, TimingPolicy, _Source, parse_size
+from primbench.config import Config, ConfigError, Sweep, TimingPolicy, parse_size
+from primbench.yaml_source import Source
 
 DEFAULT_SIZES = ("2^20", "2^24", "2^28")  # --variant without --sizes
 
@@ -24,7 +25,7 @@ def parse_sizes(text: str | None, option: str = "--sizes") -> tuple[int, ...] | 
     items = [item.strip() for item in text.split(",")]
     if not all(items):
         raise ConfigError(f"{option} {text[:200]!r}: give sizes separated by commas, e.g. {option} 2^25,2^28")
-    src = _Source(option)
+    src = Source(option)
     return tuple(int(item) if item.isdigit() else parse_size(item, (), src, what="size") for item in items)
 
 

@@ -1,0 +1,97 @@
+"""Reading a YAML config with the line of every key, so that each error can name file, line and key.
+
+Standard YAML through PyYAML's SafeLoader; `read_yaml` returns the parsed mapping and its `Source`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from primbench.errors import ConfigError
+
+
+class Source:
+    """The text being validated and where each key sits in it, for error lines."""
+
+    def __init__(self, label: str, lines: dict[tuple, int] | None = None, recorded_explicit: dict | None = None,
+                 folder: Path | None = None):
+        self.label = label
+        self.lines = lines or {}
+        self.folder = folder or Path.cwd()  # what relative paths in it (plugins) are relative to
+        # A run header's sweeps list every variant by name, globs expanded: which of them the user
+        # named (and so must fit the sweep) is recorded beside them, by sweep index.
+        self.recorded_explicit = recorded_explicit
+
+    def error(self, path: tuple, message: str) -> ConfigError:
+        where = self.label
+        probe = path
+        while probe and probe not in self.lines:
+            probe = probe[:-1]
+        if probe in self.lines:
+            where = f"{self.label}:{self.lines[probe]}"
+        key = _path_text(path)
+        return ConfigError(f"{where}: {key + ': ' if key else ''}{message}")
+
+
+def _path_text(path: tuple) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _compose(node, path: tuple, lines: dict, constructor):
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        result = {}
+        for key_node, value_node in node.value:
+            key = constructor.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise _BadKey(key, key_node.start_mark.line + 1)
+            lines[path + (key,)] = key_node.start_mark.line + 1
+            if key in result:
+                raise _DuplicateKey(path + (key,))
+            result[key] = _compose(value_node, path + (key,), lines, constructor)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_compose(item, path + (i,), lines, constructor) for i, item in enumerate(node.value)]
+    return constructor.construct_object(node, deep=True)
+
+
+class _BadKey(Exception):
+    def __init__(self, key, line):
+        self.key, self.line = key, line
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, path):
+        self.path = path
+
+
+def read_yaml(path: Path, label: str):
+    """The YAML file parsed (keys must be names, each once), and its Source; ConfigError otherwise."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label}: cannot read it ({exc})") from None
+    lines: dict[tuple, int] = {}
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is None:
+            raise ConfigError(f"{label}: the file is empty; start from configs/default.yaml")
+        raw = _compose(node, (), lines, yaml.constructor.SafeConstructor())
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{label}:{mark.line + 1}:{mark.column + 1}" if mark else label
+        raise ConfigError(f"{where}: YAML syntax error: {exc.problem or exc.context}; fix the YAML at that line") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{label}: YAML error: {exc}") from None
+    except _DuplicateKey as dup:
+        raise Source(label, lines).error(dup.path, "appears twice; keep one") from None
+    except _BadKey as bad:
+        raise ConfigError(f"{label}:{bad.line}: key {bad.key!r} is not a name; keys are words like 'sizes'") from None
+    except RecursionError:
+        raise ConfigError(f"{label}: a YAML alias refers to itself; write the values out") from None
+    return raw, Source(label, lines, folder=path.parent)
