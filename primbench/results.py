@@ -279,79 +279,91 @@ def variant_label(name: str, params: dict) -> str:
     return f"{name}[{params_text(params)}]" if params else name
 
 
+def _identity_columns(case: dict, info: dict) -> dict:
+    """What a case is: its key, op, variant (and its label at its parameters), size, status."""
+    params = case.get("params") or {}
+    return {
+        "key": case["key"],
+        "op": case["op"],
+        # A variant run at several values of its own parameters is one line per value.
+        "variant": variant_label(case["variant"], params),
+        "variant_name": case["variant"],
+        "params": params_text(params),
+        "param_items": param_items(case),  # as model.Params holds them
+        "variant_hash": case.get("variant_hash"),
+        "series": info.get("series", ""),
+        "order": info.get("order", 0),
+        "dtype": case["dtype"],
+        "n": case["n"],
+        "block": case.get("block"),
+        "distribution": case.get("distribution"),
+        "bytes": case.get("bytes"),
+        "status": case["status"],
+        "reason": case.get("reason"),
+    }
+
+
+def _timing_columns(case: dict, scale: dict) -> dict:
+    """How long it took, from the raw samples: median, spread, GB/s and % of both peaks."""
+    samples = case.get("samples") or {}
+    cold = stats.summarize(samples.get("cold_ms") or [])
+    batch = stats.summarize(samples.get("batch_ms") or [])
+    median = cold.median if cold else math.nan
+    gbps = stats.bandwidth_gbps(case.get("bytes") or 0, median) if cold else math.nan
+    peak, copy_gbps, l2_bytes = scale["peak"], scale["copy"], scale["l2_bytes"]
+    return {
+        "median_ms": median,
+        "noise": cold.noise if cold else math.nan,
+        "samples": cold.count if cold else 0,
+        "p05_ms": cold.p05 if cold else math.nan,
+        "p95_ms": cold.p95 if cold else math.nan,
+        "batch_median_ms": batch.median if batch else math.nan,
+        "batch_size": samples.get("batch_size"),
+        "gbps": gbps,
+        "pct_peak": 100.0 * gbps / peak if peak else math.nan,
+        "pct_copy": 100.0 * gbps / copy_gbps if copy_gbps else math.nan,
+        "l2_resident": bool(l2_bytes and (case.get("bytes") or 0) <= l2_bytes),
+        "stop": (case.get("timing") or {}).get("stop"),
+    }
+
+
+def _check_columns(case: dict) -> dict:
+    """What verification found: the exact and random checks, determinism across runs and grids, launches."""
+    verify = case.get("verify") or {}
+    random_check = verify.get("random") or {}
+    exact_check = verify.get("exact") or {}
+    determinism = case.get("determinism") or {}
+    return {
+        "exact_ok": exact_check.get("ok"),
+        "random_ok": random_check.get("ok"),
+        "error": random_check.get("error"),
+        "tolerance": random_check.get("tolerance"),
+        "bitwise_equal": determinism.get("bitwise_equal"),
+        "result_hex": determinism.get("result_hex"),
+        # The reproducibility probe: True if every scaled grid gave the same bits, None if not tried.
+        "grids_bitwise_equal": _all_or_none(probe.get("bitwise_equal") for probe in determinism.get("across_grids") or []),
+        "grids_probed": "across_grids" in determinism,  # False in runs made before the probe existed
+        "got": random_check.get("got"),
+        "expected": random_check.get("expected"),
+        "reference_kind": random_check.get("reference"),
+        "abs_sum": random_check.get("abs_sum"),
+        "serial_float32": random_check.get("serial_float32"),
+        "flags": ",".join(case.get("flags") or []),
+        # The first launch with a grid: atomic variants start with the memset of their target.
+        "grid": next((launch["grid"] for launch in case.get("launches") or [] if launch.get("grid")), None),
+        "launches": len(case.get("launches") or []),
+        "launch_list": case.get("launches") or [],  # what each launch declared (grid, and e.g. top-k's group)
+    }
+
+
 def to_frame(run: Run):
     """One row per case, with median, noise, GB/s and % of both peaks derived from raw samples."""
     import pandas as pd
 
     device = run.device
-    peak = device.get("peak_gbps") or math.nan
-    l2_bytes = device.get("l2_bytes") or 0
-    copy_gbps = run.copy_gbps
+    scale = {"peak": device.get("peak_gbps") or math.nan, "copy": run.copy_gbps, "l2_bytes": device.get("l2_bytes") or 0}
     variants = run.header.get("variants", {})
-    rows = []
-    for case in run.cases:
-        samples = case.get("samples") or {}
-        cold = stats.summarize(samples.get("cold_ms") or [])
-        batch = stats.summarize(samples.get("batch_ms") or [])
-        info = variants.get(f"{case['op']}/{case['variant']}", {})
-        verify = case.get("verify") or {}
-        random_check = verify.get("random") or {}
-        exact_check = verify.get("exact") or {}
-        determinism = case.get("determinism") or {}
-        median = cold.median if cold else math.nan
-        gbps = stats.bandwidth_gbps(case.get("bytes") or 0, median) if cold else math.nan
-        params = case.get("params") or {}
-        rows.append(
-            {
-                "key": case["key"],
-                "op": case["op"],
-                # A variant run at several values of its own parameters is one line per value.
-                "variant": variant_label(case["variant"], params),
-                "variant_name": case["variant"],
-                "params": params_text(params),
-                "param_items": param_items(case),  # as model.Params holds them
-                "variant_hash": case.get("variant_hash"),
-                "series": info.get("series", ""),
-                "order": info.get("order", 0),
-                "dtype": case["dtype"],
-                "n": case["n"],
-                "block": case.get("block"),
-                "distribution": case.get("distribution"),
-                "bytes": case.get("bytes"),
-                "status": case["status"],
-                "reason": case.get("reason"),
-                "median_ms": median,
-                "noise": cold.noise if cold else math.nan,
-                "samples": cold.count if cold else 0,
-                "p05_ms": cold.p05 if cold else math.nan,
-                "p95_ms": cold.p95 if cold else math.nan,
-                "batch_median_ms": batch.median if batch else math.nan,
-                "batch_size": samples.get("batch_size"),
-                "gbps": gbps,
-                "pct_peak": 100.0 * gbps / peak if peak else math.nan,
-                "pct_copy": 100.0 * gbps / copy_gbps if copy_gbps else math.nan,
-                "l2_resident": bool(l2_bytes and (case.get("bytes") or 0) <= l2_bytes),
-                "stop": (case.get("timing") or {}).get("stop"),
-                "exact_ok": exact_check.get("ok"),
-                "random_ok": random_check.get("ok"),
-                "error": random_check.get("error"),
-                "tolerance": random_check.get("tolerance"),
-                "bitwise_equal": determinism.get("bitwise_equal"),
-                "result_hex": determinism.get("result_hex"),
-                # The reproducibility probe: True if every scaled grid gave the same bits, None if not tried.
-                "grids_bitwise_equal": _all_or_none(probe.get("bitwise_equal") for probe in determinism.get("across_grids") or []),
-                "grids_probed": "across_grids" in determinism,  # False in runs made before the probe existed
-                "got": random_check.get("got"),
-                "expected": random_check.get("expected"),
-                "reference_kind": random_check.get("reference"),
-                "abs_sum": random_check.get("abs_sum"),
-                "serial_float32": random_check.get("serial_float32"),
-                "flags": ",".join(case.get("flags") or []),
-                # The first launch with a grid: atomic variants start with the memset of their target.
-                "grid": next((launch["grid"] for launch in case.get("launches") or [] if launch.get("grid")), None),
-                "launches": len(case.get("launches") or []),
-                "launch_list": case.get("launches") or [],  # what each launch declared (grid, and e.g. top-k's group)
-            }
-        )
+    rows = [{**_identity_columns(case, variants.get(f"{case['op']}/{case['variant']}", {})),
+             **_timing_columns(case, scale), **_check_columns(case)} for case in run.cases]
     columns = None if rows else ["key", "op", "variant", "variant_name", "params", "status", "n", "block", "median_ms", "gbps"]
     return pd.DataFrame(rows, columns=columns)
