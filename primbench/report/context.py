@@ -1,0 +1,295 @@
+"""The report template's context, built once per run: the run's facts, the story, the accuracy
+study, one section per op, timing quality and the header as recorded. Tables come from selection,
+story, quality and sections; charts from plots; numbers are formatted by render's filters."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+from primbench import inputs, ops, stats
+from primbench.report import quality, sections, selection, story
+from primbench.report.render import as_records, annotated_frame, size_text
+from primbench.results import run_stem
+
+
+def build_context(run, references=(), frame=None) -> dict:
+    """Everything the template shows, computed from a loaded run and the published references."""
+    from primbench.report import plots
+
+    device = run.header.get("device") or {}
+    if frame is None:
+        frame = annotated_frame(run)
+    device_name = device.get("name") or "this GPU"
+    story = accuracy = None
+    if selection.story_op(frame):
+        story = _story(frame, references, device_name, plots)
+        accuracy = _accuracy_section(frame, device_name, plots)
+    # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
+    logs = {c["key"]: c["log"] for c in run.cases if c.get("log")}
+    per_op = [_op_section(frame, op, device, run.copy_gbps, plots, logs) for op in selection.ops_in(frame)]
+    return {
+        "run": _run_facts(run, frame, device_name),
+        "peak_gbps": device.get("peak_gbps"),
+        "copy_gbps": run.copy_gbps,
+        "story": story,
+        "accuracy": accuracy,
+        "ops": per_op,
+        "quality": _timing_quality(frame),
+        "meta": _meta(run),
+    }
+
+
+def _run_facts(run, frame, device_name: str) -> dict:
+    """The run itself: id, GPU, when, which commit, how it ended."""
+    header, end, git = run.header, run.end or {}, run.git
+    return {
+        "id": header.get("run_id") or run_stem(run.path),
+        "path": run.path.name,
+        "device_name": device_name,
+        "started": header.get("started"),
+        "finished": end.get("finished"),
+        "interrupted": run.end is None,  # a run file without an end record was cut short
+        "git_sha": git.get("sha"),
+        "git_dirty": git.get("dirty"),
+        "end": end,
+        "resumes": run.resumes,
+        "case_count": len(run.cases),
+        "status_counts": dict(frame["status"].value_counts()) if not frame.empty else {},
+    }
+
+
+def _timing_quality(frame) -> dict:
+    """How sampling ended, what was flagged, which cases sat in L2 or read above the peak."""
+    timing = quality.timing_quality(frame)
+    return {
+        "measured": timing.measured,
+        "stops": timing.stops,
+        "flags": timing.flags,
+        "flagged": as_records(timing.flagged),
+        "l2_resident": as_records(timing.l2_resident),
+        "l2_resident_by_size": sorted(Counter(int(n) for n in timing.l2_resident["n"]).items())
+        if len(timing.l2_resident)
+        else [],
+        "over_peak": as_records(timing.over_peak),
+    }
+
+
+def _meta(run) -> dict:
+    """The header as recorded: device, copy probe, software, host, commit, policy, config, variants."""
+    header = run.header
+    copy = header.get("copy") or {}
+    copy_samples = copy.get("samples_ms") or []
+    return {
+        "device": quality.flatten(header.get("device") or {}),
+        "copy_bandwidth": {
+            "median_gbps": run.copy_gbps,
+            "samples": len(copy_samples),
+            "median_us": stats.summarize(copy_samples).median * 1e3 if copy_samples else None,
+            "rows": quality.flatten({k: v for k, v in copy.items() if k not in ("samples_ms", "alternatives")}),
+            "alternatives": _copy_alternatives(copy),
+        },
+        "software": quality.flatten(header.get("software")),
+        "host": quality.flatten(header.get("host")),
+        "git": quality.flatten(run.git),
+        "tool": quality.flatten(header.get("tool")),
+        "timing": quality.flatten(header.get("timing")),
+        "config_path": header.get("config_path"),
+        "config_hash": header.get("config_hash"),
+        "config_json": json.dumps(header.get("config"), indent=2, ensure_ascii=False, default=str),
+        "variants": sorted(
+            (header.get("variants") or {}).values(),
+            key=lambda v: (str(v.get("op")), v.get("order") or 0, str(v.get("name"))),
+        ),
+        "warnings": list(run.warnings),
+        "schema": header.get("schema"),
+    }
+
+
+def _copy_alternatives(copy: dict) -> list[dict]:
+    """The copy methods measured but not chosen, as median GB/s from their raw samples."""
+    rows = []
+    for method, samples in (copy.get("alternatives") or {}).items():
+        summary = stats.summarize(samples or [])
+        gbps = stats.bandwidth_gbps(copy.get("bytes") or 0, summary.median) if summary else None
+        rows.append({"method": method, "gbps": gbps, "samples": summary.count if summary else 0})
+    return rows
+
+
+def _story(frame, references, device_name, plots) -> dict:
+    """The reduce story: summary, progression at the seed's size, ranking, and the progression chart."""
+    op = selection.story_op(frame)
+    dtype, distribution = selection.primary_slice(frame, op)
+    n, exact = selection.choose_progression_size(frame, op)
+    progression = story.progression_table(frame, n, references, op, dtype, distribution)
+    ranking = story.ranking_table(frame, op, n, dtype, distribution)
+    shown = selection.slice_of(frame, op, dtype, distribution)
+    largest = max(shown[shown["valid"]]["n"], default=n)
+    summary = []
+    for size in dict.fromkeys([n, int(largest)]):
+        best = selection.best_case(frame, op, size, dtype=dtype, distribution=distribution)
+        cub_ms = selection.baseline_time_ms(frame, op, size, dtype, distribution)
+        if best is None:
+            summary.append({"n": size, "best": None})
+            continue
+        summary.append(
+            {
+                "n": size,
+                "best": as_records(best.to_frame().T)[0],
+                "cub_us": cub_ms * 1e3,
+                "ratio_to_cub": best["median_ms"] / cub_ms if math.isfinite(cub_ms) else None,
+            }
+        )
+    hazards = {}
+    for row in as_records(progression):
+        if row.get("hazard"):
+            hazards.setdefault(row["hazard"], []).append(row["variant"])
+    chart = None
+    if not progression.empty and progression["cumulative_speedup"].notna().any():
+        chart = plots.progression_chart(progression, references, f"{device_name} (this run)")
+    return {
+        "n": n,
+        "n_exact": exact,
+        "preferred_n": selection.PROGRESSION_N,
+        "dtype": dtype,
+        "distribution": distribution,
+        "progression": as_records(progression),
+        "references": [
+            {"id": r.id, "label": r.label, "device": r.device, "n": r.n, "dtype": r.dtype, "peak_gbps": r.peak_gbps,
+             "citation": r.citation, "url_text": _without_scheme(r.url)}
+            for r in references
+        ],
+        "differences": story.ordering_differences(progression, references),
+        "compared_steps": sum(len(story.compared_steps(progression, r)) for r in references),
+        "hazards": [{"text": text, "variants": names} for text, names in hazards.items()],
+        "ranking": as_records(ranking),
+        "unranked": as_records(story.unranked_cases(frame, op, n)),
+        "summary": summary,
+        "chart": chart,
+        "cub_variant": selection.baseline_variant(frame, op) or ops.declared(op, "baseline"),
+    }
+
+
+def _accuracy_section(frame, device_name, plots) -> dict | None:
+    """The accuracy study: the table of relative errors, its chart and the headline ratio."""
+    study = sections.accuracy_study(frame)
+    if study is None:
+        return None
+    return {
+        "sizes": study.sizes,
+        "rows": study.rows,
+        "headline": study.headline,
+        "distribution": selection.ACCURACY_DISTRIBUTION,
+        "description": inputs.DESCRIPTIONS.get(selection.ACCURACY_DISTRIBUTION, ""),
+        "chart": plots.accuracy_chart(study, f"Sum accuracy on the {selection.ACCURACY_DISTRIBUTION} input ({device_name})"),
+    }
+
+
+def _dtype_section(frame, op) -> dict | None:
+    """Every variant in every dtype at one size, when the run has more than one dtype."""
+    table, where = sections.dtype_table(frame, op)
+    if where is None:
+        return None
+    return {**where, "rows": as_records(table)}
+
+
+def _without_scheme(url) -> str | None:
+    # The page must not link out (it is opened from disk or as a CI artifact): cite as plain text.
+    if not url:
+        return None
+    return url.split("://", 1)[-1]
+
+
+def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
+    """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures."""
+    import numpy as np
+
+    dtype, distribution = selection.primary_slice(frame, op)
+    lines = sections.bandwidth_lines(frame, op, dtype, distribution)
+    # One colour per variant across all of the op's plots, in progression order.
+    ordered = frame[frame["op"] == op].sort_values(["order", "variant"])["variant"].drop_duplicates()
+    styles = plots.styles_by_variant(list(ordered))
+    itemsize = inputs.ITEMSIZE.get(dtype) or (np.dtype(dtype).itemsize if dtype else 0)
+    bandwidth_chart = None
+    if not lines.empty:
+        bandwidth_chart = plots.bandwidth_vs_size(
+            lines,
+            peak_gbps=device.get("peak_gbps"),
+            copy_gbps=copy_gbps,
+            l2_bytes=device.get("l2_bytes"),
+            itemsize=itemsize,
+            title=f"{op}: bandwidth vs size ({dtype}, {distribution})",
+            styles=styles,
+        )
+    sweeps = _sweep_charts(frame, op, dtype, distribution, plots, styles)
+    # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
+    params = selection.primary_params(frame, op, dtype, distribution)
+    compared = selection.with_params(frame, op, params)
+    bars = sections.distribution_bars(compared, op, dtype)
+    distribution_chart = None
+    if not bars.empty:
+        distribution_chart = {
+            "n": int(bars["n"].iloc[0]),
+            "chart": plots.distribution_bars_chart(
+                bars, title=f"{op}: GB/s by input distribution at n = {size_text(int(bars['n'].iloc[0]))} ({dtype})", styles=styles),
+            "rows": as_records(bars),
+        }
+    progression = _op_progression(frame, compared, op, dtype, distribution)
+    other_slices = sorted(
+        {(d, s) for d, s in zip(frame[frame["op"] == op]["dtype"], frame[frame["op"] == op]["distribution"])}
+        - {(dtype, distribution)},
+        key=str,
+    )
+    return {
+        "name": op,
+        "dtype": dtype,
+        "distribution": distribution,
+        "other_slices": other_slices,
+        "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
+        "progression": progression,
+        "tables": {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()},  # the op's own
+        "params": params,
+        "best_per_size": as_records(story.best_per_size(compared, op, dtype, distribution)),
+        "bandwidth_chart": bandwidth_chart,
+        "distribution_chart": distribution_chart,
+        "sweeps": sweeps,
+        "verification": as_records(quality.verification_table(frame, op)),
+        "reproducibility": as_records(quality.reproducibility_table(frame, op)),
+        "dtypes": _dtype_section(frame, op),
+        "failures": [{**case, "log": logs.get(case["key"])} for case in as_records(quality.failures_table(frame, op))],
+    }
+
+
+def _sweep_charts(frame, op: str, dtype, distribution, plots, styles) -> list[dict]:
+    """GB/s against block size at each size swept, then against each of the variants' own parameters."""
+    sweeps = []
+    for n, sweep in sections.block_sweeps(frame, op, dtype, distribution).items():
+        sweeps.append(
+            {
+                "n": n,
+                "param": None,
+                "variants": sweep["variant"].nunique(),
+                "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
+            }
+        )
+    for slice_dtype, slice_distribution in selection.slices_by_dtype(frame, op, (dtype, distribution)):
+        for sweep in sections.param_sweeps(frame, op, slice_dtype, slice_distribution):
+            title = f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"
+            sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),
+                           "chart": plots.param_sweep_chart(sweep, title=title)})
+    return sweeps
+
+
+def _op_progression(frame, compared, op: str, dtype, distribution) -> dict | None:
+    """A non-story op's progression at its chosen size; the story op has its own, larger section.
+    Variants never run at this size (a one-block kernel past its block) are named, not rowed."""
+    if op == selection.story_op(frame):
+        return None
+    n, exact = selection.choose_progression_size(compared, op)
+    table = story.progression_table(compared, n, (), op, dtype, distribution) if n else None
+    if table is None or table.empty:
+        return None
+    rows = as_records(table)
+    return {"n": n, "n_exact": exact, "rows": [r for r in rows if r["status"] != "absent"],
+            "absent": [r["variant"] for r in rows if r["status"] == "absent"]}
