@@ -22,6 +22,7 @@ from primbench.config import Config, config_from_header
 from primbench.model import CaseId
 from primbench.errors import UserError
 from primbench.locations import new_run_path
+from primbench.progress import Progress, describe_result
 from primbench.variant import CaseUnsupported
 
 COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
@@ -100,45 +101,6 @@ def case_seed(run_id: str, key: str) -> int:
     """A seed fixed by run and input key, so that a resumed case draws the same inputs and every
     variant of an op meets the same data (the report compares their results bit for bit)."""
     return int.from_bytes(hashlib.sha256(f"{run_id}|{key}".encode()).digest()[:4], "little")
-
-
-class _Progress:
-    """A bar on a terminal, one line per case in a log."""
-
-    def __init__(self, total: int):
-        self.total = total
-        self.done = 0
-        self.bar = None
-        if sys.stdout.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-            self.task = self.bar.add_task("primbench", total=total)
-            self.bar.start()
-
-    def line(self, text: str) -> None:
-        self.done += 1
-        message = f"[{self.done}/{self.total}] {text}"
-        if self.bar:
-            self.bar.console.print(message, markup=False, highlight=False)
-            self.bar.advance(self.task)
-        else:
-            print(message, flush=True)
-
-    def close(self) -> None:
-        if self.bar:
-            self.bar.stop()
-
-
-def _describe_result(case: CaseId, record: dict, device_info: dict) -> str:
-    params = "".join(f" {name}={value}" for name, value in case.params.items())
-    label = f"{case.op}/{case.variant} n={case.n} block={case.block or 'lib'}{params}"
-    if record["status"] != "ok":
-        return f"{label}: {record['status'].upper()} {record.get('reason', '')}"
-    summary = stats.summarize(record["samples"]["cold_ms"])
-    gbps = stats.bandwidth_gbps(record["bytes"], summary.median)
-    return (f"{label}: {summary.median * 1e3:.1f} us ±{summary.noise * 100:.1f}% "
-            f"{gbps:.0f} GB/s ({100 * gbps / device_info['peak_gbps']:.0f}% of peak) ok")
 
 
 class Runner:
@@ -401,14 +363,14 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done
     for case in cases:
         first_seen.setdefault(input_key(case), len(first_seen))
     todo = sorted((c for c in cases if c.key not in done), key=lambda c: first_seen[input_key(c)])
-    progress = _Progress(len(todo))
+    progress = Progress(len(todo))
     _install_sigterm()
     try:
         for case in todo:
             record = runner.run_case(case, case_seed(run_id, input_key(case)))
             writer.append(record)
             setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
-            progress.line(_describe_result(case, record, runner.device.info))
+            progress.line(describe_result(case, record, runner.device.info))
     except KeyboardInterrupt:
         summary.interrupted = True
         return summary
