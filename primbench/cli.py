@@ -25,6 +25,14 @@ def _parser() -> argparse.ArgumentParser:
     plugin.add_argument("--plugin", action="append", metavar="FILE.py", help="a Python file that registers your own "
                         "variants or op (docs/extending.md); repeatable")
 
+    _add_run(commands, plugin)
+    _add_readers(commands, plugin)
+    _add_gates_and_tools(commands, plugin)
+    return parser
+
+
+def _add_run(commands, plugin) -> None:
+    """run: a config narrowed by filters, --variant with no config, or --resume."""
     run = commands.add_parser("run", parents=[plugin], help="run a config's sweep on the GPU, write the run file and its report")
     run.add_argument("config", nargs="?", help="YAML config, e.g. configs/default.yaml or a bundled one by name (default, "
                      "progression, nightly, ...); required unless --resume or --variant is given")
@@ -42,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-restart", action="store_true", help="when a kernel breaks the CUDA context, stop (finish later with "
                      "--resume) instead of going on in a fresh process")
 
+
+def _add_readers(commands, plugin) -> None:
+    """The commands that read runs or the registry: report, info, list, compare."""
     report = commands.add_parser("report", help="render run files as self-contained HTML pages")
     report.add_argument("run", nargs="+", help="run files, folders of runs, or globs (results/nvidia-h200/, 'results/*/*.jsonl'); "
                         "each report goes beside its run")
@@ -60,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     comparison.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
     comparison.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page")
 
+
+def _add_gates_and_tools(commands, plugin) -> None:
+    """check, publish, baseline and compile."""
     gate = commands.add_parser("check", help="the CI gate: exit 0 if nothing regressed, 1 on a regression, 2 on unusable input")
     gate.add_argument("run", help="the new run: a file, or the newest run in a folder or a glob")
     gate.add_argument("--baseline", metavar="BASE", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl.gz)")
@@ -82,7 +96,6 @@ def _parser() -> argparse.ArgumentParser:
                                 "(no GPU needed); with --plugin, the plugins' kernels only, unless --all")
     build.add_argument("--all", action="store_true", help="with --plugin: primbench's own kernels too")
     build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

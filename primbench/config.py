@@ -254,6 +254,7 @@ def _text_list(raw, path, src) -> list[str]:
 
 
 def _sweep(raw, path, src) -> Sweep:
+    """One sweep of the YAML: its op, variants, sizes, block sizes, dtypes, distributions, parameters."""
     if not isinstance(raw, dict):
         raise src.error(path, "each sweep must be a mapping with op, variants, sizes, ...")
     _reject_unknown(raw, SWEEP_KEYS, path, src)
@@ -263,8 +264,29 @@ def _sweep(raw, path, src) -> Sweep:
     op = raw["op"]
     if op not in registry.ops():
         raise src.error(path + ("op",), f"unknown op {op!r}; valid ops: {', '.join(registry.ops())}")
-    all_names = [v.name for v in registry.variants(op)]
+    names, explicit = _sweep_variants(raw, path, src, op)
+    sizes = _sweep_sizes(raw, path, src)
+    blocks = _size_list(raw.get("block_sizes", [256]), path + ("block_sizes",), src, what="block size")
+    for b in blocks:
+        if b < MIN_BLOCK or b > MAX_BLOCK or b & (b - 1):
+            raise src.error(path + ("block_sizes",), f"block size {b} is not a power of two from {MIN_BLOCK} to {MAX_BLOCK}; "
+                            "the tree reductions halve the block at each step")
+    variants = [registry.get(op, name) for name in names]
+    _named_variants_fit(explicit, op, sizes, blocks, path, src)
+    dtypes = _choices(raw, "dtypes", ops.dtypes(op), op, path, src)
+    distributions = _choices(raw, "distributions", ops.distributions(op), op, path, src)
+    if not any(not v.block_sizes or set(v.block_sizes) & set(blocks) for v in variants):
+        raise src.error(path + ("block_sizes",), "no selected variant takes any of these block sizes")
+    params = _params(raw.get("params"), path + ("params",), src, variants) if "params" in raw else ()
+    sweep = Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
+                  dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit), params=params)
+    _sweep_runs_something(sweep, variants, path, src)
+    return sweep
 
+
+def _sweep_variants(raw, path, src, op: str) -> tuple[list[str], set]:
+    """The variants a sweep names (globs expanded, in order) and those named without a glob."""
+    all_names = [v.name for v in registry.variants(op)]
     patterns = _text_list(raw.get("variants", ["*"]), path + ("variants",), src)
     names: list[str] = []
     explicit = set()
@@ -277,11 +299,14 @@ def _sweep(raw, path, src) -> Sweep:
         names.extend(m for m in matched if m not in names)
     if src.recorded_explicit is not None:
         explicit = set(src.recorded_explicit.get(path[-1], ())) & set(names)
+    return names, explicit
 
+
+def _sweep_sizes(raw, path, src) -> list[int]:
     sizes = _size_list(raw.get("sizes"), path + ("sizes",), src, what="size") if "sizes" in raw else None
     if sizes is None:
         raise src.error(path, "no 'sizes'; e.g. sizes: {pow2: [10, 28]} or sizes: [1000, '2^25']")
-    for i, n in enumerate(sizes):
+    for n in sizes:
         if n < 1:
             raise src.error(path + ("sizes",), f"size {n} must be at least 1")
         if n > MAX_N:
@@ -289,14 +314,12 @@ def _sweep(raw, path, src) -> Sweep:
                             f"the largest allowed is 2^30 = {MAX_N}")
     if len(set(sizes)) != len(sizes):
         raise src.error(path + ("sizes",), "lists a size twice; keep one")
+    return sizes
 
-    blocks = _size_list(raw.get("block_sizes", [256]), path + ("block_sizes",), src, what="block size")
-    for b in blocks:
-        if b < MIN_BLOCK or b > MAX_BLOCK or b & (b - 1):
-            raise src.error(path + ("block_sizes",), f"block size {b} is not a power of two from {MIN_BLOCK} to {MAX_BLOCK}; "
-                            "the tree reductions halve the block at each step")
-    variants = [registry.get(op, name) for name in names]
-    for name in explicit:  # a variant the user named must be able to run in this sweep
+
+def _named_variants_fit(explicit, op: str, sizes, blocks, path, src) -> None:
+    """A variant the user named must be able to run in this sweep."""
+    for name in explicit:
         variant = registry.get(op, name)
         accepted = [b for b in blocks if not variant.block_sizes or b in variant.block_sizes]
         if not accepted:
@@ -306,31 +329,29 @@ def _sweep(raw, path, src) -> Sweep:
             raise src.error(path + ("sizes",), f"{name} runs in one block, so n can be at most the block size "
                             f"({max(accepted)} here); none of these sizes fits: add a size up to {max(accepted)}")
 
-    dtypes = _text_list(raw.get("dtypes", [ops.dtypes(op)[0]]), path + ("dtypes",), src)
-    valid_dtypes = ops.dtypes(op)
-    for d in dtypes:
-        if d not in valid_dtypes:
-            raise src.error(path + ("dtypes",), f"dtype {d!r} is not available for {op}; valid: {', '.join(valid_dtypes)}")
-    distributions = _text_list(raw.get("distributions", [ops.distributions(op)[0]]), path + ("distributions",), src)
-    for d in distributions:
-        if d not in ops.distributions(op):
-            raise src.error(path + ("distributions",), f"distribution {d!r} is not available for {op}; "
-                            f"valid: {', '.join(ops.distributions(op))}")
-    if not any(not v.block_sizes or set(v.block_sizes) & set(blocks) for v in variants):
-        raise src.error(path + ("block_sizes",), "no selected variant takes any of these block sizes")
-    params = _params(raw.get("params"), path + ("params",), src, variants) if "params" in raw else ()
-    sweep = Sweep(name=name, op=op, variants=tuple(names), sizes=tuple(sizes), block_sizes=tuple(blocks),
-                  dtypes=tuple(dtypes), distributions=tuple(distributions), explicit=frozenset(explicit), params=params)
-    for name in explicit:  # a named variant that takes none of the sweep's values would silently run nothing
-        variant = registry.get(op, name)
+
+def _choices(raw, key: str, valid, op: str, path, src) -> list[str]:
+    """A sweep's dtypes or distributions: each one the op offers; default, the op's first."""
+    chosen = _text_list(raw.get(key, [valid[0]]), path + (key,), src)
+    what = key[:-1]  # dtype, distribution
+    for value in chosen:
+        if value not in valid:
+            raise src.error(path + (key,), f"{what} {value!r} is not available for {op}; valid: {', '.join(valid)}")
+    return chosen
+
+
+def _sweep_runs_something(sweep: Sweep, variants, path, src) -> None:
+    """A named variant that takes none of the sweep's parameter values, or a dtype that can take none
+    of them, would silently run nothing."""
+    for name in sweep.explicit:
+        variant = registry.get(sweep.op, name)
         if not sweep.param_grid(variant):
             takes = "; ".join(f"{p}: {', '.join(map(str, allowed))}" for p, allowed in variant.params)
             raise src.error(path + ("params",), f"{name} takes none of these values ({takes}); add one or list it in another sweep")
-    for d in dtypes:  # a dtype none of whose parameter values it can take would silently run nothing
-        reasons = [ops.checks(op).refuses(d, dict(p)) for v in variants for p in sweep.param_grid(v)]
+    for d in sweep.dtypes:
+        reasons = [ops.checks(sweep.op).refuses(d, dict(p)) for v in variants for p in sweep.param_grid(v)]
         if reasons and all(reasons):
-            raise src.error(path + ("params",) if params else path + ("dtypes",), f"dtype {d}: {reasons[0]}")
-    return sweep
+            raise src.error(path + ("params",) if sweep.params else path + ("dtypes",), f"dtype {d}: {reasons[0]}")
 
 
 def _params(raw, path, src, variants) -> tuple[tuple[str, tuple[int, ...]], ...]:
