@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from primbench.errors import UserError
+from primbench.outputs import check_writable, refuse_overwriting_inputs, write_atomically
 from primbench.locations import BASELINE_DIR, REFERENCE_DIR, baseline_path, newest_run_in, runs_in, runs_of
 from primbench.results import gpu_slug
 
@@ -213,6 +214,7 @@ def cmd_report(args) -> int:
         raise UserError(f"-o names one file, but {len(runs)} runs were given; leave -o out to write each report beside its run")
     for run_path in runs:
         out = Path(args.output) if args.output else report_path(run_path)
+        refuse_overwriting_inputs([out], runs)
         if out.is_dir():
             raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / report_path(run_path).name}")
         print(render_report(run_path, out))
@@ -222,12 +224,11 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     from primbench import compare, compare_output
 
-    if len(args.runs) < 2:
-        raise UserError("compare needs at least two run files: the baseline first, then the runs to compare with it")
-    _writable(args.html)
     arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else map(str, runs_in(argument)))]
     if len(arguments) < 2:
         raise UserError("compare needs at least two runs: the baseline first, then the runs to compare with it")
+    check_writable(args.html)
+    refuse_overwriting_inputs([args.html], arguments)
     runs = [compare.load_comparable(argument) for argument in arguments]
     base = runs[0]
     sections = []
@@ -253,9 +254,11 @@ def cmd_check(args) -> int:
     if args.baseline is None and not default.exists():
         raise UserError(f"no baseline for {new.device.get('name')} at {default}; make one from a good run "
                         f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
+    base_path = newest_run_in(args.baseline) if args.baseline else default
     for output in (args.markdown, args.junit):
-        _writable(output)
-    base = load_run(newest_run_in(args.baseline) if args.baseline else default)
+        check_writable(output)
+    refuse_overwriting_inputs([args.markdown, args.junit], [new.path, base_path])
+    base = load_run(base_path)
     changed = compare.changed_variants(base, new)
     if changed:
         print(f"code changed since the baseline: {len(changed)} variant(s): " + ", ".join(changed))
@@ -268,9 +271,9 @@ def cmd_check(args) -> int:
           + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
              if skipped else ""))
     if args.markdown:
-        _write(args.markdown, compare_output.markdown(pairs, _label(base), _label(new), code, metric=metric))
+        write_atomically(args.markdown, compare_output.markdown(pairs, _label(base), _label(new), code, metric=metric))
     if args.junit:
-        _write(args.junit, compare_output.junit(pairs, _label(base), _label(new)))
+        write_atomically(args.junit, compare_output.junit(pairs, _label(base), _label(new)))
     return code
 
 
@@ -280,8 +283,10 @@ def cmd_publish(args) -> int:
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: is a file; give a folder for the site")
-    _writable(out / "index.html")
-    print(f"site: {publish(runs_of(args.folder), out)}")
+    check_writable(out / "index.html")
+    runs = runs_of(args.folder)
+    refuse_overwriting_inputs([out], runs)
+    print(f"site: {publish(runs, out)}")
     return EXIT_OK
 
 
@@ -299,13 +304,9 @@ def cmd_baseline(args) -> int:
     target = baseline_path(run.device.get("name"), args.folder).with_name(f"{gpu_slug(run.device.get('name'))}.jsonl.gz")
     if target.exists() and target.resolve() == run.path.resolve():
         raise UserError(f"{run.path}: is already the baseline of {run.device.get('name')}")
-    target.parent.mkdir(parents=True, exist_ok=True)
     data = run.path.read_bytes()
     # Kept compressed (about 7x smaller); mtime 0 so the same run always gives the same bytes.
-    packed = data if data[:2] == b"\x1f\x8b" else gzip.compress(data, mtime=0)
-    temporary = target.with_name(target.name + ".tmp")
-    temporary.write_bytes(packed)
-    temporary.replace(target)
+    write_atomically(target, data if data[:2] == b"\x1f\x8b" else gzip.compress(data, mtime=0))
     print(f"{Path(args.folder).name.rstrip('s')} for {run.device.get('name')}: {target} (from {run.path})")
     return EXIT_OK
 
@@ -314,28 +315,6 @@ def _label(run) -> str:
     device = run.device.get("name") or "unknown GPU"
     git = run.git.get("sha")
     return f"{run.path.name} ({device}, {git[:7] if git else 'no commit'}, {run.header.get('started', '?')})"
-
-
-def _writable(path) -> None:
-    """Refuse, before any work, an output path that is a folder or whose parent is a file."""
-    if path is None:
-        return
-    path = Path(path)
-    if path.is_dir():
-        raise UserError(f"{path}: is a folder; give a file name")
-    parent = next((p for p in path.parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        raise UserError(f"{path}: {parent} is a file, not a folder; give another path")
-
-
-def _write(path, text: str) -> None:
-    _writable(path)
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write it ({exc.strerror})") from None
 
 
 def cmd_info(args) -> int:

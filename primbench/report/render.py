@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from primbench import ops
+from primbench.outputs import write_atomically
 from primbench.report import selection
 from primbench.report.reference import load_published
 from primbench.resources import TEMPLATE_DIR
@@ -50,8 +51,7 @@ def render_page(template: str, **context) -> str:
 def write_page(template: str, out_path, **context) -> Path:
     """Render a page and write it to `out_path` (folders created); return the path."""
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(render_page(template, **context), encoding="utf-8")
+    write_atomically(out_path, render_page(template, **context))
     return out_path
 
 
