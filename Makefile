@@ -12,7 +12,8 @@ OUTPUT ?=
 # The H200's reference run (tracked; results/README.md) for `make report`; for `make check` and
 # `make baseline`, the newest run under results/<gpu>/, else the reference. Override: RUN=<run file>.
 REFERENCE ?= results/reference/nvidia-h200.jsonl.gz
-NEWEST := $(lastword $(sort $(wildcard results/*/*.jsonl)))
+# Run names start with their UTC start time: the newest is the last name, whatever its GPU folder.
+NEWEST := $(shell ls results/*/*.jsonl 2>/dev/null | grep -v -e /baselines/ -e /reference/ | awk -F/ '{print $$NF, $$0}' | sort | tail -1 | cut -d' ' -f2)
 RUN ?= $(or $(NEWEST),$(REFERENCE))
 
 .PHONY: help bench report test gpu-test gpu-check baseline reference check info list compile clean distclean

@@ -48,6 +48,7 @@ def _add_run(commands, plugin) -> None:
     run.add_argument("--output", metavar="DIR", help="folder for the run file (default: the config's `output`)")
     run.add_argument("--no-report", action="store_true", help="do not render the HTML report after the run")
     run.add_argument("--dry-run", action="store_true", help="validate the config and list its cases; needs no GPU")
+    run.add_argument("--allow-large", action="store_true", help="accept a sweep of over 100,000 cases")
     run.add_argument("--no-restart", action="store_true", help="when a kernel breaks the CUDA context, stop (finish later with "
                      "--resume) instead of going on in a fresh process")
 
@@ -168,7 +169,7 @@ def _run_config(args):
                         "reduce/cub_device_reduce --sizes 2^28`")
     if args.dtypes:
         raise UserError("--dtypes goes with --variant; a config names its dtypes in its sweeps")
-    config = _with_plugins(load_config(args.config), args)
+    config = _with_plugins(load_config(args.config, allow_large=args.allow_large), args)
     return subset.narrow(config, only=subset.parse_patterns(args.only), sizes=sizes, blocks=blocks)
 
 

@@ -35,6 +35,7 @@ from primbench.yaml_source import Source, read_yaml
 
 __all__ = ["Config", "ConfigError", "Sweep", "TimingPolicy", "config_from_dict", "config_from_header", "load_config", "parse_size"]
 
+MAX_CASES = 100_000  # a sweep past this needs --allow-large (the full study is 1296)
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
 MIN_BLOCK, MAX_BLOCK = 32, 1024
 TOP_KEYS = ("schema", "name", "output", "plugins", "timing", "verify", "compare", "sweeps")
@@ -43,8 +44,8 @@ SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distr
 VERIFY_KEYS = ("determinism_runs",)
 
 
-def load_config(path) -> Config:
-    """Read and validate a YAML config file."""
+def load_config(path, *, allow_large: bool = False) -> Config:
+    """Read and validate a YAML config file (one of over MAX_CASES cases only with allow_large)."""
     path = Path(path)
     label = str(path)
     if not path.exists() and bundled_config(label) is not None:  # `configs/default.yaml` run outside the checkout
@@ -55,10 +56,10 @@ def load_config(path) -> Config:
     if path.is_dir():
         raise ConfigError(f"{label}: is a folder; give a YAML file such as configs/default.yaml")
     raw, source = read_yaml(path, label)
-    return config_from_dict(raw, source)
+    return config_from_dict(raw, source, allow_large=allow_large)
 
 
-def config_from_dict(raw, source: Source | str = "config") -> Config:
+def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool = False) -> Config:
     """Validate an already-parsed config (a YAML file's content, or a run header's `config`)."""
     src = source if isinstance(source, Source) else Source(source)
     if not isinstance(raw, dict):
@@ -85,6 +86,7 @@ def config_from_dict(raw, source: Source | str = "config") -> Config:
     compare = _compare(raw.get("compare", {}), src)
     config = Config(path=src.label, name=name, output=output, timing=timing, determinism_runs=runs, sweeps=sweeps,
                     compare=compare, plugins=plugins)
+    _refuse_a_huge_sweep(config, src, allow_large)
     if not config.cases():
         raise src.error(("sweeps",), "the sweeps expand to no case at all (no variant accepts the block sizes and dtypes asked for)")
     return config
@@ -378,9 +380,21 @@ def _params(raw, path, src, variants) -> tuple[tuple[str, tuple[int, ...]], ...]
     return tuple(sorted(result))
 
 
+def _refuse_a_huge_sweep(config: Config, src: Source, allow_large: bool) -> None:
+    """Over MAX_CASES cases needs allow_large (--allow-large): counted from the axes' lengths, before
+    any case is made, so a sweep of millions is refused at once."""
+    bounds = [(sweep.case_count_bound(), sweep) for sweep in config.sweeps]
+    total = sum(bound for bound, _ in bounds)
+    if total > MAX_CASES and not allow_large:
+        bound, sweep = max(bounds, key=lambda item: item[0])
+        raise src.error(("sweeps",), f"the sweeps expand to up to {total:,} cases, over {MAX_CASES:,}; the largest, "
+                        f"{sweep.name[:60]!r}: {sweep.axes_text()} = {bound:,}; narrow it, or pass --allow-large")
+
+
 def config_from_header(header: dict, run_path) -> Config:
     """The config a run was started with, from its header (for --resume)."""
     resolved = dict(header.get("config") or {})
     resolved["sweeps"] = [dict(sweep) for sweep in resolved.get("sweeps", [])]
     explicit = {i: sweep.pop("explicit", []) for i, sweep in enumerate(resolved["sweeps"])}
-    return config_from_dict(resolved, Source(f"{run_path} (header)", recorded_explicit=explicit))
+    # The run was accepted when it started: its size is not refused again.
+    return config_from_dict(resolved, Source(f"{run_path} (header)", recorded_explicit=explicit), allow_large=True)

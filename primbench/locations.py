@@ -51,8 +51,11 @@ def runs_of(arguments) -> list[Path]:
 
 
 def newest_run_in(argument) -> Path:
-    """The one run an argument names: a file, or the newest run in a folder or a glob's matches."""
-    return runs_in(argument)[-1]
+    """The one run an argument names: a file, or the newest run (by its name, which starts with its
+    start time) in a folder or a glob's matches, baseline and reference copies left out."""
+    found = runs_in(argument)
+    runs = [p for p in found if not {"baselines", "reference"} & set(p.parent.parts)] or found
+    return max(runs, key=lambda p: (p.name, str(p)))
 
 
 def baseline_path(device_name: str, folder=BASELINE_DIR) -> Path:

@@ -130,7 +130,7 @@ def load_run(path) -> Run:
     """Read a run file, dropping (with a warning) a last line cut short by an interruption."""
     path = Path(path)
     if not path.exists():
-        raise RunFileError(f"{path}: no such run file; runs are under results/ (e.g. `ls results/*.jsonl`)")
+        raise RunFileError(f"{path}: no such run file; runs are under results/<gpu>/ (e.g. `ls results/*/*.jsonl`)")
     if path.is_dir():
         raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
     try:

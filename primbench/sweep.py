@@ -52,6 +52,22 @@ class Sweep:
             resolved["params"] = {name: list(values) for name, values in self.params}
         return resolved
 
+    def case_count_bound(self) -> int:
+        """At most this many cases: the product of the axes' lengths (the variants' own parameters
+        at their largest), without making a case."""
+        widest_params = 1
+        for _, values in self.params:
+            widest_params *= len(values)
+        return (len(self.variants) * len(self.sizes) * len(self.block_sizes) * len(self.dtypes) * len(self.distributions)
+                * widest_params)
+
+    def axes_text(self) -> str:
+        """'44 variants x 19 sizes x 5 block sizes x 1 dtype x 1 distribution'."""
+        axes = [(len(self.variants), "variant"), (len(self.sizes), "size"), (len(self.block_sizes), "block size"),
+                (len(self.dtypes), "dtype"), (len(self.distributions), "distribution")]
+        axes += [(len(values), f"{name} value") for name, values in self.params]
+        return " x ".join(f"{count} {what}{'s' if count != 1 else ''}" for count, what in axes)
+
     def param_grid(self, variant) -> list[tuple[tuple[str, int], ...]]:
         """Every combination of the variant's parameters: the sweep's values, else the variant's default."""
         named = dict(self.params)

@@ -145,7 +145,8 @@ class Variant:
     params: tuple[tuple[str, tuple[int, ...]], ...] = ()
     max_n_per_block: int | None = None  # set for one-block kernels: n may be at most block x this
     # Part of the identity hash: bump it when the launch logic changes (the plan's grid, passes,
-    # arguments) in a way the CUDA source, kernel names and captured values do not show.
+    # arguments, a constant a helper reads) in a way the CUDA source, kernel names and the values
+    # `prepare` reads itself do not show.
     version: int = 1
 
     def takes(self, n: int, block: int | None) -> bool:
@@ -206,13 +207,16 @@ _PLAIN_VALUES = (int, float, str, bool, tuple, type(None))
 
 @functools.lru_cache(maxsize=None)
 def _variant_hash(variant: Variant) -> str:
-    """The variant's identity: what decides its GPU work and nothing else.
+    """The variant's identity: what decides its GPU work.
 
     Covered: the CUDA source with every include expanded, the compile options, the kernel names
-    with their template arguments, the values the plan's code reads from its closure and module
-    (a kernel name, UNROLL = 8), the declared version (bumped by hand when launch logic changes),
-    and the library's version for a library variant. Not covered, so that editing them needs no
-    GPU run: comments, docstrings, the plan's code text, LaunchContext's other fields, notes."""
+    with their template arguments, the plain values (numbers, text, tuples) `prepare` itself reads
+    from its closure or its module (a kernel name a factory captured, a grid constant), the declared
+    version, and the library's version for a library variant. Not covered, so that editing them
+    needs no GPU run: comments, docstrings, the plan's code text, LaunchContext's other fields.
+    Not covered either, so bump `version` when one changes the launch: a constant read only inside
+    a helper the plan calls, or a dict. (A tolerance constant `prepare` reads is covered, though it
+    changes no GPU work.)"""
     digest = hashlib.sha256()
     for part in (variant.key, variant.source_text(), COMPILE_OPTIONS, variant.kernels, variant.version, _plan_values(variant)):
         digest.update(repr(part).encode())

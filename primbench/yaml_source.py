@@ -31,7 +31,9 @@ class Source:
             probe = probe[:-1]
         if probe in self.lines:
             where = f"{self.label}:{self.lines[probe]}"
-        key = _path_text(path)
+        key = _path_text(path)[:120]
+        if len(message) > MAX_MESSAGE:  # a 1 MB value is not echoed back whole
+            message = message[:MAX_MESSAGE] + "..."
         return ConfigError(f"{where}: {key + ': ' if key else ''}{message}")
 
 
@@ -42,22 +44,53 @@ def _path_text(path: tuple) -> str:
     return text
 
 
-def _compose(node, path: tuple, lines: dict, constructor):
+MAX_MESSAGE = 300  # characters of a message about the input (it may quote a value)
+MAX_NODES = 100_000  # values after aliases are expanded: a config is a few hundred; an alias bomb is billions
+MAX_DEPTH = 32  # nesting levels; a config has five
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _TooBig(Exception):
+    """The YAML expands past what any config needs (an alias bomb, or nesting without end)."""
+
+
+def _compose(node, path: tuple, lines: dict, constructor, budget: list | None = None):
+    """The node as Python values, each key's line recorded; aliases expand within MAX_NODES values
+    and MAX_DEPTH levels, and merge keys (`<<: *defaults`) merge, explicit keys winning."""
+    budget = [MAX_NODES] if budget is None else budget
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooBig(f"expands to more than {MAX_NODES} values (an alias repeated inside aliases?)")
+    if len(path) > MAX_DEPTH:
+        raise _TooBig(f"nests deeper than {MAX_DEPTH} levels (an alias that refers to itself, or nesting no config needs)")
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
-        result = {}
-        for key_node, value_node in node.value:
-            key = constructor.construct_object(key_node, deep=True)
-            if not isinstance(key, str):
-                raise _BadKey(key, key_node.start_mark.line + 1)
-            lines[path + (key,)] = key_node.start_mark.line + 1
-            if key in result:
-                raise _DuplicateKey(path + (key,))
-            result[key] = _compose(value_node, path + (key,), lines, constructor)
-        return result
+        return _compose_mapping(node, path, lines, constructor, budget)
     if isinstance(node, yaml.SequenceNode):
-        return [_compose(item, path + (i,), lines, constructor) for i, item in enumerate(node.value)]
+        return [_compose(item, path + (i,), lines, constructor, budget) for i, item in enumerate(node.value)]
     return constructor.construct_object(node, deep=True)
+
+
+def _compose_mapping(node, path: tuple, lines: dict, constructor, budget: list) -> dict:
+    explicit = [key_node for key_node, _ in node.value if key_node.tag != MERGE_TAG]
+    seen = set()
+    for key_node in explicit:  # a key written twice is a mistake; one a merge also brings is not
+        key = constructor.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise _BadKey(key, key_node.start_mark.line + 1)
+        if key in seen:
+            lines[path + (key,)] = key_node.start_mark.line + 1  # the second one, where the mistake is
+            raise _DuplicateKey(path + (key,))
+        seen.add(key)
+    constructor.flatten_mapping(node)  # merged pairs first, so the explicit ones below overwrite them
+    result = {}
+    for key_node, value_node in node.value:
+        key = constructor.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise _BadKey(key, key_node.start_mark.line + 1)
+        lines[path + (key,)] = key_node.start_mark.line + 1
+        result[key] = _compose(value_node, path + (key,), lines, constructor, budget)
+    return result
 
 
 class _BadKey(Exception):
@@ -92,6 +125,8 @@ def read_yaml(path: Path, label: str):
         raise Source(label, lines).error(dup.path, "appears twice; keep one") from None
     except _BadKey as bad:
         raise ConfigError(f"{label}:{bad.line}: key {bad.key!r} is not a name; keys are words like 'sizes'") from None
+    except _TooBig as exc:
+        raise ConfigError(f"{label}: the YAML {exc}; write the values out") from None
     except RecursionError:
-        raise ConfigError(f"{label}: a YAML alias refers to itself; write the values out") from None
+        raise ConfigError(f"{label}: the YAML nests too deep (an alias that refers to itself?); write the values out") from None
     return raw, Source(label, lines, folder=path.parent)
