@@ -299,6 +299,8 @@ def cmd_baseline(args) -> int:
     run = load_run(newest_run_in(args.run))
     if not run.finished:
         raise UserError(f"{run.path}: the run was interrupted (no end record); finish it with --resume before making it a baseline")
+    if not run.cases:
+        raise UserError(f"{run.path}: the run has no cases; a baseline must be a finished run that measured something")
     unclean = [c["key"] for c in run.cases if c["status"] != "ok"]
     if unclean:
         raise UserError(f"{run.path}: {len(unclean)} case(s) failed or were skipped (e.g. {unclean[0]}); a baseline must be a clean run")

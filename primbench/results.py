@@ -16,6 +16,7 @@ from pathlib import Path
 
 from primbench import stats
 from primbench.errors import UserError
+from primbench.run_schema import record_problem
 
 SCHEMA_VERSION = 2
 
@@ -126,20 +127,9 @@ def _migrate(obj: dict, version: int, path: Path) -> dict:
     return obj
 
 
-def load_run(path) -> Run:
-    """Read a run file, dropping (with a warning) a last line cut short by an interruption."""
-    path = Path(path)
-    if not path.exists():
-        raise RunFileError(f"{path}: no such run file; runs are under results/<gpu>/ (e.g. `ls results/*/*.jsonl`)")
-    if path.is_dir():
-        raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
-    try:
-        if is_gzip(path):  # an archived run; a gzip cut short reads as a truncated last line
-            text = _gunzip_what_decodes(path.read_bytes()).decode("utf-8", errors="strict")
-        else:
-            text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, zlib.error) as exc:
-        raise RunFileError(f"{path}: cannot read it as a run file ({exc})") from None
+def _parse_lines(path: Path, text: str) -> tuple[list, list[str]]:
+    """(line number, record) for each line of a run file, and the warnings reading it gave (a last
+    line cut short by an interruption is dropped with one)."""
     lines = text.splitlines()
     warnings: list[str] = []
     objects: list[dict] = []
@@ -154,12 +144,32 @@ def load_run(path) -> Run:
                 warnings.append(f"{path}:{number}: dropped a truncated last line (the run was interrupted mid-write)")
                 continue
             raise RunFileError(f"{path}:{number}: not valid JSON ({exc.msg}); the file is corrupted") from None
+        except (RecursionError, ValueError):  # nesting thousands deep; an integer of thousands of digits
+            raise RunFileError(f"{path}:{number}: a value nested or sized past any run record; the file is damaged") from None
         if not isinstance(obj, dict) or "kind" not in obj:
             raise RunFileError(f"{path}:{number}: not a primbench record (no 'kind'); is this a run file?")
-        objects.append(obj)
-    if not objects or objects[0].get("kind") != "header":
+        objects.append((number, obj))
+    return objects, warnings
+
+
+def load_run(path) -> Run:
+    """Read a run file, dropping (with a warning) a last line cut short by an interruption."""
+    path = Path(path)
+    if not path.exists():
+        raise RunFileError(f"{path}: no such run file; runs are under results/<gpu>/ (e.g. `ls results/*/*.jsonl`)")
+    if path.is_dir():
+        raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
+    try:
+        if is_gzip(path):  # an archived run; a gzip cut short reads as a truncated last line
+            text = _gunzip_what_decodes(path.read_bytes()).decode("utf-8", errors="strict")
+        else:
+            text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, zlib.error) as exc:
+        raise RunFileError(f"{path}: cannot read it as a run file ({exc})") from None
+    objects, warnings = _parse_lines(path, text)
+    if not objects or objects[0][1].get("kind") != "header":
         raise RunFileError(f"{path}: no header on line 1; not a primbench run file")
-    header = objects[0]
+    header = objects[0][1]
     version = header.get("schema")
     if not isinstance(version, int):
         raise RunFileError(f"{path}: header has no integer 'schema'; not a primbench run file")
@@ -171,34 +181,27 @@ def load_run(path) -> Run:
             "update primbench (git pull) to read it"
         )
     run = Run(path=path, header=_migrate(header, version, path), cases=[], warnings=warnings, written_schema=version)
-    for obj in objects[1:]:
-        obj = _migrate(obj, version, path)
+    seen_keys: dict[str, int] = {}
+    for number, obj in objects:
+        obj = _migrate(obj, version, path) if number != objects[0][0] else run.header
+        problem = record_problem(obj)
+        if problem:
+            raise RunFileError(f"{path}:{number}: {obj.get('kind', 'record')} record {problem}; the file is damaged")
         kind = obj["kind"]
         if kind == "case":
-            _check_case(obj, path)
+            if obj["key"] in seen_keys:
+                raise RunFileError(f"{path}:{number}: case {obj['key'][:120]!r} again (first on line {seen_keys[obj['key']]}); "
+                                   "a run measures each case once: the file is damaged or two runs were joined")
+            seen_keys[obj["key"]] = number
             run.cases.append(obj)
         elif kind == "end":
             run.end = obj
         elif kind == "resume":
             run.resumes.append(obj)
             run.end = None  # a resumed run is finished only by a later end line
-        elif kind == "header":
-            raise RunFileError(f"{path}: a second header; two runs were written into one file")
+        elif kind == "header" and number != objects[0][0]:
+            raise RunFileError(f"{path}:{number}: a second header; two runs were written into one file")
     return run
-
-
-CASE_FIELDS = ("key", "op", "variant", "dtype", "n", "status")
-
-
-def _check_case(case: dict, path: Path) -> None:
-    """A case record has its identifying fields and numeric samples, or the file is refused."""
-    missing = [name for name in CASE_FIELDS if name not in case]
-    if missing:
-        raise RunFileError(f"{path}: case {case.get('key', '?')!r} lacks {', '.join(missing)}; the file is damaged")
-    for name, samples in (case.get("samples") or {}).items():
-        if name.endswith("_ms") and not (isinstance(samples, list) and all(
-                isinstance(t, (int, float)) and not isinstance(t, bool) for t in samples)):
-            raise RunFileError(f"{path}: case {case['key']!r} has non-numeric {name}; the file is damaged")
 
 
 class RunWriter:

@@ -5,6 +5,7 @@ tests use the real recorded run under results/.
 """
 
 import json
+import re
 
 import pytest
 
@@ -102,13 +103,51 @@ def test_a_schema_older_than_any_primbench_wrote_is_refused(tmp_path):
         load_run(path)
 
 
-@pytest.mark.parametrize("case,message", [
-    ({"kind": "case"}, "lacks key, op, variant"),
-    (dict(_case("a"), samples={"cold_ms": ["a"]}), "non-numeric cold_ms"),
-])
-def test_damaged_case_records_are_refused_in_one_line(tmp_path, case, message):
-    with pytest.raises(RunFileError, match=message):
+DAMAGED_CASES = [
+    ({"kind": "case"}, "r.jsonl:2: case record lacks 'key'"),
+    (dict(_case("a"), samples={"cold_ms": ["a"]}), "'samples.cold_ms' holds 'a'"),
+    (dict(_case("a"), samples={"cold_ms": [float("nan")] * 3}), "'samples.cold_ms' holds nan"),
+    (dict(_case("a"), samples={"cold_ms": [0.1, -0.2, 0.1]}), "'samples.cold_ms' holds -0.2"),
+    (dict(_case("a"), samples={"cold_ms": [0.1, 0.0, 0.1]}), "'samples.cold_ms' holds 0.0"),
+    (dict(_case("a"), samples={"cold_ms": []}), "an 'ok' case with no cold samples"),
+    (dict(_case("a"), samples="fast"), "'samples' must be object, not str"),
+    (dict(_case("a"), n="1024"), "'n' must be integer, not str"),
+    (dict(_case("a"), n=2**70), "'n' 1180591620717411303424 is outside"),
+    (dict(_case("a"), params=["radius", 4]), "'params' must be object, not list"),
+    (dict(_case("a"), status="great"), "'status' must be one of ok, failed, skipped"),
+]
+
+
+@pytest.mark.parametrize("case,message", DAMAGED_CASES, ids=[m for _, m in DAMAGED_CASES])
+def test_damaged_case_records_are_refused_in_one_line_naming_the_line_and_field(tmp_path, case, message):
+    with pytest.raises(RunFileError, match=re.escape(message)):
         load_run(_write(tmp_path / "r.jsonl", [HEADER, case]))
+
+
+@pytest.mark.parametrize("header,message", [
+    (dict(HEADER, device="an H200"), "r.jsonl:1: header record 'device' must be object, not str"),
+    (dict(HEADER, variants=[]), "'variants' must be object, not list"),
+    ({k: v for k, v in HEADER.items() if k != "run_id"}, "header record lacks 'run_id'"),
+])
+def test_a_header_of_the_wrong_shape_is_refused_in_one_line(tmp_path, header, message):
+    with pytest.raises(RunFileError, match=re.escape(message)):
+        load_run(_write(tmp_path / "r.jsonl", [header, _case("a")]))
+
+
+def test_a_case_key_twice_is_refused(tmp_path):
+    with pytest.raises(RunFileError, match=re.escape("r.jsonl:3: case 'a' again (first on line 2)")):
+        load_run(_write(tmp_path / "r.jsonl", [HEADER, _case("a"), _case("a")]))
+
+
+def test_deep_nesting_and_huge_integers_are_one_line(tmp_path):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text(json.dumps(HEADER) + "\n" + '{"kind": "case", "x": ' + "[" * 100000 + "]" * 100000 + "}\n")
+    with pytest.raises(RunFileError, match="deep.jsonl:2: a value nested or sized past any run record"):
+        load_run(deep)
+    huge = tmp_path / "huge.jsonl"
+    huge.write_text(json.dumps(HEADER) + "\n" + '{"kind": "case", "n": ' + "9" * 5000 + "}\n")
+    with pytest.raises(RunFileError, match="huge.jsonl:2: a value nested or sized past any run record"):
+        load_run(huge)
 
 
 def test_a_schema_1_run_is_migrated_on_reading_and_its_random_check_keeps_its_values(tmp_path):

@@ -90,7 +90,7 @@ def test_the_system_python_plans_installs_into_the_venv_only(system_python, tmp_
     assert all(_installs_into(command, python) for command in test_plan), test_plan
     if not _system_site_packages(target):
         planned = {part for command in test_plan for part in command}
-        assert {"cupy-cuda13x", "pytest", setup_env.NVRTC} <= planned, test_plan
+        assert {"cupy-cuda13x", "pytest", "jsonschema", setup_env.NVRTC} <= planned, test_plan
     assert _site_listing(system_python) == before
 
 

@@ -1,0 +1,109 @@
+"""What a run file's records must hold, checked as each line is read, and the same rules as a JSON
+Schema (docs/run-file.schema.json, generated here) for other tools.
+
+A record that breaks a rule is refused with one line naming the file, the line and the field: a
+damaged or hand-made run never reaches a report, a comparison or a gate (a NaN, zero or negative
+sample would read as FASTER; a duplicate case key would pair twice).
+"""
+
+from __future__ import annotations
+
+import math
+
+# field -> (JSON types allowed, required). "number" is an int or a float, never a bool.
+HEADER = {
+    "kind": ("string", True), "schema": ("integer", True), "run_id": ("string", True), "started": ("string", False),
+    "device": ("object", True), "tool": ("object", False), "git": ("object", False), "config_path": ("string", False),
+    "config_hash": ("string", False), "config": ("object", False), "host": ("object", False), "copy": ("object", False),
+    "software": ("object", False), "timing": ("object", False), "variants": ("object", False),
+}
+CASE = {
+    "kind": ("string", True), "key": ("string", True), "op": ("string", True), "variant": ("string", True),
+    "dtype": ("string", True), "n": ("integer", True), "status": ("string", True), "block": (("integer", "null"), False),
+    "distribution": (("string", "null"), False), "variant_hash": (("string", "null"), False), "bytes": ("number", False),
+    "seed": ("integer", False), "started": ("string", False), "reason": (("string", "null"), False),
+    "launches": ("array", False), "samples": ("object", False), "verify": ("object", False),
+    "determinism": ("object", False), "timing": ("object", False), "nvml": ("object", False), "flags": ("array", False),
+    "elapsed_s": ("number", False), "params": ("object", False), "log": ("string", False),
+}
+END = {"kind": ("string", True), "finished": ("string", False), "ok": ("integer", False), "failed": ("integer", False),
+       "skipped": ("integer", False)}
+RESUME = {"kind": ("string", True), "at": ("string", False), "done_before": ("integer", False)}
+RECORDS = {"header": HEADER, "case": CASE, "end": END, "resume": RESUME}
+STATUSES = ("ok", "failed", "skipped")
+SAMPLE_LISTS = ("cold_ms", "batch_ms")
+MAX_N = 2**40  # far past any GPU's memory; a larger n is damage, not a measurement
+
+_PYTHON = {"string": str, "integer": int, "number": (int, float), "object": dict, "array": list, "null": type(None)}
+
+
+def _is(value, kind: str) -> bool:
+    return isinstance(value, _PYTHON[kind]) and not isinstance(value, bool)
+
+
+def record_problem(record: dict) -> str | None:
+    """What is wrong with one record (already migrated to the current schema), or None."""
+    fields = RECORDS.get(record.get("kind"))
+    if fields is None:
+        return f"kind {str(record.get('kind'))[:40]!r} is not one of {', '.join(RECORDS)}"
+    for name, (kinds, required) in fields.items():
+        if name not in record:
+            if required:
+                return f"lacks '{name}'"
+            continue
+        kinds = (kinds,) if isinstance(kinds, str) else kinds
+        if not any(_is(record[name], kind) for kind in kinds):
+            return f"'{name}' must be {' or '.join(kinds)}, not {type(record[name]).__name__}"
+    return _case_problem(record) if record["kind"] == "case" else None
+
+
+def _case_problem(case: dict) -> str | None:
+    if case["status"] not in STATUSES:
+        return f"'status' must be one of {', '.join(STATUSES)}, not {case['status'][:40]!r}"
+    if not 1 <= case["n"] <= MAX_N:
+        return f"'n' {case['n']} is outside 1..2^40"
+    if case.get("block") is not None and not 1 <= case["block"] <= 1 << 20:
+        return f"'block' {case['block']} is not a block size"
+    for name, value in (case.get("params") or {}).items():
+        if not _is(value, "integer"):
+            return f"'params.{str(name)[:40]}' must be an integer"
+    samples = case.get("samples") or {}
+    for name in SAMPLE_LISTS:
+        values = samples.get(name, [])
+        if not isinstance(values, list):
+            return f"'samples.{name}' must be a list of times"
+        bad = next((t for t in values if not (_is(t, "number") and math.isfinite(t) and t > 0)), None)
+        if bad is not None:
+            return f"'samples.{name}' holds {bad!r}; every time must be a finite number of milliseconds above 0"
+    if case["status"] == "ok" and not samples.get("cold_ms"):
+        return "an 'ok' case with no cold samples"
+    return None
+
+
+def json_schema() -> dict:
+    """The rules above as a JSON Schema (draft 2020-12), one line of a run file per instance."""
+    definitions = {}
+    for kind, fields in RECORDS.items():
+        properties = {name: {"type": list(kinds) if isinstance(kinds, tuple) else kinds} for name, (kinds, _) in fields.items()}
+        properties["kind"] = {"const": kind}
+        definitions[kind] = {"type": "object", "properties": properties,
+                             "required": [name for name, (_, required) in fields.items() if required]}
+    case = definitions["case"]["properties"]
+    case["status"] = {"enum": list(STATUSES)}
+    case["n"] = {"type": "integer", "minimum": 1, "maximum": MAX_N}
+    positive = {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}}
+    case["samples"] = {"type": "object", "properties": {name: positive for name in SAMPLE_LISTS}}
+    case["params"] = {"type": "object", "additionalProperties": {"type": "integer"}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "primbench run file: one JSON object per line (schema 2)",
+        "description": "Generated by primbench/run_schema.py; docs/run-file.md explains each field.",
+        "oneOf": [{"$ref": f"#/$defs/{kind}"} for kind in RECORDS],
+        "$defs": definitions,
+    }
+
+
+if __name__ == "__main__":  # python -m primbench.run_schema > docs/run-file.schema.json
+    import json
+
+    print(json.dumps(json_schema(), indent=2, sort_keys=True))
