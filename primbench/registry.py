@@ -43,9 +43,12 @@ def _load() -> None:
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        from primbench.kernels import BUILTIN_MODULES
+        import pkgutil
 
-        for module in BUILTIN_MODULES:
+        import primbench.kernels
+
+        # Every module of kernels/ declares variants: a new op's kernels/<op>.py needs no list.
+        for module in sorted(m.name for m in pkgutil.iter_modules(primbench.kernels.__path__)):
             importlib.import_module(f"primbench.kernels.{module}")
 
 

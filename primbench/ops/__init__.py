@@ -1,8 +1,8 @@
 """What each op's cases are checked against: its inputs, its reference and its checks.
 
 One module per op (reduce.py holds reduce and reduce_max, scan.py holds scan). The runner and
-the config only ask `checks(op)` for an OpChecks; adding an op is a module here, registered in
-OP_MODULES, and its variants in kernels/ (or a plugin that registers both; docs/extending.md). Nothing here imports CuPy at module level.
+the config only ask `checks(op)` for an OpChecks; adding an op is a module here (found by name, no
+list) and its variants in kernels/<op>.py (or a plugin that registers both; docs/extending.md). Nothing here imports CuPy at module level.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-OP_MODULES = ("reduce", "scan", "stencil", "topk", "histogram")
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,10 @@ def _load() -> None:
     global _LOADED
     if not _LOADED:
         _LOADED = True  # before the imports: each module registers through register() above
-        for module in OP_MODULES:
+        import pkgutil
+
+        # Every module here declares an op's checks: a new op's ops/<op>.py needs no list.
+        for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
             importlib.import_module(f"primbench.ops.{module}")
 
 
