@@ -310,7 +310,8 @@ def cmd_baseline(args) -> int:
     data = run.path.read_bytes()
     # Kept compressed (about 7x smaller); mtime 0 so the same run always gives the same bytes.
     write_atomically(target, data if data[:2] == b"\x1f\x8b" else gzip.compress(data, mtime=0))
-    print(f"{Path(args.folder).name.rstrip('s')} for {run.device.get('name')}: {target} (from {run.path})")
+    what = "reference" if Path(args.folder).name == "reference" else "baseline"
+    print(f"{what} for {run.device.get('name')}: {target} (from {run.path})")
     return EXIT_OK
 
 

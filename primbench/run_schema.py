@@ -34,11 +34,12 @@ STATUSES = ("ok", "failed", "skipped")
 SAMPLE_LISTS = ("cold_ms", "batch_ms")
 MAX_N = 2**40  # far past any GPU's memory; a larger n is damage, not a measurement
 
-_PYTHON = {"string": str, "integer": int, "number": (int, float), "object": dict, "array": list, "null": type(None)}
+_PYTHON = {"string": str, "integer": int, "number": (int, float), "object": dict, "array": list, "null": type(None),
+           "boolean": bool}
 
 
 def _is(value, kind: str) -> bool:
-    return isinstance(value, _PYTHON[kind]) and not isinstance(value, bool)
+    return isinstance(value, _PYTHON[kind]) and (kind == "boolean" or not isinstance(value, bool))
 
 
 def record_problem(record: dict) -> str | None:
@@ -54,7 +55,29 @@ def record_problem(record: dict) -> str | None:
         kinds = (kinds,) if isinstance(kinds, str) else kinds
         if not any(_is(record[name], kind) for kind in kinds):
             return f"'{name}' must be {' or '.join(kinds)}, not {type(record[name]).__name__}"
+    if record["kind"] == "header":
+        return _header_problem(record)
     return _case_problem(record) if record["kind"] == "case" else None
+
+
+# One level down, what readers use: (record field, inner field) -> JSON types allowed.
+HEADER_INNER = {("device", "name"): ("string",), ("device", "peak_gbps"): ("number", "null"),
+                ("device", "l2_bytes"): ("integer", "null"), ("git", "sha"): ("string", "null"),
+                ("git", "dirty"): ("boolean", "null"), ("copy", "bytes"): ("number",), ("copy", "samples_ms"): ("array",)}
+
+
+def _header_problem(header: dict) -> str | None:
+    for (outer, inner), kinds in HEADER_INNER.items():
+        value = (header.get(outer) or {}).get(inner, None) if isinstance(header.get(outer), dict) else None
+        if inner in (header.get(outer) or {}) and not any(_is(value, kind) for kind in kinds):
+            return f"'{outer}.{inner}' must be {' or '.join(kinds)}, not {type(value).__name__}"
+    for key, info in (header.get("variants") or {}).items():
+        if not isinstance(info, dict):
+            return f"'variants.{str(key)[:80]}' must be object, not {type(info).__name__}"
+    samples = (header.get("copy") or {}).get("samples_ms") or []
+    if any(not (_is(t, "number") and math.isfinite(t) and t > 0) for t in samples):
+        return "'copy.samples_ms' must hold finite times above 0"
+    return None
 
 
 def _case_problem(case: dict) -> str | None:
@@ -77,6 +100,10 @@ def _case_problem(case: dict) -> str | None:
             return f"'samples.{name}' holds {bad!r}; every time must be a finite number of milliseconds above 0"
     if case["status"] == "ok" and not samples.get("cold_ms"):
         return "an 'ok' case with no cold samples"
+    if not all(isinstance(launch, dict) for launch in case.get("launches") or []):
+        return "'launches' must hold objects"
+    if not all(isinstance(flag, str) for flag in case.get("flags") or []):
+        return "'flags' must hold names"
     return None
 
 
@@ -94,6 +121,13 @@ def json_schema() -> dict:
     positive = {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}}
     case["samples"] = {"type": "object", "properties": {name: positive for name in SAMPLE_LISTS}}
     case["params"] = {"type": "object", "additionalProperties": {"type": "integer"}}
+    case["launches"] = {"type": "array", "items": {"type": "object"}}
+    case["flags"] = {"type": "array", "items": {"type": "string"}}
+    header = definitions["header"]["properties"]
+    for (outer, inner), kinds in HEADER_INNER.items():
+        header[outer].setdefault("properties", {})[inner] = {"type": list(kinds) if len(kinds) > 1 else kinds[0]}
+    header["copy"]["properties"]["samples_ms"] = positive
+    header["variants"] = {"type": "object", "additionalProperties": {"type": "object"}}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "primbench run file: one JSON object per line (schema 2)",

@@ -72,25 +72,32 @@ def _compose(node, path: tuple, lines: dict, constructor, budget: list | None = 
 
 
 def _compose_mapping(node, path: tuple, lines: dict, constructor, budget: list) -> dict:
-    explicit = [key_node for key_node, _ in node.value if key_node.tag != MERGE_TAG]
-    seen = set()
-    for key_node in explicit:  # a key written twice is a mistake; one a merge also brings is not
-        key = constructor.construct_object(key_node, deep=True)
-        if not isinstance(key, str):
-            raise _BadKey(key, key_node.start_mark.line + 1)
-        if key in seen:
-            lines[path + (key,)] = key_node.start_mark.line + 1  # the second one, where the mistake is
-            raise _DuplicateKey(path + (key,))
-        seen.add(key)
-    constructor.flatten_mapping(node)  # merged pairs first, so the explicit ones below overwrite them
-    result = {}
+    """A mapping: keys are names, each written once; a merge key's mappings come first (earlier ones
+    winning), explicit keys over them, and every merged value counts against the budget."""
+    merged, result = {}, {}
     for key_node, value_node in node.value:
+        if key_node.tag == MERGE_TAG:
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in reversed(sources):  # the first mapping in a merge list wins
+                if not isinstance(source, yaml.MappingNode):
+                    raise _BadMerge(source.start_mark.line + 1)
+                merged.update(_compose(source, path, lines, constructor, budget))
+            continue
+        if not isinstance(key_node, yaml.ScalarNode):  # built only as a name: a list or mapping key is refused unbuilt
+            raise _BadKey(f"a {'list' if isinstance(key_node, yaml.SequenceNode) else 'mapping'}", key_node.start_mark.line + 1)
         key = constructor.construct_object(key_node, deep=True)
         if not isinstance(key, str):
-            raise _BadKey(key, key_node.start_mark.line + 1)
+            raise _BadKey(repr(key)[:60], key_node.start_mark.line + 1)
         lines[path + (key,)] = key_node.start_mark.line + 1
+        if key in result:
+            raise _DuplicateKey(path + (key,))
         result[key] = _compose(value_node, path + (key,), lines, constructor, budget)
-    return result
+    return {**merged, **result}
+
+
+class _BadMerge(Exception):
+    def __init__(self, line):
+        self.line = line
 
 
 class _BadKey(Exception):
@@ -124,7 +131,11 @@ def read_yaml(path: Path, label: str):
     except _DuplicateKey as dup:
         raise Source(label, lines).error(dup.path, "appears twice; keep one") from None
     except _BadKey as bad:
-        raise ConfigError(f"{label}:{bad.line}: key {bad.key!r} is not a name; keys are words like 'sizes'") from None
+        raise ConfigError(f"{label}:{bad.line}: key {bad.key} is not a name; keys are words like 'sizes'") from None
+    except _BadMerge as bad:
+        raise ConfigError(f"{label}:{bad.line}: a merge key (<<) must name a mapping or a list of mappings") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise ConfigError(f"{label}: a value no config needs ({str(exc)[:120]}); write the values out") from None
     except _TooBig as exc:
         raise ConfigError(f"{label}: the YAML {exc}; write the values out") from None
     except RecursionError:

@@ -2,6 +2,7 @@
 capped, standard merge keys work, a sweep of over 100,000 cases needs --allow-large (counted before
 any case is made), and no message echoes more than about 300 characters of the input."""
 
+import re
 import subprocess
 import sys
 import time
@@ -79,3 +80,28 @@ def test_a_huge_value_is_not_echoed_back_whole(tmp_path):
     config.write_text("sweeps:\n  - {op: '" + "x" * 1_000_000 + "', sizes: [1000]}\n")
     result = _run(tmp_path, "run", config, "--dry-run")
     assert result.returncode == 2 and len(result.stderr) < 600, len(result.stderr)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("sizes_key: [" + "9" * 5000 + "]\n", "a value no config needs"),
+    ("? [a, b]\n: 1\n", "key a list is not a name"),
+    ("a: &a {x: 1}\nb: {<<: 3}\n", "a merge key (<<) must name a mapping"),
+], ids=["5000-digit integer", "list as a key", "merge of a scalar"])
+def test_odd_yaml_is_one_line(tmp_path, text, message):
+    config = tmp_path / "odd.yaml"
+    config.write_text(text + SWEEP)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(config)
+
+
+def test_merge_keys_count_against_the_budget(tmp_path):
+    lines = ["m0: &m0 {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, j: 10}"]
+    for level in range(1, 9):
+        merges = ", ".join(f"*m{level - 1}" for _ in range(10))
+        lines.append(f"m{level}: &m{level} {{<<: [{merges}], k{level}: {{<<: *m{level - 1}}}, l{level}: [{merges}]}}")
+    bomb = tmp_path / "merge_bomb.yaml"
+    bomb.write_text("unknown:\n" + "\n".join("  " + line for line in lines) + "\n" + SWEEP)
+    started = time.perf_counter()
+    with pytest.raises(ConfigError, match="expands to more than 100000 values"):
+        load_config(bomb)
+    assert time.perf_counter() - started < 10

@@ -115,6 +115,9 @@ DAMAGED_CASES = [
     (dict(_case("a"), n=2**70), "'n' 1180591620717411303424 is outside"),
     (dict(_case("a"), params=["radius", 4]), "'params' must be object, not list"),
     (dict(_case("a"), status="great"), "'status' must be one of ok, failed, skipped"),
+    (dict(_case("a"), launches=["x"]), "'launches' must hold objects"),
+    (dict(_case("a"), flags=[1, {}]), "'flags' must hold names"),
+    (dict(_case("a"), block=True), "'block' must be integer or null, not bool"),
 ]
 
 
@@ -128,6 +131,10 @@ def test_damaged_case_records_are_refused_in_one_line_naming_the_line_and_field(
     (dict(HEADER, device="an H200"), "r.jsonl:1: header record 'device' must be object, not str"),
     (dict(HEADER, variants=[]), "'variants' must be object, not list"),
     ({k: v for k, v in HEADER.items() if k != "run_id"}, "header record lacks 'run_id'"),
+    (dict(HEADER, variants={"reduce/a": "a string"}), "'variants.reduce/a' must be object, not str"),
+    (dict(HEADER, device={"name": ["x"], "peak_gbps": 4814.3}), "'device.name' must be string, not list"),
+    (dict(HEADER, device={"name": "H200", "peak_gbps": "fast"}), "'device.peak_gbps' must be number or null, not str"),
+    (dict(HEADER, git={"sha": 123}), "'git.sha' must be string or null, not int"),
 ])
 def test_a_header_of_the_wrong_shape_is_refused_in_one_line(tmp_path, header, message):
     with pytest.raises(RunFileError, match=re.escape(message)):
