@@ -357,6 +357,12 @@ def cmd_compile(args) -> int:
     except Exception as exc:  # noqa: BLE001 (ImportError, or the library loader's own error types)
         raise UserError(f"cannot load NVRTC to compile ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
                         "install CuPy and NVRTC: pip install cupy-cuda13x 'nvidia-cuda-nvrtc==13.*' (or 12)") from None
+    for arch in args.arch:  # an unknown target fails every source alike: say so once
+        try:
+            compile_for_arch(registry.HARNESS_SOURCE, registry.HARNESS_KERNELS, arch)
+        except KernelBuildError as exc:
+            detail = next((line for line in str(exc).splitlines()[1:] if line.strip()), "")[:160]
+            raise UserError(f"--arch {arch[:40]}: NVRTC cannot compile for it ({detail}); give targets like sm_90 sm_80") from None
     plugin_sources = {v.source for v in registry.variants() if registry.plugin_of(v)}
     chosen = {source: names for source, names in registry.sources().items()
               if args.all or not plugin_sources or source in plugin_sources}

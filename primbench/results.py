@@ -368,5 +368,5 @@ def to_frame(run: Run):
     variants = run.header.get("variants", {})
     rows = [{**_identity_columns(case, variants.get(f"{case['op']}/{case['variant']}", {})),
              **_timing_columns(case, scale), **_check_columns(case)} for case in run.cases]
-    columns = None if rows else ["key", "op", "variant", "variant_name", "params", "status", "n", "block", "median_ms", "gbps"]
+    columns = None if rows else ["key", "op", "variant", "variant_name", "params", "param_items", "status", "n", "block", "median_ms", "gbps"]
     return pd.DataFrame(rows, columns=columns)

@@ -234,6 +234,7 @@ def _frame(rows):
     full = []
     for row in rows:
         row = {**defaults, "variant_name": row["variant"], "params": "", **row}
+        row.setdefault("param_items", _items(row["params"]))
         row.setdefault("key", f"{row['op']}/{row['variant']}/{row['dtype']}/{row['n']}/{row['block']}/{row['distribution']}")
         full.append(row)
     variants = {
@@ -442,14 +443,20 @@ def test_tables_hold_a_parameter_fixed_but_keep_the_variants_that_have_none():
         "op": ["histogram"] * 4 + ["reduce"],
         "variant": ["cub", "replicated[replicas=8]", "replicated[replicas=8]", "replicated[replicas=2]", "x"],
         "params": ["", "replicas=8", "replicas=8", "replicas=2", ""],
+        "param_items": [(), (("replicas", 8),), (("replicas", 8),), (("replicas", 2),), ()],
         "dtype": ["uint8"] * 4 + ["float32"],
         "distribution": ["uniform"] * 5,
         "valid": [True] * 5,
     })
-    assert selection.primary_params(frame, "histogram", "uint8", "uniform") == "replicas=8"
-    kept = selection.with_params(frame, "histogram", "replicas=8")
+    assert selection.primary_params(frame, "histogram", "uint8", "uniform") == {"replicas": 8}
+    kept = selection.with_params(frame, "histogram", {"replicas": 8})
     assert list(kept["variant"]) == ["cub", "replicated[replicas=8]", "replicated[replicas=8]", "x"]
     assert selection.primary_params(frame, "reduce", "float32", "uniform") is None
+
+
+def _items(text: str) -> tuple:
+    """A hand-made row's parameter text as the (name, value) pairs results.to_frame gives every row."""
+    return tuple(sorted((name, int(value)) for name, value in (part.split("=") for part in text.split(",") if part)))
 
 
 def _histogram_frame():
@@ -464,7 +471,8 @@ def _histogram_frame():
         rows.append(("cub_histogram_even", "bins=256", None, distribution, 250.0 * scale))
     rows.append(("vector_per_warp", "bins=1024", 256, "uniform", 1.0))  # another bin count: not compared
     return pd.DataFrame([{
-        "op": "histogram", "variant": f"{name}[{params}]", "variant_name": name, "params": params, "block": block,
+        "op": "histogram", "variant": f"{name}[{params}]", "variant_name": name, "params": params,
+        "param_items": _items(params), "block": block,
         "dtype": "uint8", "distribution": distribution, "n": 2**26, "valid": True, "gbps": gbps,
         "median_ms": 2**26 / gbps / 1e6, "order": {"seed004_replicated": 30, "vector_per_warp": 40}.get(name, 90),
     } for name, params, block, distribution, gbps in rows])
@@ -473,14 +481,14 @@ def _histogram_frame():
 def test_parameters_are_held_one_by_one_so_variants_with_fewer_parameters_stay():
     frame = _histogram_frame()
     params = selection.primary_params(frame, "histogram", "uint8", "uniform")
-    assert params == "bins=256,replicas=2"  # each parameter's most measured value (a tie: the first seen)
+    assert params.text == "bins=256,replicas=2"  # each parameter's most measured value (a tie: the first seen)
     kept = selection.with_params(frame, "histogram", params)
     assert set(kept["variant"]) == {"seed004_replicated[bins=256,replicas=2]", "vector_per_warp[bins=256]",
                                     "cub_histogram_even[bins=256]"}
 
 
 def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block():
-    frame = selection.with_params(_histogram_frame(), "histogram", "bins=256,replicas=8")
+    frame = selection.with_params(_histogram_frame(), "histogram", {"bins": 256, "replicas": 8})
     bars = sections.distribution_bars(frame, "histogram", "uint8")
     assert set(bars["distribution"]) == {"uniform", "all_equal"}
     assert set(bars["block"].dropna()) == {256} and bars["block"].isna().sum() == 2  # CUB chooses its own
@@ -507,7 +515,7 @@ def test_the_dtype_table_compares_each_row_with_the_baseline_at_its_own_paramete
             ("cub_histogram_even", "uint8", "bins=256", 4.0), ("vector_per_warp", "int32", "bins=32", 1.0),
             ("vector_per_warp", "int32", "bins=1024", 1.0), ("vector_per_warp", "uint8", "bins=256", 1.0)]
     frame = pd.DataFrame([{
-        "op": "histogram", "variant": f"{name}[{params}]", "variant_name": name, "params": params, "dtype": dtype,
+        "op": "histogram", "variant": f"{name}[{params}]", "variant_name": name, "params": params, "param_items": _items(params), "dtype": dtype,
         "n": 2**26, "distribution": "uniform", "valid": True, "median_ms": ms, "gbps": 1.0, "pct_peak": 1.0,
         "block": None if name.startswith("cub") else 256, "order": 90 if name.startswith("cub") else 40,
         "series": "baseline" if name.startswith("cub") else "beyond",

@@ -249,7 +249,7 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
         "progression": progression,
         "tables": {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()},  # the op's own
-        "params": params,
+        "params": params.text if params else None,  # shown in headings: "bins=256,replicas=8"
         "best_per_size": as_records(story.best_per_size(compared, op, dtype, distribution)),
         "bandwidth_chart": bandwidth_chart,
         "distribution_chart": distribution_chart,

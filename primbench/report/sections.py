@@ -23,7 +23,6 @@ from primbench.report.selection import (
     matches,
     mode,
     name_of,
-    param_dict,
     primary_slice,
     rows_with_block,
     slice_of,
@@ -96,11 +95,11 @@ def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> li
     cases = cases[cases["valid"]]
     sweeps = {}
     for n, at_n in cases.sort_values(["order", "variant_name", "block"]).groupby("n", sort=True):
-        names = sorted({name for text in at_n["params"] for name in param_dict(text)})
+        names = sorted({name for items in at_n["param_items"] for name, _ in items})
         for name in names:
             lines: dict[str, list] = {}
             for _, row in at_n.iterrows():
-                params = param_dict(row["params"])
+                params = dict(row["param_items"])
                 if name not in params:
                     continue
                 others = ",".join(f"{k}={v}" for k, v in sorted(params.items()) if k != name)
@@ -132,7 +131,7 @@ def dtype_table(frame, op: str):
     for (variant, dtype), mine in at_n.groupby(["variant", "dtype"], sort=False):
         best = mine.sort_values("median_ms").iloc[0]
         # The baseline at this row's own parameter values.
-        base = baseline_time_ms(frame, op, n, dtype, distribution, baseline, params=best["params"]) if baseline else math.nan
+        base = baseline_time_ms(frame, op, n, dtype, distribution, baseline, params=dict(best["param_items"])) if baseline else math.nan
         rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
                      "block": block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
                      "pct_peak": best["pct_peak"], "ratio_to_baseline": best["median_ms"] / base if is_number(base) else math.nan})

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from primbench.model import Params
+
 PROGRESSION_N = 2**25  # the seed's "32M floats"
 PREFERRED_BLOCK = 256
 HARRIS_SERIES = "harris"
@@ -95,39 +97,33 @@ def primary_slice(frame, op: str) -> tuple[str | None, str | None]:
     return (timed or counts).most_common(1)[0][0]
 
 
-def param_dict(text) -> dict[str, str]:
-    """'bins=256,replicas=8' -> {'bins': '256', 'replicas': '8'} (the frame's `params` column)."""
-    return dict(part.split("=", 1) for part in str(text or "").split(",") if "=" in part)
-
-
-def primary_params(frame, op: str, dtype, distribution) -> str | None:
-    """For each of the op's parameters the value with the most valid cases in the slice, as text
-    ('bins=256,replicas=8'), or None when its variants have none: tables that compare variants
-    hold each parameter at one value, since a step from radius 1 to radius 16 is not a speedup."""
+def primary_params(frame, op: str, dtype, distribution) -> Params | None:
+    """For each of the op's parameters the value with the most valid cases in the slice, or None
+    when its variants have none: tables that compare variants hold each parameter at one value,
+    since a step from radius 1 to radius 16 is not a speedup."""
     cases = slice_of(frame, op, dtype, distribution)
     cases = cases[cases["valid"]] if cases["valid"].any() else cases
     counts: dict[str, Counter] = {}
-    for text in cases["params"]:
-        for name, value in param_dict(text).items():
+    for items in cases["param_items"]:
+        for name, value in items:
             counts.setdefault(name, Counter())[value] += 1
     if not counts:
         return None
-    return ",".join(f"{name}={counts[name].most_common(1)[0][0]}" for name in sorted(counts))
+    return Params({name: counts[name].most_common(1)[0][0] for name in counts})
 
 
-def agrees(text, chosen: dict) -> bool:
-    """Whether a case's parameters (text) take the chosen value of every parameter both have."""
-    return all(chosen.get(name, value) == value for name, value in param_dict(text).items())
+def agrees(items, chosen) -> bool:
+    """Whether a case's parameters ((name, value) pairs) take the chosen value of every parameter both have."""
+    return all(chosen.get(name, value) == value for name, value in items)
 
 
-def with_params(frame, op: str, params: str | None):
+def with_params(frame, op: str, params):
     """`frame` without the cases of `op` at other values of a parameter than `params` holds
     (unchanged when None); a case is kept when it agrees on every parameter it has, so variants
     with fewer parameters (a histogram's CUB, which has no `replicas`) stay."""
     if params is None:
         return frame
-    chosen = param_dict(params)
-    return frame[(frame["op"] != op) | frame["params"].map(lambda text: agrees(text, chosen))]
+    return frame[(frame["op"] != op) | frame["param_items"].map(lambda items: agrees(items, params))]
 
 
 def matches(column, value):
@@ -208,10 +204,10 @@ def name_of(frame, variant: str) -> str:
 
 
 def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str | None = None,
-                     params: str | None = None) -> float:
+                     params=None) -> float:
     """The median time of the library baseline at size n (its fastest valid case), or NaN. With
-    `params` (a case's parameter text), the baseline by name at the values of the parameters both
-    have: CUB's histogram into 32 bins is what a 32-bin kernel is compared with."""
+    `params` (a case's parameters, a mapping), the baseline by name at the values of the parameters
+    both have: CUB's histogram into 32 bins is what a 32-bin kernel is compared with."""
     variant = variant or baseline_variant(frame, op)
     if variant is None:
         return math.nan
@@ -221,7 +217,7 @@ def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, vari
     if params is None:
         cases = cases[cases["variant"] == variant]
     else:
-        chosen = param_dict(params)
-        cases = cases[(cases["variant_name"] == name_of(frame, variant)) & cases["params"].map(lambda t: agrees(t, chosen))]
+        cases = cases[(cases["variant_name"] == name_of(frame, variant))
+                      & cases["param_items"].map(lambda items: agrees(items, params))]
     cases = cases[(cases["n"] == n) & cases["valid"]]
     return float(cases["median_ms"].min()) if not cases.empty else math.nan
