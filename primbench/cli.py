@@ -304,7 +304,7 @@ def cmd_baseline(args) -> int:
     unclean = [c["key"] for c in run.cases if c["status"] != "ok"]
     if unclean:
         raise UserError(f"{run.path}: {len(unclean)} case(s) failed or were skipped (e.g. {unclean[0]}); a baseline must be a clean run")
-    target = baseline_path(run.device.get("name"), args.folder).with_name(f"{gpu_slug(run.device.get('name'))}.jsonl.gz")
+    target = Path(args.folder) / f"{gpu_slug(run.device.get('name'))}.jsonl.gz"  # always written compressed
     if target.exists() and target.resolve() == run.path.resolve():
         raise UserError(f"{run.path}: is already the baseline of {run.device.get('name')}")
     data = run.path.read_bytes()
@@ -357,9 +357,10 @@ def cmd_compile(args) -> int:
     except Exception as exc:  # noqa: BLE001 (ImportError, or the library loader's own error types)
         raise UserError(f"cannot load NVRTC to compile ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
                         "install CuPy and NVRTC: pip install cupy-cuda13x 'nvidia-cuda-nvrtc==13.*' (or 12)") from None
+    harness = {}
     for arch in args.arch:  # an unknown target fails every source alike: say so once
         try:
-            compile_for_arch(registry.HARNESS_SOURCE, registry.HARNESS_KERNELS, arch)
+            harness[arch] = compile_for_arch(registry.HARNESS_SOURCE, registry.HARNESS_KERNELS, arch)
         except KernelBuildError as exc:
             detail = next((line for line in str(exc).splitlines()[1:] if line.strip()), "")[:160]
             raise UserError(f"--arch {arch[:40]}: NVRTC cannot compile for it ({detail}); give targets like sm_90 sm_80") from None
@@ -370,7 +371,7 @@ def cmd_compile(args) -> int:
     for source, names in chosen.items():
         for arch in args.arch:
             try:
-                compiled = compile_for_arch(source, names, arch)
+                compiled = harness[arch] if source == registry.HARNESS_SOURCE else compile_for_arch(source, names, arch)
                 warning = " (with warnings)" if compiled.log.strip() else ""
                 print(f"{source} {arch}: {len(names)} kernels, {compiled.cubin_bytes} bytes of cubin{warning}")
             except KernelBuildError as exc:

@@ -25,20 +25,28 @@ def new_run_path(output, device_name: str, run_id: str) -> Path:
     return Path(output) / gpu_slug(device_name) / f"{run_id}.jsonl"
 
 
+def is_kept_copy(path) -> bool:
+    """Whether a run file is a copy git keeps (a baseline or a reference), not a run of its own."""
+    return bool({BASELINE_DIR.name, REFERENCE_DIR.name} & set(Path(path).parent.parts))
+
+
+def _in_start_order(paths) -> list[Path]:
+    # Run names start with their UTC start time; the full path breaks ties between copies.
+    return sorted((Path(p) for p in paths if is_run_file(p) and Path(p).is_file()), key=lambda p: (p.name, str(p)))
+
+
 def runs_in(argument) -> list[Path]:
     """The run files an argument names: a file as it is, every run file under a folder (at any
-    depth), or a glob's matches; in name order (names sort in the order runs started). Nothing
-    found is an error naming the argument."""
+    depth), or a glob's matches; in start order. Nothing found is an error naming the argument."""
     text = str(argument)
     path = Path(text)
     if path.is_dir():
-        found = sorted((p for p in path.rglob("*") if p.is_file() and is_run_file(p)), key=lambda p: (p.name, str(p)))
+        found = _in_start_order(path.rglob("*"))
         if not found:
             raise UserError(f"{text}: a folder with no run files (*.jsonl, *.jsonl.gz) in it")
         return found
     if any(ch in text for ch in GLOB_CHARACTERS) and not path.exists():
-        found = sorted((Path(p) for p in glob.glob(text, recursive=True) if is_run_file(p) and Path(p).is_file()),
-                       key=lambda p: (p.name, str(p)))
+        found = _in_start_order(glob.glob(text, recursive=True))
         if not found:
             raise UserError(f"{text[:200]}: the pattern matches no run file (*.jsonl, *.jsonl.gz)")
         return found
@@ -51,11 +59,10 @@ def runs_of(arguments) -> list[Path]:
 
 
 def newest_run_in(argument) -> Path:
-    """The one run an argument names: a file, or the newest run (by its name, which starts with its
-    start time) in a folder or a glob's matches, baseline and reference copies left out."""
+    """The one run an argument names: a file, or the newest run in a folder or a glob's matches,
+    baseline and reference copies left out (unless they are all there is)."""
     found = runs_in(argument)
-    runs = [p for p in found if not {"baselines", "reference"} & set(p.parent.parts)] or found
-    return max(runs, key=lambda p: (p.name, str(p)))
+    return ([p for p in found if not is_kept_copy(p)] or found)[-1]
 
 
 def baseline_path(device_name: str, folder=BASELINE_DIR) -> Path:

@@ -17,19 +17,20 @@ from pathlib import Path
 
 from primbench import compare
 from primbench.errors import UserError
+from primbench.locations import is_kept_copy
 from primbench.model import CaseId
 from primbench.report import selection
-from primbench.results import RunFileError, gpu_slug, is_run_file, load_run, run_stem
+from primbench.results import RunFileError, gpu_slug, load_run, run_stem
 
 # The cases whose history is drawn: the seed's size and the largest, float32, the primary input.
 HISTORY_SIZES = (2**25, 2**28)
 
 
 def find_runs(paths) -> tuple[list, list[str]]:
-    """Every readable run of `paths` (a folder is every run file under it), each run once (by run
-    id), oldest first; and the one-line reasons of the files that could not be read."""
-    paths = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
-    files = [p for path in paths for p in (sorted(q for q in path.rglob("*") if is_run_file(q)) if path.is_dir() else [path])]
+    """Every readable run of the run files `paths` (locations.runs_of expands folders and globs),
+    each run once (by run id), oldest first; and the one-line reasons of the files that could not
+    be read."""
+    files = [Path(p) for p in paths]
     runs, skipped = {}, []
     for path in files:
         try:
@@ -38,11 +39,10 @@ def find_runs(paths) -> tuple[list, list[str]]:
             skipped.append(str(exc))
             continue
         run_id = run.header.get("run_id") or run_stem(path)
-        # A baseline or a reference is a copy of a run: keep the copy that is neither.
-        if run_id not in runs or {"baselines", "reference"} & set(runs[run_id].path.parts):
+        if run_id not in runs or is_kept_copy(runs[run_id].path):  # keep the copy that is not a baseline or reference
             runs[run_id] = run
     if not runs:
-        where = ", ".join(map(str, paths))[:200]
+        where = ", ".join(map(str, files))[:200]
         raise UserError(f"{where}: no readable run files (*.jsonl, *.jsonl.gz)" + (f"; unreadable: {skipped[0]}" if skipped else ""))
     return sorted(runs.values(), key=lambda r: str(r.header.get("started") or "")), skipped
 
