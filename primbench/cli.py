@@ -301,7 +301,7 @@ def cmd_baseline(args) -> int:
         raise UserError(f"{run.path}: the run was interrupted (no end record); finish it with --resume before making it a baseline")
     if not run.cases:
         raise UserError(f"{run.path}: the run has no cases; a baseline must be a finished run that measured something")
-    unclean = [c["key"] for c in run.cases if c["status"] != "ok"]
+    unclean = [record.key for record in run.cases if not record.ok]
     if unclean:
         raise UserError(f"{run.path}: {len(unclean)} case(s) failed or were skipped (e.g. {unclean[0]}); a baseline must be a clean run")
     target = Path(args.folder) / f"{gpu_slug(run.device.get('name'))}.jsonl.gz"  # always written compressed
@@ -318,7 +318,7 @@ def cmd_baseline(args) -> int:
 def _label(run) -> str:
     device = run.device.get("name") or "unknown GPU"
     git = run.git.get("sha")
-    return f"{run.path.name} ({device}, {git[:7] if git else 'no commit'}, {run.header.get('started', '?')})"
+    return f"{run.path.name} ({device}, {git[:7] if git else 'no commit'}, {run.header.started or '?'})"
 
 
 def cmd_info(args) -> int:

@@ -28,6 +28,7 @@ from primbench import stats
 from primbench.errors import UserError
 from primbench.inputs import ITEMSIZE
 from primbench.model import CaseId
+from primbench.records import CaseRecord, RunHeader, Samples
 from primbench.results import Run
 
 DEFAULT_THRESHOLD = 0.05
@@ -65,8 +66,8 @@ class Thresholds:
         return self.default
 
     @classmethod
-    def from_header(cls, header: dict) -> "Thresholds":
-        compare = (header.get("config") or {}).get("compare") or {}
+    def from_header(cls, header: RunHeader) -> "Thresholds":
+        compare = header.config.get("compare") or {}
         return cls(default=compare.get("threshold", DEFAULT_THRESHOLD), overrides=dict(compare.get("thresholds") or {}),
                    abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US))
 
@@ -116,12 +117,12 @@ def speed_verdict(base_samples, new_samples, threshold: float, alpha: float = AL
     return (SLOWER if ratio > 1.0 else FASTER), ratio, p_value
 
 
-def _pct_peak(case: dict, run: Run) -> float:
-    summary = stats.summarize((case.get("samples") or {}).get("cold_ms") or [])
+def _pct_peak(record: CaseRecord, run: Run) -> float:
+    summary = stats.summarize(record.cold_ms)
     peak = run.device.get("peak_gbps")
     if summary is None or not peak:
         return math.nan
-    return 100.0 * stats.bandwidth_gbps(case.get("bytes") or 0, summary.median) / peak
+    return 100.0 * stats.bandwidth_gbps(record.bytes or 0, summary.median) / peak
 
 
 def same_gpu_model(base: Run, new: Run) -> bool:
@@ -134,7 +135,7 @@ def default_metric(base: Run, new: Run) -> str:
 
 
 def is_published(run: Run) -> bool:
-    return run.header.get("kind") == "published"
+    return run.header.published
 
 
 def published_run(argument: str, path=None) -> Run:
@@ -150,11 +151,10 @@ def published_run(argument: str, path=None) -> Run:
         raise UserError(f"{argument}: no such published progression; valid: "
                         + ", ".join(REFERENCE_PREFIX + name for name in progressions))
     p = progressions[wanted]
-    header = {"kind": "published", "run_id": p.id, "started": "published figures", "git": {"sha": None},
-              "device": {"name": p.device, "peak_gbps": p.peak_gbps}, "config": {}}
-    cases = [{"kind": "case", "op": p.op, "variant": e.variant, "dtype": p.dtype, "n": p.n, "block": None,
-              "distribution": None, "status": "ok", "bytes": p.n * ITEMSIZE.get(p.dtype, 4), "samples": {"cold_ms": [e.time_ms]},
-              "key": f"{p.op}/{e.variant}"} for e in p.entries if e.time_ms]
+    header = RunHeader(run_id=p.id, started="published figures", git={"sha": None},
+                       device={"name": p.device, "peak_gbps": p.peak_gbps}, published=True)
+    cases = [CaseRecord(CaseId(p.op, e.variant, p.dtype, p.n, None, None), bytes=p.n * ITEMSIZE.get(p.dtype, 4),
+                        samples=Samples(cold_ms=(e.time_ms,))) for e in p.entries if e.time_ms]
     return Run(path=Path(f"{p.id} (published)"), header=header, cases=cases)
 
 
@@ -170,24 +170,23 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
     # fastest valid case standing for the variant.
     def by_kernel(run):
         best = {}
-        for case in run.cases:
-            samples = (case.get("samples") or {}).get("cold_ms") or []
-            if case["status"] != "ok" or not samples:
+        for record in run.cases:
+            if not record.ok or not record.cold_ms:
                 continue
             # the case with no block or distribution, as published figures name none
-            key = dataclasses.replace(CaseId.from_record(case), block=None, distribution=None)
-            if key not in best or np.median(samples) < np.median(best[key]["samples"]["cold_ms"]):
-                best[key] = case
+            key = dataclasses.replace(record.case, block=None, distribution=None)
+            if key not in best or np.median(record.cold_ms) < np.median(best[key].cold_ms):
+                best[key] = record
         return best
 
     base_cases, new_cases = by_kernel(base), by_kernel(new)
     pairs = []
     for key in [k for k in base_cases if k in new_cases]:
         b, n = base_cases[key], new_cases[key]
-        pair = Pair(dataclasses.replace(key, block=n.get("block") or b.get("block")), PUBLISHED, base_pct_peak=_pct_peak(b, base),
+        pair = Pair(dataclasses.replace(key, block=n.case.block or b.case.block), PUBLISHED, base_pct_peak=_pct_peak(b, base),
                     new_pct_peak=_pct_peak(n, new), note="a published figure: no samples, no verdict")
-        pair.base_ms = float(np.median(b["samples"]["cold_ms"]))
-        pair.new_ms = float(np.median(n["samples"]["cold_ms"]))
+        pair.base_ms = float(np.median(b.cold_ms))
+        pair.new_ms = float(np.median(n.cold_ms))
         pair.ratio = pair.new_ms / pair.base_ms
         pairs.append(pair)
     return pairs
@@ -201,8 +200,8 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         return _published_pairs(base, new)
     thresholds = thresholds or Thresholds.from_header(new.header)
     same_gpu = same_gpu_model(base, new)
-    base_cases = {CaseId.from_record(c): c for c in base.cases}
-    new_cases = {CaseId.from_record(c): c for c in new.cases}
+    base_cases = {record.case: record for record in base.cases}
+    new_cases = {record.case: record for record in new.cases}
     pairs = []
     order = list(base_cases) + [i for i in new_cases if i not in base_cases]
     if identities is not None:
@@ -213,29 +212,28 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         if b is None or n is None:
             side = "the baseline" if b is None else "the new run"
             pair = Pair(identity, MISSING, threshold=threshold, note=f"not in {side}")
-            if n is not None and n["status"] == "failed":  # a new case with a wrong result fails the gate
+            if n is not None and n.status == "failed":  # a new case with a wrong result fails the gate
                 pair.verdict, pair.newly_failed = FAILED, True
-                pair.note = f"not in the baseline, and failed in the new run: {n.get('reason') or ''}"[:300]
+                pair.note = f"not in the baseline, and failed in the new run: {n.reason or ''}"[:300]
             pairs.append(pair)
             continue
         pair = Pair(identity, SAME, threshold=threshold, base_pct_peak=_pct_peak(b, base), new_pct_peak=_pct_peak(n, new))
-        base_samples = (b.get("samples") or {}).get("cold_ms") or []
-        new_samples = (n.get("samples") or {}).get("cold_ms") or []
+        base_samples, new_samples = b.cold_ms, n.cold_ms
         if base_samples and new_samples:
             pair.base_ms, pair.new_ms = float(np.median(base_samples)), float(np.median(new_samples))
             pair.ratio = pair.new_ms / pair.base_ms
-        if b["status"] != "ok" or n["status"] != "ok":
+        if not b.ok or not n.ok:
             # failed = wrong result; skipped = not run (e.g. not enough GPU memory): flagged, not a regression.
-            side = [f"{name} {case['status']}" for name, case in (("baseline", b), ("new run", n)) if case["status"] != "ok"]
-            reason = (n if n["status"] != "ok" else b).get("reason") or ""
-            pair.verdict = FAILED if "failed" in (b["status"], n["status"]) else MISSING
+            side = [f"{name} {record.status}" for name, record in (("baseline", b), ("new run", n)) if not record.ok]
+            reason = (b if n.ok else n).reason or ""
+            pair.verdict = FAILED if "failed" in (b.status, n.status) else MISSING
             pair.note = f"{' and '.join(side)}: {reason}"[:300]
-            pair.newly_failed = n["status"] == "failed" and b["status"] != "failed"  # ok or skipped before
+            pair.newly_failed = n.status == "failed" and b.status != "failed"  # ok or skipped before
         elif not base_samples or not new_samples:
             pair.verdict, pair.note = MISSING, "no samples recorded on " + ("either side" if not base_samples and not new_samples
                                                                         else "the baseline" if not base_samples else "the new run")
-        elif b.get("variant_hash") != n.get("variant_hash"):
-            pair.verdict, pair.note = CHANGED, f"kernel changed (hash {b.get('variant_hash')} -> {n.get('variant_hash')})"
+        elif b.variant_hash != n.variant_hash:
+            pair.verdict, pair.note = CHANGED, f"kernel changed (hash {b.variant_hash} -> {n.variant_hash})"
         elif not same_gpu:
             pair.verdict, pair.note = OTHER_GPU, "different GPU models: compare % of peak"
         else:
@@ -268,7 +266,7 @@ def geometric_means(pairs: list[Pair]) -> dict[str, dict]:
 
 def changed_variants(base: Run, new: Run) -> list[str]:
     """The variants both runs measured whose identity hash differs: their code changed in between."""
-    before, after = base.header.get("variants") or {}, new.header.get("variants") or {}
+    before, after = base.header.variants, new.header.variants
     return sorted(key for key in before.keys() & after.keys()
                   if isinstance(before[key], dict) and isinstance(after[key], dict)
                   and before[key].get("hash") != after[key].get("hash"))

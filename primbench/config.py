@@ -391,9 +391,9 @@ def _refuse_a_huge_sweep(config: Config, src: Source, allow_large: bool) -> None
                         f"{sweep.name[:60]!r}: {sweep.axes_text()} = {bound:,}; narrow it, or pass --allow-large")
 
 
-def config_from_header(header: dict, run_path) -> Config:
-    """The config a run was started with, from its header (for --resume)."""
-    resolved = dict(header.get("config") or {})
+def config_from_header(header, run_path) -> Config:
+    """The config a run was started with, from its header (a records.RunHeader; for --resume)."""
+    resolved = dict(header.config)
     resolved["sweeps"] = [dict(sweep) for sweep in resolved.get("sweeps", [])]
     explicit = {i: sweep.pop("explicit", []) for i, sweep in enumerate(resolved["sweeps"])}
     # The run was accepted when it started: its size is not refused again.

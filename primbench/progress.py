@@ -6,6 +6,7 @@ import sys
 
 from primbench import stats
 from primbench.model import CaseId
+from primbench.records import CaseRecord
 
 
 class Progress:
@@ -36,12 +37,12 @@ class Progress:
             self.bar.stop()
 
 
-def describe_result(case: CaseId, record: dict, device_info: dict) -> str:
+def describe_result(case: CaseId, record: CaseRecord, device_info: dict) -> str:
     params = "".join(f" {name}={value}" for name, value in case.params.items())
     label = f"{case.op}/{case.variant} n={case.n} block={case.block or 'lib'}{params}"
-    if record["status"] != "ok":
-        return f"{label}: {record['status'].upper()} {record.get('reason', '')}"
-    summary = stats.summarize(record["samples"]["cold_ms"])
-    gbps = stats.bandwidth_gbps(record["bytes"], summary.median)
+    if record.status != "ok":
+        return f"{label}: {record.status.upper()} {record.reason or ''}"
+    summary = stats.summarize(record.cold_ms)
+    gbps = stats.bandwidth_gbps(record.bytes, summary.median)
     return (f"{label}: {summary.median * 1e3:.1f} us ±{summary.noise * 100:.1f}% "
             f"{gbps:.0f} GB/s ({100 * gbps / device_info['peak_gbps']:.0f}% of peak) ok")

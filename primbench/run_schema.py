@@ -10,25 +10,11 @@ from __future__ import annotations
 
 import math
 
-# field -> (JSON types allowed, required). "number" is an int or a float, never a bool.
-HEADER = {
-    "kind": ("string", True), "schema": ("integer", True), "run_id": ("string", True), "started": ("string", False),
-    "device": ("object", True), "tool": ("object", False), "git": ("object", False), "config_path": ("string", False),
-    "config_hash": ("string", False), "config": ("object", False), "host": ("object", False), "copy": ("object", False),
-    "software": ("object", False), "timing": ("object", False), "variants": ("object", False),
-}
-CASE = {
-    "kind": ("string", True), "key": ("string", True), "op": ("string", True), "variant": ("string", True),
-    "dtype": ("string", True), "n": ("integer", True), "status": ("string", True), "block": (("integer", "null"), False),
-    "distribution": (("string", "null"), False), "variant_hash": (("string", "null"), False), "bytes": ("number", False),
-    "seed": ("integer", False), "started": ("string", False), "reason": (("string", "null"), False),
-    "launches": ("array", False), "samples": ("object", False), "verify": ("object", False),
-    "determinism": ("object", False), "timing": ("object", False), "nvml": ("object", False), "flags": ("array", False),
-    "elapsed_s": ("number", False), "params": ("object", False), "log": ("string", False),
-}
-END = {"kind": ("string", True), "finished": ("string", False), "ok": ("integer", False), "failed": ("integer", False),
-       "skipped": ("integer", False)}
-RESUME = {"kind": ("string", True), "at": ("string", False), "done_before": ("integer", False)}
+from primbench.model import CaseId
+from primbench.records import CaseRecord, RunEnd, RunHeader, RunResume, json_fields
+
+# field -> (JSON types allowed, required), from the record types' own field declarations.
+HEADER, CASE, END, RESUME = (json_fields(t) for t in (RunHeader, CaseRecord, RunEnd, RunResume))
 RECORDS = {"header": HEADER, "case": CASE, "end": END, "resume": RESUME}
 STATUSES = ("ok", "failed", "skipped")
 SAMPLE_LISTS = ("cold_ms", "batch_ms")
@@ -52,7 +38,6 @@ def record_problem(record: dict) -> str | None:
             if required:
                 return f"lacks '{name}'"
             continue
-        kinds = (kinds,) if isinstance(kinds, str) else kinds
         if not any(_is(record[name], kind) for kind in kinds):
             return f"'{name}' must be {' or '.join(kinds)}, not {type(record[name]).__name__}"
     if record["kind"] == "header":
@@ -90,6 +75,8 @@ def _case_problem(case: dict) -> str | None:
     for name, value in (case.get("params") or {}).items():
         if not _is(value, "integer"):
             return f"'params.{str(name)[:40]}' must be an integer"
+    if CaseId.from_record(case).key != case["key"]:  # the pairing key must say what the fields say
+        return f"'key' {case['key'][:120]!r} does not match its op, variant, dtype, n, block, distribution and params"
     samples = case.get("samples") or {}
     for name in SAMPLE_LISTS:
         values = samples.get(name, [])
@@ -98,6 +85,8 @@ def _case_problem(case: dict) -> str | None:
         bad = next((t for t in values if not (_is(t, "number") and math.isfinite(t) and t > 0)), None)
         if bad is not None:
             return f"'samples.{name}' holds {bad!r}; every time must be a finite number of milliseconds above 0"
+    if samples.get("batch_size") is not None and not (_is(samples["batch_size"], "integer") and samples["batch_size"] > 0):
+        return "'samples.batch_size' must be a count of launches above 0"
     if case["status"] == "ok" and not samples.get("cold_ms"):
         return "an 'ok' case with no cold samples"
     if not all(isinstance(launch, dict) for launch in case.get("launches") or []):
@@ -111,7 +100,7 @@ def json_schema() -> dict:
     """The rules above as a JSON Schema (draft 2020-12), one line of a run file per instance."""
     definitions = {}
     for kind, fields in RECORDS.items():
-        properties = {name: {"type": list(kinds) if isinstance(kinds, tuple) else kinds} for name, (kinds, _) in fields.items()}
+        properties = {name: {"type": list(kinds) if len(kinds) > 1 else kinds[0]} for name, (kinds, _) in fields.items()}
         properties["kind"] = {"const": kind}
         definitions[kind] = {"type": "object", "properties": properties,
                              "required": [name for name, (_, required) in fields.items() if required]}

@@ -16,26 +16,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from primbench import registry
-from primbench import __version__, inputs, ops, results, stats, verify
+from primbench import __version__, inputs, ops, results, stats
 from primbench.build import KernelBuildError, load_module
+from primbench.checking import verify_case
 from primbench.config import Config, config_from_header
 from primbench.model import CaseId
 from primbench.errors import UserError
 from primbench.locations import new_run_path
 from primbench.progress import Progress, describe_result
+from primbench.run_lines import is_gzip
+from primbench.records import SCHEMA_VERSION, CaseRecord, RunEnd, RunHeader, RunResume
 from primbench.variant import CaseUnsupported
 
 COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
-# The reproducibility probe runs each plan again with its grid scaled by these factors.
-GRID_PROBE_SCALES = (0.5, 2.0)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class ContextLost(Exception):
     """A kernel left a sticky CUDA error (e.g. an illegal address): this process can run nothing more."""
 
-    def __init__(self, record: dict):
-        super().__init__(record["reason"])
+    def __init__(self, record: CaseRecord | None):
+        super().__init__(record.reason if record else "the CUDA context was lost")
         self.record = record
 
 
@@ -134,51 +135,53 @@ class Runner:
         return {"n": COPY_N, "bytes": 2 * COPY_N * 4, "method": best, "samples_ms": [round(t, 6) for t in measured[best]],
                 "alternatives": {name: [round(t, 6) for t in samples] for name, samples in measured.items() if name != best}}
 
-    def header(self, run_id: str, variants_used: list) -> dict:
+    def header(self, run_id: str, variants_used: list) -> RunHeader:
         from primbench.device import software_versions
 
-        return {
-            "kind": "header",
-            "schema": results.SCHEMA_VERSION,
-            "run_id": run_id,
-            "started": _now(),
-            "tool": {"name": "primbench", "version": __version__},
-            "git": git_state(),
-            "config_path": self.config.path,
-            "config_hash": self.config.hash(),
-            "config": self.config.resolved(),
-            "host": {"hostname": socket.gethostname(), "platform": platform.platform(),
-                     "python": platform.python_version(), "processor": platform.processor() or platform.machine()},
-            "device": self.device.info,
-            "copy": self.measure_copy(),
-            "software": software_versions(),
-            "timing": self.config.timing.as_dict(),
-            "variants": {v.key: v.describe() for v in variants_used},
-        }
+        return RunHeader(
+            run_id=run_id,
+            started=_now(),
+            tool={"name": "primbench", "version": __version__},
+            git=git_state(),
+            config_path=self.config.path,
+            config_hash=self.config.hash(),
+            config=self.config.resolved(),
+            host={"hostname": socket.gethostname(), "platform": platform.platform(),
+                  "python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+            device=self.device.info,
+            copy=self.measure_copy(),
+            software=software_versions(),
+            timing=self.config.timing.as_dict(),
+            variants={v.key: v.describe() for v in variants_used},
+        )
 
     # -- one case ------------------------------------------------------------------------------
-    def run_case(self, case: CaseId, seed: int) -> dict:
+    def run_case(self, case: CaseId, seed: int) -> CaseRecord:
         """Verify then time one case; never raises for a kernel's own failure."""
-        import cupy
-
         variant = registry.get(case.op, case.variant)
         itemsize = inputs.itemsize(case.dtype)
-        record = {
-            "kind": "case", "key": case.key, "op": case.op, "variant": case.variant, "variant_hash": variant.hash(),
-            "dtype": case.dtype, "n": case.n, "block": case.block, "distribution": case.distribution,
-            "bytes": variant.minimal_bytes(case.n, itemsize, dict(case.params)), "seed": seed, "started": _now(),
-            "status": "ok", "reason": None, "launches": [], "samples": {"cold_ms": [], "batch_ms": [], "batch_size": None},
-        }
+        # What the case record will hold besides its identity, filled in as the case goes.
+        record = {"variant_hash": variant.hash(), "bytes": variant.minimal_bytes(case.n, itemsize, dict(case.params)),
+                  "seed": seed, "started": _now(), "status": "ok", "reason": None}
         started = time.perf_counter()
-        if case.params:
-            record["params"] = dict(case.params)
+        try:
+            self._run_case(case, variant, itemsize, seed, record)
+        except ContextLost:
+            record["elapsed_s"] = round(time.perf_counter() - started, 3)
+            raise ContextLost(CaseRecord(case, **record)) from None
+        record["elapsed_s"] = round(time.perf_counter() - started, 3)
+        return CaseRecord(case, **record)
+
+    def _run_case(self, case: CaseId, variant, itemsize: int, seed: int, record: dict) -> None:
+        import cupy
+
         needed = ops.checks(case.op).working_bytes(case, itemsize)
         self._release_inputs_unless(input_key(case), seed)
         free = self.device.free_memory() if needed > (1 << 30) else None
         try:
             if free is not None and needed > free:
                 record.update(status="skipped", reason=f"needs about {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free")
-                return record
+                return
             module = load_module(variant.source, variant.kernels) if variant.source else None
             self._verify_and_time(case, variant, module, seed, record)
         except KernelBuildError as exc:
@@ -192,10 +195,7 @@ class Runner:
             record.update(status="failed", reason=f"{type(exc).__name__}: {exc}")
             self._inputs.clear()
             if not _context_alive():
-                record["elapsed_s"] = round(time.perf_counter() - started, 3)
-                raise ContextLost(record) from None
-        record["elapsed_s"] = round(time.perf_counter() - started, 3)
-        return record
+                raise ContextLost(None) from None
 
     def _release_inputs_unless(self, key: str, seed: int) -> None:
         """Free the kept inputs (and CuPy's pool) unless the next case uses them: before its memory check."""
@@ -223,34 +223,14 @@ class Runner:
                              grid_scale=grid_scale, params=dict(case.params), **self.device.sm_limits)
 
     def _verify_and_time(self, case: CaseId, variant, module, seed: int, record: dict) -> None:
-        checks = ops.checks(case.op)
-        x_exact, expected, x, reference = self._inputs_for(case, seed)
-        plan_exact = variant.prepare(self._context(module, x_exact, case))
-        run_verified(plan_exact)
-        exact = checks.check_exact(plan_exact.result(), expected, x_exact, case)
-        del plan_exact
-
-        plan = variant.prepare(self._context(module, x, case))
-        record["launches"] = plan.launches
-        run_verified(plan)
-        first = verify.fingerprint(plan.result())
-        random_check = checks.check_random(plan.result(), reference, plan, case)
-        record["verify"] = {"exact": exact, "random": random_check, "written": random_check["got"] is not None}
-        patterns = [first]
-        for _ in range(self.config.determinism_runs - 1):
-            run_verified(plan, poison=False)
-            patterns.append(verify.fingerprint(plan.result()))
-        record["determinism"], nondeterministic = verify.determinism(patterns, variant.deterministic_expected)
-        record["determinism"]["result_hex"] = first.hex()
-        record["determinism"]["across_grids"] = probes = self._grid_probe(variant, module, x, case, plan.launches, first)
-        grid_dependent = None
-        if variant.grid_independent and not all(p["bitwise_equal"] for p in probes):
-            grid_dependent = ("declared grid-independent, but another grid gave other bits: "
-                              + ", ".join(f"x{p['grid_scale']} (grids {p['grids']})" for p in probes if not p["bitwise_equal"]))
-        reason = checks.failure_reason(exact, random_check) or nondeterministic or grid_dependent
-        if reason:
-            record.update(status="failed", reason=reason)
+        verified = verify_case(case, variant, self._inputs_for(case, seed),
+                               lambda x, grid_scale: self._context(module, x, case, grid_scale),
+                               determinism_runs=self.config.determinism_runs)
+        record.update(launches=verified.launches, verify=verified.verify, determinism=verified.determinism)
+        if verified.reason:
+            record.update(status="failed", reason=verified.reason)
             return
+        plan = verified.plan
         if plan.restore is not None:
             plan.restore()
         before = self.device.clock_state()
@@ -262,30 +242,7 @@ class Runner:
         flags = sorted(set(self.device.clock_flags(before)) | set(self.device.clock_flags(after)))
         if measurement.stop not in ("converged", "median_converged"):
             flags.append("noise_target_missed")
-        record["flags"] = flags
-
-    def _grid_probe(self, variant, module, x, case: CaseId, launches: list, first: bytes) -> list[dict]:
-        """The same input with the grid scaled: does the result keep its bits? (skipped where the
-        variant's grid is fixed by n and the block size, or chosen by a library)"""
-        tried = []
-        for scale in GRID_PROBE_SCALES:
-            plan = variant.prepare(self._context(module, x, case, grid_scale=scale))
-            if plan.launches == launches:
-                continue
-            run_verified(plan)
-            tried.append({"grid_scale": scale, "grids": [launch["grid"] for launch in plan.launches],
-                          "bitwise_equal": verify.fingerprint(plan.result()) == first})
-        return tried
-
-
-def run_verified(plan, poison: bool = True) -> None:
-    """One run whose result is checked: outputs poisoned first, in-place inputs restored (the GPU
-    tests run their plans through it too)."""
-    if plan.restore is not None:
-        plan.restore()
-    if poison:
-        verify.poison(plan.scratch)
-    plan.run()
+        record["flags"] = tuple(flags)
 
 
 def _install_sigterm() -> None:
@@ -317,9 +274,9 @@ def resume(path) -> RunSummary:
     existing = results.load_run(path)
     if existing.finished:
         raise UserError(f"{path}: this run already finished (it has an end record); start a new run instead")
-    if results.is_gzip(path):  # appending plain lines would corrupt the gzip stream
+    if is_gzip(path):  # appending plain lines would corrupt the gzip stream
         raise UserError(f"{path}: is compressed (an archived run); gunzip it to continue it, or start a new run")
-    if existing.written_schema != results.SCHEMA_VERSION:  # one file, one schema: never append newer records
+    if existing.written_schema != SCHEMA_VERSION:  # one file, one schema: never append newer records
         raise UserError(f"{path}: was written in run-file schema {existing.written_schema} by an older primbench; "
                         f"its cases still read, but it cannot be continued: start a new run")
     config = config_from_header(existing.header, path)
@@ -328,7 +285,7 @@ def resume(path) -> RunSummary:
     if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
         raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
                         f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
-    for key, recorded in existing.header.get("variants", {}).items():
+    for key, recorded in existing.header.variants.items():
         op, name = recorded["op"], recorded["name"]
         if not registry.select(op, name):
             raise UserError(f"{path}: variant {key} no longer exists in kernels/; start a new run")
@@ -339,10 +296,10 @@ def resume(path) -> RunSummary:
     for warning in existing.warnings:
         print(f"primbench: warning: {warning}", file=sys.stderr)
     results.repair_truncated_tail(path)
-    done = {c["key"] for c in existing.cases}
+    done = {c.key for c in existing.cases}
     with results.RunWriter(path, create=False) as writer:
-        writer.append({"kind": "resume", "at": _now(), "done_before": len(done)})
-        return _run_cases(runner, writer, existing.header["run_id"], config.cases(), done=done,
+        writer.append(RunResume(at=_now(), done_before=len(done)))
+        return _run_cases(runner, writer, existing.header.run_id, config.cases(), done=done,
                           counts=existing.cases)
 
 
@@ -356,7 +313,7 @@ def _warn_other_processes(runner: Runner) -> None:
 def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done: set, counts=()) -> RunSummary:
     summary = RunSummary(path=writer.path)
     for record in counts:
-        setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
+        setattr(summary, record.status, getattr(summary, record.status) + 1)
     # Cases that share an input run one after another, so that each input (and its reference: an
     # argsort and a host loop for the ill-conditioned one) is made once; otherwise in config order.
     first_seen = {}
@@ -369,7 +326,7 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done
         for case in todo:
             record = runner.run_case(case, case_seed(run_id, input_key(case)))
             writer.append(record)
-            setattr(summary, record["status"], getattr(summary, record["status"]) + 1)
+            setattr(summary, record.status, getattr(summary, record.status) + 1)
             progress.line(describe_result(case, record, runner.device.info))
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -379,10 +336,10 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done
         # process, runs what is left. (Running each op in a restartable worker is the next step.)
         writer.append(lost.record)
         summary.failed += 1
-        summary.context_lost = lost.record["key"]
+        summary.context_lost = lost.record.key
         summary.keep_alive = runner
         return summary
     finally:
         progress.close()
-    writer.append({"kind": "end", "finished": _now(), "ok": summary.ok, "failed": summary.failed, "skipped": summary.skipped})
+    writer.append(RunEnd(finished=_now(), ok=summary.ok, failed=summary.failed, skipped=summary.skipped))
     return summary

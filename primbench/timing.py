@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from primbench import stats
 from primbench.build import load_module
 from primbench.config import TimingPolicy
+from primbench.records import Samples
 from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
 
 MAX_EVENTS_PER_CHUNK = 256
@@ -34,11 +35,11 @@ class Measurement:
     host_enqueue_us: float = 0.0
     wall_s: float = 0.0
 
-    def as_record(self) -> tuple[dict, dict]:
-        """(samples, timing) blocks of a run-file record."""
+    def as_record(self) -> tuple[Samples, dict]:
+        """(samples, timing) of a run-file case record."""
         # Stored to 1 ns: cudaEventElapsedTime resolves about 0.5 us, so nothing measured is lost,
         # and the run file stays small enough to commit.
-        samples = {"cold_ms": _ns(self.cold_ms), "batch_ms": _ns(self.batch_ms), "batch_size": self.batch_size}
+        samples = Samples(tuple(_ns(self.cold_ms)), tuple(_ns(self.batch_ms)), self.batch_size)
         timing = {
             "stop": self.stop,
             "batch_stop": self.batch_stop,

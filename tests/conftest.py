@@ -54,7 +54,7 @@ def newest_run(tmp_path_factory) -> Path:
     from primbench.results import load_run
 
     packed = RUNS / "fixture-a.jsonl.gz"
-    run_id = load_run(packed).header["run_id"]
+    run_id = load_run(packed).header.run_id
     path = tmp_path_factory.mktemp("fixture-run") / f"{run_id}.jsonl"
     path.write_bytes(gzip.decompress(packed.read_bytes()))
     return path

@@ -6,17 +6,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from primbench.model import CaseId
+
 SLOWED_CASE = "reduce/cub_device_reduce/float32/n=33554432/block=lib/uniform"  # the case tests slow down (about 80 us)
 # The first 40 cases of a real run in the first schema (tests/data/README.md)
 SCHEMA_1_ARCHIVED_RUN = "tests/data/runs/schema1-excerpt.jsonl.gz"
 
 
-def edited_copy(run_path: Path, out: Path, edit) -> Path:
-    """Write to `out` a copy of the run at `run_path` with `edit(record)` applied to every record."""
+def edited_copy(run_path: Path, out: Path, edit, *, respell_keys: bool = True) -> Path:
+    """Write to `out` a copy of the run at `run_path` with `edit(record)` applied to every record;
+    a case whose identity the edit changed gets the key its fields spell (unless told not to)."""
     lines = []
     for line in Path(run_path).read_text().splitlines():
         record = json.loads(line)
         edit(record)
+        if respell_keys and record.get("kind") == "case":
+            record["key"] = CaseId.from_record(record).key
         lines.append(json.dumps(record))
     out.write_text("\n".join(lines) + "\n")
     return out

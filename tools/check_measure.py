@@ -33,11 +33,11 @@ def cli_way(n: int) -> dict:
                                            "dtypes": [DTYPE], "distributions": [DISTRIBUTION]}]}, "check_measure")
     (case,) = config.cases()
     record = Runner(config).run_case(case, SEED)
-    if record["status"] != "ok":
-        raise UserError(f"the CLI's case {case.key} did not run: {record['status']} {record.get('reason')}")
-    cold = stats.summarize(record["samples"]["cold_ms"])
-    return {"key": case.key, "bytes": record["bytes"], "median_us": cold.median_us, "noise": cold.noise,
-            "cold_samples": cold.count, "stop": record["timing"]["stop"], "policy": config.timing.as_dict()}
+    if not record.ok:
+        raise UserError(f"the CLI's case {case.key} did not run: {record.status} {record.reason}")
+    cold = stats.summarize(record.cold_ms)
+    return {"key": case.key, "bytes": record.bytes, "median_us": cold.median_us, "noise": cold.noise,
+            "cold_samples": cold.count, "stop": record.timing["stop"], "policy": config.timing.as_dict()}
 
 
 def measure_way(n: int) -> dict:

@@ -32,8 +32,8 @@ def main() -> int:
     from primbench.timing import Timer
 
     run = load_run(args.run)
-    recorded = [c for c in run.cases if c["variant"] == "cub_device_reduce" and c["n"] == args.n and c["status"] == "ok"]
-    recorded_ms = stats.summarize(recorded[0]["samples"]["cold_ms"]).median if recorded else None
+    recorded = [r for r in run.cases if r.case.variant == "cub_device_reduce" and r.case.n == args.n and r.ok]
+    recorded_ms = stats.summarize(recorded[0].cold_ms).median if recorded else None
 
     device = Device()
     x = inputs.random_input(args.n, "float32", "uniform", seed=3)

@@ -31,5 +31,5 @@ def render_comparison(base, sections, out_path) -> Path:
 def _describe(run) -> dict:
     device = run.device
     return {"name": run.path.name, "device": device.get("name") or "unknown GPU", "peak_gbps": device.get("peak_gbps"),
-            "git": run.git.get("sha"), "started": run.header.get("started"),
+            "git": run.git.get("sha"), "started": run.header.started,
             "published": compare.is_published(run)}

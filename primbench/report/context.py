@@ -4,6 +4,7 @@ story, quality and sections; charts from plots; numbers are formatted by render'
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -18,7 +19,7 @@ def build_context(run, references=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
     from primbench.report import plots
 
-    device = run.header.get("device") or {}
+    device = run.device
     if frame is None:
         frame = annotated_frame(run)
     device_name = device.get("name") or "this GPU"
@@ -27,7 +28,7 @@ def build_context(run, references=(), frame=None) -> dict:
         story = _story(frame, references, device_name, plots)
         accuracy = _accuracy_section(frame, device_name, plots)
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
-    logs = {c["key"]: c["log"] for c in run.cases if c.get("log")}
+    logs = {record.key: record.log for record in run.cases if record.log}
     per_op = [_op_section(frame, op, device, run.copy_gbps, plots, logs) for op in selection.ops_in(frame)]
     return {
         "run": _run_facts(run, frame, device_name),
@@ -43,18 +44,19 @@ def build_context(run, references=(), frame=None) -> dict:
 
 def _run_facts(run, frame, device_name: str) -> dict:
     """The run itself: id, GPU, when, which commit, how it ended."""
-    header, end, git = run.header, run.end or {}, run.git
+    header, git = run.header, run.git
+    end = dataclasses.asdict(run.end) if run.end else {}
     return {
-        "id": header.get("run_id") or run_stem(run.path),
+        "id": header.run_id or run_stem(run.path),
         "path": run.path.name,
         "device_name": device_name,
-        "started": header.get("started"),
+        "started": header.started,
         "finished": end.get("finished"),
         "interrupted": run.end is None,  # a run file without an end record was cut short
         "git_sha": git.get("sha"),
         "git_dirty": git.get("dirty"),
         "end": end,
-        "resumes": run.resumes,
+        "resumes": [dataclasses.asdict(resume) for resume in run.resumes],
         "case_count": len(run.cases),
         "status_counts": dict(frame["status"].value_counts()) if not frame.empty else {},
     }
@@ -79,10 +81,10 @@ def _timing_quality(frame) -> dict:
 def _meta(run) -> dict:
     """The header as recorded: device, copy probe, software, host, commit, policy, config, variants."""
     header = run.header
-    copy = header.get("copy") or {}
+    copy = header.copy
     copy_samples = copy.get("samples_ms") or []
     return {
-        "device": quality.flatten(header.get("device") or {}),
+        "device": quality.flatten(header.device),
         "copy_bandwidth": {
             "median_gbps": run.copy_gbps,
             "samples": len(copy_samples),
@@ -90,20 +92,20 @@ def _meta(run) -> dict:
             "rows": quality.flatten({k: v for k, v in copy.items() if k not in ("samples_ms", "alternatives")}),
             "alternatives": _copy_alternatives(copy),
         },
-        "software": quality.flatten(header.get("software")),
-        "host": quality.flatten(header.get("host")),
+        "software": quality.flatten(header.software),
+        "host": quality.flatten(header.host),
         "git": quality.flatten(run.git),
-        "tool": quality.flatten(header.get("tool")),
-        "timing": quality.flatten(header.get("timing")),
-        "config_path": header.get("config_path"),
-        "config_hash": header.get("config_hash"),
-        "config_json": json.dumps(header.get("config"), indent=2, ensure_ascii=False, default=str),
+        "tool": quality.flatten(header.tool),
+        "timing": quality.flatten(header.timing),
+        "config_path": header.config_path,
+        "config_hash": header.config_hash,
+        "config_json": json.dumps(header.config, indent=2, ensure_ascii=False, default=str),
         "variants": sorted(
-            (header.get("variants") or {}).values(),
+            header.variants.values(),
             key=lambda v: (str(v.get("op")), v.get("order") or 0, str(v.get("name"))),
         ),
         "warnings": list(run.warnings),
-        "schema": header.get("schema"),
+        "schema": header.schema,
     }
 
 

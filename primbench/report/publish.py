@@ -38,13 +38,13 @@ def find_runs(paths) -> tuple[list, list[str]]:
         except RunFileError as exc:
             skipped.append(str(exc))
             continue
-        run_id = run.header.get("run_id") or run_stem(path)
+        run_id = run.header.run_id or run_stem(path)
         if run_id not in runs or is_kept_copy(runs[run_id].path):  # keep the copy that is not a baseline or reference
             runs[run_id] = run
     if not runs:
         where = ", ".join(map(str, files))[:200]
         raise UserError(f"{where}: no readable run files (*.jsonl, *.jsonl.gz)" + (f"; unreadable: {skipped[0]}" if skipped else ""))
-    return sorted(runs.values(), key=lambda r: str(r.header.get("started") or "")), skipped
+    return sorted(runs.values(), key=lambda r: str(r.header.started or "")), skipped
 
 
 def publish(paths, out_dir) -> Path:
@@ -58,7 +58,7 @@ def publish(paths, out_dir) -> Path:
     frames = {id(run): annotated_frame(run) for run in runs}  # each run's case frame, derived once
     by_gpu = defaultdict(list)
     for run in runs:
-        page = Path("runs") / f"{safe_name(run.header.get('run_id') or run_stem(run.path))}.html"
+        page = Path("runs") / f"{safe_name(run.header.run_id or run_stem(run.path))}.html"
         write_report(run, out_dir / page, references, frames[id(run)])
         entry = _describe(run, frames[id(run)], page)
         by_gpu[entry["gpu"]].append((run, entry))
@@ -115,9 +115,9 @@ def _describe(run, frame, page: Path) -> dict:
                              "pct_peak": best["pct_peak"], "ratio_to_cub": best["median_ms"] / cub if selection.is_number(cub) else None})
     statuses = dict(frame["status"].value_counts()) if not frame.empty else {}
     git = run.git
-    return {"id": run.header.get("run_id") or run_stem(run.path), "page": page.as_posix(), "gpu": device.get("name") or "unknown GPU",
-            "started": run.header.get("started"), "git": git.get("sha"), "dirty": git.get("dirty"),
-            "config": (run.header.get("config") or {}).get("name"), "cases": len(run.cases), "statuses": statuses,
+    return {"id": run.header.run_id or run_stem(run.path), "page": page.as_posix(), "gpu": device.get("name") or "unknown GPU",
+            "started": run.header.started, "git": git.get("sha"), "dirty": git.get("dirty"),
+            "config": run.header.config.get("name"), "cases": len(run.cases), "statuses": statuses,
             "finished": run.finished, "headline": headline, "source": str(run.path)}
 
 
@@ -144,7 +144,7 @@ def _history(runs, frames: dict, gpu: str) -> dict:
             for point in points:
                 if point[0] == later_index and point[3] in slower:
                     point[2] = True
-    labels = [f"{(r.header.get('started') or '?')[:16]} {(r.git.get('sha') or '')[:7]}" for r in runs]
+    labels = [f"{(r.header.started or '?')[:16]} {(r.git.get('sha') or '')[:7]}" for r in runs]
     charts = []
     for op in sorted({key[0] for key in series}):
         for n in HISTORY_SIZES:

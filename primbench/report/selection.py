@@ -34,7 +34,7 @@ def block_or_none(value):
 
 
 def annotate(frame, variants_info: dict):
-    """The case frame with what the header says of each variant, a nullable-int block and `valid`."""
+    """The case frame with what the header says of each variant, and `valid`."""
     import pandas as pd
 
     frame = frame.copy()
@@ -42,9 +42,6 @@ def annotate(frame, variants_info: dict):
         for column in ("variant_name", "params", "origin", "hazard", "notes", "deterministic_expected", "work", "span", "noise_pct", "valid"):
             frame[column] = pd.Series(dtype=object)
         return frame
-    # pandas turns the library variants' null block into NaN and every block into a float.
-    frame["block"] = pd.array([block_or_none(b) for b in frame["block"]], dtype="Int64")
-
     declared = [variants_info.get(f"{op}/{name}") or {} for op, name in zip(frame["op"], frame["variant_name"])]
     frame["origin"] = [d.get("origin", "") for d in declared]
     frame["hazard"] = [d.get("hazard") for d in declared]

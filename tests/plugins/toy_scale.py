@@ -1,5 +1,5 @@
 """A plugin that adds an op of its own, `toy_scale` (y = 2x), with its checks and one variant: it
-shows that a new op needs no file inside primbench (tests/test_cli_tool.py, tests/test_gpu_plugins.py)."""
+shows that a new op needs no file inside primbench (tests/e2e/test_cli_tool.py, tests/gpu/test_plugins.py)."""
 
 from pathlib import Path
 

@@ -17,7 +17,7 @@ from primbench.report import plots, quality, render_report, sections, selection,
 from primbench.report.reference import load_published
 from primbench.results import load_run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -105,23 +105,23 @@ def test_the_report_renders_from_the_real_run_into_one_self_contained_file(newes
     page = _parse(html)
     assert page.style and "table" in "".join(page.style)  # the stylesheet is inlined
     assert not [t for t, _, _ in page.tags if t in ("link", "script", "iframe", "object", "embed")]
-    assert load_run(newest_run).header["run_id"] in html
+    assert load_run(newest_run).header.run_id in html
 
 
 def test_the_progression_table_lists_every_harris_variant_in_the_run(newest_run, real_report):
     run = load_run(newest_run)
-    variants = run.header["variants"]
+    variants = run.header.variants
     harris = {
-        c["variant"]
+        c.case.variant
         for c in run.cases
-        if c["op"] == "reduce" and variants.get(f"reduce/{c['variant']}", {}).get("series") == "harris"
+        if c.case.op == "reduce" and variants.get(f"reduce/{c.case.variant}", {}).get("series") == "harris"
     }
     assert harris, "the real run should measure the Harris progression"
     page = _parse(real_report[1])
     rows = [a["data-variant"] for a in page.inside("progression", "tr") if "data-variant" in a]
     assert harris <= set(rows)
     # The library baseline follows the progression when it was measured.
-    if any(c["variant"] == "cub_device_reduce" for c in run.cases):
+    if any(c.case.variant == "cub_device_reduce" for c in run.cases):
         assert rows.index("cub_device_reduce") > max(rows.index(v) for v in harris)
 
 
@@ -423,7 +423,7 @@ def test_the_accuracy_input_is_never_the_headline_slice_when_the_run_has_another
 
 def test_the_real_run_has_the_accuracy_reproducibility_and_dtype_sections(newest_run, real_report):
     _out_dir, html = real_report
-    frame = selection.annotate(load_run(newest_run).frame(), load_run(newest_run).header["variants"])
+    frame = selection.annotate(load_run(newest_run).frame(), load_run(newest_run).header.variants)
     if "ill_conditioned" not in set(frame["distribution"]):
         pytest.skip("the newest run has no accuracy sweep")
     page = _Page()

@@ -54,14 +54,14 @@ def test_make_report_renders_the_reference_run_and_make_check_compares_it_with_t
 
 
 def test_the_reference_run_is_a_clean_h200_run_of_the_code_as_it_is(reference_run):
-    # Its variant hashes cover the GPU work only (tests/test_variant_identity.py), so this holds
+    # Its variant hashes cover the GPU work only (tests/unit/test_variant_identity.py), so this holds
     # across Python-only changes; a kernel change needs `make gpu-check` and `make reference`.
     from primbench import registry
     from primbench.results import load_run
 
     run = load_run(reference_run)
-    assert run.finished and "H200" in run.device["name"] and all(c["status"] == "ok" for c in run.cases)
-    kernels_of_ours = {key: info for key, info in run.header["variants"].items() if info.get("source")}
+    assert run.finished and "H200" in run.device["name"] and all(c.status == "ok" for c in run.cases)
+    kernels_of_ours = {key: info for key, info in run.header.variants.items() if info.get("source")}
     stale = [key for key, info in kernels_of_ours.items() if registry.get(*key.split("/", 1)).hash() != info["hash"]]
     assert len(kernels_of_ours) >= 35 and not stale, f"{stale}: record it again with make gpu-check, then make reference"
 
@@ -158,8 +158,8 @@ def test_the_recorded_run_is_a_real_finished_h200_run_with_raw_samples(newest_ru
     run = load_run(newest_run)
     assert run.finished and run.warnings == []
     assert "H200" in run.device["name"] and run.copy_gbps > 1000
-    ok = [c for c in run.cases if c["status"] == "ok"]
-    assert ok and all(len(c["samples"]["cold_ms"]) >= run.header["timing"]["min_samples"] for c in ok)
+    ok = [c for c in run.cases if c.status == "ok"]
+    assert ok and all(len(c.cold_ms) >= run.header.timing["min_samples"] for c in ok)
 
 
 def test_the_commit_given_in_the_environment_wins_over_a_stale_git_checkout(monkeypatch):
@@ -186,7 +186,7 @@ def test_a_case_too_large_for_the_free_gpu_memory_is_skipped_before_anything_is_
     gpu_less = object.__new__(runner.Runner)
     gpu_less.device, gpu_less._inputs = OneGiBFree(), {}
     record = gpu_less.run_case(CaseId("reduce", "reduce2_sequential", "float32", 2**30, 256, "uniform"), seed=1)
-    assert record["status"] == "skipped" and "GiB of GPU memory" in record["reason"] and "1.0 GiB free" in record["reason"]
+    assert record.status == "skipped" and "GiB of GPU memory" in record.reason and "1.0 GiB free" in record.reason
 
 
 def test_another_process_on_the_gpu_is_named_in_a_warning(capsys):

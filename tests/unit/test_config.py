@@ -73,10 +73,10 @@ def test_the_nightly_config_gates_only_cases_of_40_us_and_more_in_the_committed_
 
     nightly = load_config(repo / "configs/nightly.yaml")
     assert nightly.compare["threshold"] == 0.05 and nightly.compare["abs_floor_us"] == 4.0
-    recorded = {c["key"]: c for c in load_run(reference_run).cases}
+    recorded = {c.key: c for c in load_run(reference_run).cases}
     keys = [c.key for c in nightly.cases()]
     assert all(k in recorded for k in keys), [k for k in keys if k not in recorded]
-    medians = {k: stats.summarize(recorded[k]["samples"]["cold_ms"]).median * 1e3 for k in keys}
+    medians = {k: stats.summarize(recorded[k].cold_ms).median * 1e3 for k in keys}
     assert min(medians.values()) >= 40, min(medians.items(), key=lambda kv: kv[1])
 
 
@@ -146,10 +146,10 @@ def test_a_run_header_gives_back_the_config_it_was_made_from_even_with_one_block
     # The header lists every variant a glob matched; re-reading it must not treat seed 004's one-block
     # scan (matched by '*' in a sweep of large sizes) as if the user had named it.
     from primbench.config import config_from_header
+    from primbench.records import RunHeader
 
     default = load_config(repo / "configs/default.yaml")
-    header = {"config": default.resolved()}
-    again = config_from_header(header, "run.jsonl")
+    again = config_from_header(RunHeader(run_id="r", config=default.resolved()), "run.jsonl")
     assert [c.key for c in again.cases()] == [c.key for c in default.cases()]
 
 

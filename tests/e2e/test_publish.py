@@ -13,7 +13,7 @@ from pathlib import Path
 from primbench.results import is_run_file, load_run
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _copy_as(run: Path, out: Path, run_id: str, started: str, factor: float = 1.0) -> Path:
@@ -27,7 +27,7 @@ def _copy_as(run: Path, out: Path, run_id: str, started: str, factor: float = 1.
 
 def test_the_site_lists_each_run_once_and_links_every_report(published_site):
     index = (published_site / "index.html").read_text()
-    run_ids = {load_run(p).header["run_id"] for p in (REPO / "tests" / "data" / "runs").rglob("*") if is_run_file(p)}
+    run_ids = {load_run(p).header.run_id for p in (REPO / "tests" / "data" / "runs").rglob("*") if is_run_file(p)}
     assert len(run_ids) == 4
     linked = re.findall(r'href="runs/([^"]+)\.html"', index)
     assert sorted(linked) == sorted(run_ids)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from primbench import registry
 
-PACKAGE = Path(__file__).resolve().parents[1] / "primbench"
+PACKAGE = Path(__file__).resolve().parents[2] / "primbench"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 

@@ -3,11 +3,12 @@ the real CLI, every case verified (exact input, float64 reference, determinism) 
 that are multiples of no block size or vector width, and the example appears in the report beside
 the built-in variants."""
 
-import json
 import subprocess
 import sys
 
 import pytest
+
+from primbench.results import load_run
 
 from tests.conftest import EXAMPLE_PLUGIN, REPO
 
@@ -19,8 +20,7 @@ def _run(tmp_path, *args):
                             cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     run_file = next(tmp_path.glob("*/*.jsonl"))
-    records = [json.loads(line) for line in run_file.read_text().splitlines()]
-    return run_file, [r for r in records if r["kind"] == "case"]
+    return run_file, load_run(run_file).cases
 
 
 def test_the_example_plugin_is_verified_at_awkward_sizes_at_every_block_size(tmp_path):
@@ -29,17 +29,17 @@ def test_the_example_plugin_is_verified_at_awkward_sizes_at_every_block_size(tmp
                       "    sizes: [1, 3, 1000, '2^20+3', '2^25+1']\n    block_sizes: [128, 256, 512]\n"
                       "    distributions: [uniform, normal, ill_conditioned]\n")
     _run_file, cases = _run(tmp_path, config, "--no-report")
-    assert len(cases) == 45 and all(c["status"] == "ok" for c in cases), [(c["key"], c["reason"]) for c in cases if c["reason"]]
+    assert len(cases) == 45 and all(c.status == "ok" for c in cases), [(c.key, c.reason) for c in cases if c.reason]
 
 
 def test_the_example_plugin_is_verified_timed_and_reported_beside_the_built_in_variants(tmp_path):
     run_file, cases = _run(tmp_path, EXAMPLE_PLUGIN.with_name("config.yaml"), "--sizes", "2^20,2^24+3")
-    assert {c["variant"] for c in cases} == {"my_float4_atomic", "vector_load_sum", "cub_device_reduce"}
-    assert all(c["status"] == "ok" and len(c["samples"]["cold_ms"]) >= 10 for c in cases), [c["reason"] for c in cases]
+    assert {c.case.variant for c in cases} == {"my_float4_atomic", "vector_load_sum", "cub_device_reduce"}
+    assert all(c.status == "ok" and len(c.cold_ms) >= 10 for c in cases), [c.reason for c in cases]
     html = run_file.with_suffix(".html").read_text()
     assert "my_float4_atomic" in html and "vector_load_sum" in html
 
 
 def test_a_plugin_op_runs_through_the_runner(tmp_path):
     _run_file, cases = _run(tmp_path, REPO / "tests" / "plugins" / "toy_scale.yaml", "--no-report")
-    assert len(cases) == 6 and all(c["status"] == "ok" for c in cases), [c["reason"] for c in cases]
+    assert len(cases) == 6 and all(c.status == "ok" for c in cases), [c.reason for c in cases]

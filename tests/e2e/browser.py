@@ -1,5 +1,5 @@
 """Load a page in headless Chromium (Debian's `chromium`) and say what happened: console errors,
-network requests, and a screenshot. Used by tests/test_browser.py; skipped where there is none."""
+network requests, and a screenshot. Used by tests/e2e/test_browser.py; skipped where there is none."""
 
 from __future__ import annotations
 

@@ -25,9 +25,9 @@ def tiny_run(tmp_path):
 def test_a_tiny_run_writes_a_complete_run_file(tiny_run):
     run = load_run(tiny_run)
     assert run.finished and len(run.cases) == 4
-    assert all(c["status"] == "ok" and len(c["samples"]["cold_ms"]) >= 5 for c in run.cases)
-    assert all(c["verify"]["exact"]["ok"] and c["determinism"]["runs"] == 3 for c in run.cases)
-    assert run.header["device"]["peak_gbps"] > 0 and run.copy_gbps > 0
+    assert all(c.status == "ok" and len(c.cold_ms) >= 5 for c in run.cases)
+    assert all(c.verify["exact"]["ok"] and c.determinism["runs"] == 3 for c in run.cases)
+    assert run.header.device["peak_gbps"] > 0 and run.copy_gbps > 0
 
 
 def test_resume_finishes_an_interrupted_run_without_rerunning_finished_cases(tiny_run):
@@ -41,8 +41,8 @@ def test_resume_finishes_an_interrupted_run_without_rerunning_finished_cases(tin
 
     run = load_run(tiny_run)
     assert run.finished and summary.ok == 4 and len(run.cases) == 4 and len(run.resumes) == 1
-    assert [c["key"] for c in run.cases[:3]] == finished_before
-    assert [c["samples"] for c in run.cases[:3]] == samples_before  # kept, not re-measured
+    assert [c.key for c in run.cases[:3]] == finished_before
+    assert [c.samples.to_json() for c in run.cases[:3]] == samples_before  # kept, not re-measured
     assert run.warnings == []
 
 
@@ -94,8 +94,8 @@ def test_a_kernel_that_breaks_the_cuda_context_fails_its_case_and_the_run_goes_o
     assert "Traceback" not in result.stderr
     assert len(ours) == 1 and ours[0].startswith("primbench: reduce/test_only_illegal_address") and "fresh process" in ours[0]
     run = load_run(path)
-    assert run.finished and [c["status"] for c in run.cases] == ["failed", "ok"] and len(run.resumes) == 1
-    assert "illegal memory access" in run.cases[0]["reason"].lower()
+    assert run.finished and [c.status for c in run.cases] == ["failed", "ok"] and len(run.resumes) == 1
+    assert "illegal memory access" in run.cases[0].reason.lower()
     assert "cases: 1 ok, 1 failed, 0 skipped" in result.stdout
 
 
@@ -108,13 +108,13 @@ def test_with_no_restart_the_run_stops_at_a_broken_context_and_resume_runs_the_r
     assert "Traceback" not in first.stderr
     assert len(ours) == 1 and "the run stopped" in ours[0] and "--resume" in ours[0]
     run = load_run(path)
-    assert not run.finished and [c["status"] for c in run.cases] == ["failed"]
+    assert not run.finished and [c.status for c in run.cases] == ["failed"]
 
     second = subprocess.run([sys.executable, str(script), "run", "--resume", str(path), "--no-report"],
                             capture_output=True, text=True, timeout=300)
     assert second.returncode == 1, second.stderr  # the broken case is still a failed case of the run
     run = load_run(path)
-    assert run.finished and [c["status"] for c in run.cases] == ["failed", "ok"]
+    assert run.finished and [c.status for c in run.cases] == ["failed", "ok"]
 
 
 PARAMS = ("name: params\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\n"
@@ -128,10 +128,10 @@ def test_a_sweep_over_variant_parameters_records_and_resumes_each_value(tmp_path
     path.write_text(PARAMS)
     run_path = runner.run(config_module.load_config(path), output=str(tmp_path)).path
     run = load_run(run_path)
-    assert [c["params"] for c in run.cases] == [{"radius": 1}, {"radius": 16}, {"vocab": 129287}]
-    assert all(c["status"] == "ok" for c in run.cases)
-    assert run.cases[2]["bytes"] == 3 * 129287 * 4  # the bytes model uses the parameter
+    assert [dict(c.case.params) for c in run.cases] == [{"radius": 1}, {"radius": 16}, {"vocab": 129287}]
+    assert all(c.status == "ok" for c in run.cases)
+    assert run.cases[2].bytes == 3 * 129287 * 4  # the bytes model uses the parameter
     lines = run_path.read_text().splitlines()
     run_path.write_text("\n".join(lines[:-2]) + "\n")  # the last case and the end record lost
     assert runner.resume(run_path).ok == 3
-    assert [c["key"] for c in load_run(run_path).cases] == [c["key"] for c in run.cases]
+    assert [c.key for c in load_run(run_path).cases] == [c.key for c in run.cases]

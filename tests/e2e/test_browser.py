@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import browser
+from tests.e2e import browser
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 
 pytestmark = pytest.mark.skipif(browser.chromium() is None,

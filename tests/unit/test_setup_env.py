@@ -15,7 +15,7 @@ import pytest
 
 from primbench import setup_env
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 PLAN = "primbench: would run: "
 FAKE = {"primbench_fake_module_a": "fake-a", "primbench_fake_module_b": "fake-b"}  # no such modules anywhere

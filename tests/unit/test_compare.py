@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from primbench import compare
-from primbench.model import CaseId
+from primbench.records import RunHeader
 from primbench.results import load_run
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # Two real H200 runs of tests/data/fixture.yaml from one commit, made one after the other (tests/data/README.md).
 SAME_COMMIT_PAIR = ("tests/data/runs/fixture-a.jsonl.gz", "tests/data/runs/fixture-b.jsonl.gz")  # one commit, run twice
 
@@ -101,8 +101,8 @@ def test_a_verdict_needs_both_the_threshold_and_the_significance_test():
 
 
 def test_thresholds_come_from_the_config_most_specific_pattern_first_with_the_absolute_floor():
-    thresholds = compare.Thresholds.from_header({"config": {"compare": {
-        "threshold": 0.05, "thresholds": {"reduce": 0.08, "reduce/seed000_*": 0.2}, "abs_floor_us": 4.0}}})
+    thresholds = compare.Thresholds.from_header(RunHeader(run_id="r", config={"compare": {
+        "threshold": 0.05, "thresholds": {"reduce": 0.08, "reduce/seed000_*": 0.2}, "abs_floor_us": 4.0}}))
     assert thresholds.for_case("reduce", "seed000_v1_global_atomic") == 0.2
     assert thresholds.for_case("reduce", "vector_load_sum") == 0.08
     assert thresholds.for_case("reduce_max", "vector_max") == 0.05
@@ -186,7 +186,7 @@ def test_cases_at_different_parameter_values_are_different_measurements(newest_r
     # A stencil at radius 1 and at radius 16, or top-k at two vocabularies, must never be paired
     # with each other: every case of the committed run keeps its own identity.
     run = load_run(newest_run)
-    identities = {CaseId.from_record(c) for c in run.cases}
+    identities = {record.case for record in run.cases}
     assert len(identities) == len(run.cases)
     radii = {i.params.get("radius") for i in identities if i.op == "stencil"}
     assert radii == {1, 4, 16}

@@ -4,12 +4,15 @@ The records here are minimal format fixtures (no measurement is read from them);
 tests use the real recorded run under results/.
 """
 
+import gzip
 import json
 import re
 
 import pytest
 
 from primbench import results
+from primbench.model import CaseId
+from primbench.records import CaseRecord, RunEnd, RunHeader, Samples
 from primbench.results import RunFileError, RunWriter, load_run
 from tests.run_copies import SCHEMA_1_ARCHIVED_RUN
 
@@ -17,9 +20,11 @@ HEADER = {"kind": "header", "schema": results.SCHEMA_VERSION, "run_id": "t", "de
           "copy": {"bytes": 8, "samples_ms": [1.0]}, "variants": {}}
 
 
-def _case(key, status="ok"):
-    return {"kind": "case", "key": key, "op": "reduce", "variant": key, "dtype": "float32", "n": 4, "block": 64,
-            "distribution": "uniform", "bytes": 16, "status": status, "samples": {"cold_ms": [0.001, 0.002, 0.003]}}
+def _case(name, status="ok"):
+    """A case record of variant `name` (its key, as every key, spelled from its fields)."""
+    return {"kind": "case", "key": CaseId("reduce", name, "float32", 4, 64, "uniform").key, "op": "reduce", "variant": name,
+            "dtype": "float32", "n": 4, "block": 64, "distribution": "uniform", "bytes": 16, "status": status,
+            "samples": {"cold_ms": [0.001, 0.002, 0.003]}}
 
 
 def _write(path, objects, tail=""):
@@ -30,11 +35,11 @@ def _write(path, objects, tail=""):
 def test_a_run_written_line_by_line_reads_back_with_its_end(tmp_path):
     path = tmp_path / "r.jsonl"
     with RunWriter(path, create=True) as writer:
-        writer.append(HEADER)
-        writer.append(_case("a"))
-        writer.append({"kind": "end", "ok": 1, "failed": 0, "skipped": 0})
+        writer.append(RunHeader.from_json(HEADER))
+        writer.append(CaseRecord.from_json(_case("a")))
+        writer.append(RunEnd(ok=1))
     run = load_run(path)
-    assert run.finished and [c["key"] for c in run.cases] == ["a"]
+    assert run.finished and [c.case.variant for c in run.cases] == ["a"]
     assert run.frame().loc[0, "median_ms"] == pytest.approx(0.002)
 
 
@@ -47,7 +52,7 @@ def test_a_writer_never_overwrites_an_existing_run(tmp_path):
 def test_a_truncated_last_line_is_dropped_with_a_warning_and_can_be_repaired(tmp_path):
     path = _write(tmp_path / "r.jsonl", [HEADER, _case("a")], tail='{"kind": "case", "key": "b", "sam')
     run = load_run(path)
-    assert [c["key"] for c in run.cases] == ["a"] and not run.finished
+    assert [c.case.variant for c in run.cases] == ["a"] and not run.finished
     assert "truncated" in run.warnings[0]
     assert results.repair_truncated_tail(path)
     assert path.read_text().endswith("\n") and load_run(path).warnings == []
@@ -92,7 +97,7 @@ def test_a_resumed_run_is_finished_only_by_a_later_end(tmp_path):
 def test_failed_cases_have_no_bandwidth_in_the_frame(tmp_path):
     failed = dict(_case("f", status="failed"), samples={"cold_ms": []})
     run = load_run(_write(tmp_path / "r.jsonl", [HEADER, _case("a"), failed]))
-    frame = run.frame().set_index("key")
+    frame = run.frame().set_index("variant")
     assert frame.loc["f", "gbps"] != frame.loc["f", "gbps"]  # NaN
     assert frame.loc["a", "gbps"] == pytest.approx(16 / 0.002e-3 / 1e9)
 
@@ -118,6 +123,8 @@ DAMAGED_CASES = [
     (dict(_case("a"), launches=["x"]), "'launches' must hold objects"),
     (dict(_case("a"), flags=[1, {}]), "'flags' must hold names"),
     (dict(_case("a"), block=True), "'block' must be integer or null, not bool"),
+    (dict(_case("a"), n=5), "'key' 'reduce/a/float32/n=4/block=64/uniform' does not match its op, variant"),
+    (dict(_case("a"), samples={"cold_ms": [0.1], "batch_size": 0}), "'samples.batch_size' must be a count"),
 ]
 
 
@@ -142,7 +149,7 @@ def test_a_header_of_the_wrong_shape_is_refused_in_one_line(tmp_path, header, me
 
 
 def test_a_case_key_twice_is_refused(tmp_path):
-    with pytest.raises(RunFileError, match=re.escape("r.jsonl:3: case 'a' again (first on line 2)")):
+    with pytest.raises(RunFileError, match=re.escape("r.jsonl:3: case 'reduce/a/float32/n=4/block=64/uniform' again (first on line 2)")):
         load_run(_write(tmp_path / "r.jsonl", [HEADER, _case("a"), _case("a")]))
 
 
@@ -161,8 +168,8 @@ def test_a_schema_1_run_is_migrated_on_reading_and_its_random_check_keeps_its_va
     old_case = dict(_case("a"), verify={"exact": {"ok": True}, "float": {"ok": False, "error": 0.5, "tolerance": 0.1}})
     path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=1), old_case])
     run = load_run(path)
-    assert run.written_schema == 1 and run.header["schema"] == results.SCHEMA_VERSION
-    assert run.cases[0]["verify"] == {"exact": {"ok": True}, "random": {"ok": False, "error": 0.5, "tolerance": 0.1}}
+    assert run.written_schema == 1 and run.header.schema == results.SCHEMA_VERSION
+    assert run.cases[0].verify == {"exact": {"ok": True}, "random": {"ok": False, "error": 0.5, "tolerance": 0.1}}
     row = run.frame().iloc[0]
     assert row["random_ok"] == False and row["error"] == 0.5  # noqa: E712 (numpy bool)
     assert "float" in json.loads(path.read_text().splitlines()[1])["verify"]  # the file itself is never rewritten
@@ -172,7 +179,7 @@ def test_a_real_schema_1_run_from_the_archive_reads_as_schema_2(repo):
     archived = repo / SCHEMA_1_ARCHIVED_RUN
     run = load_run(archived)
     assert run.written_schema == 1 and run.finished
-    assert all("float" not in c["verify"] and "ok" in c["verify"]["random"] for c in run.cases if c["status"] == "ok")
+    assert all("float" not in c.verify and "ok" in c.verify["random"] for c in run.cases if c.status == "ok")
     frame = run.frame()
     assert frame.loc[frame["status"] == "ok", "random_ok"].all()
 
@@ -184,7 +191,7 @@ def test_an_archived_run_reads_the_same_compressed_and_a_cut_gzip_loses_only_its
     plain = _write(tmp_path / "r.jsonl", objects)
     packed = tmp_path / "r.jsonl.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
-    assert [c["key"] for c in load_run(packed).cases] == ["a", "b"] and load_run(packed).finished
+    assert [c.case.variant for c in load_run(packed).cases] == ["a", "b"] and load_run(packed).finished
     assert results.run_stem(packed) == "r" and results.report_path(packed) == tmp_path / "r.html"
     many = [HEADER] + [_case(f"case{i}") for i in range(300)] + [objects[-1]]
     cut = tmp_path / "cut.jsonl.gz"
@@ -193,8 +200,69 @@ def test_an_archived_run_reads_the_same_compressed_and_a_cut_gzip_loses_only_its
     assert 0 < len(run.cases) < 300 and not run.finished and "truncated last line" in run.warnings[0]
     bad = tmp_path / "bad.jsonl.gz"
     bad.write_bytes(b"\x1f\x8b but not gzip after all")
-    with pytest.raises(RunFileError, match="cannot read it as a run file"):
+    with pytest.raises(RunFileError, match="its gzip stream is damaged"):
         load_run(bad)
     copied = tmp_path / "baseline.jsonl"  # `bench.py baseline` of an archived run copies its bytes
     copied.write_bytes(packed.read_bytes())
-    assert [c["key"] for c in load_run(copied).cases] == ["a", "b"]
+    assert [c.case.variant for c in load_run(copied).cases] == ["a", "b"]
+
+
+def test_records_read_back_as_they_were_written(tmp_path):
+    # What the runner writes is what every reader gets: each record type's line reads back equal.
+    header = RunHeader.from_json(HEADER)
+    case = CaseRecord(CaseId("stencil", "s", "float32", 1000, None, "normal", {"radius": 4}), bytes=8000.0, seed=3,
+                      launches=({"kernel": "k", "grid": 4, "block": 256},), samples=Samples((0.1, 0.2), (0.05,), 10),
+                      verify={"exact": {"ok": True}}, flags=("throttled",), elapsed_s=0.5)
+    failed = CaseRecord(CaseId("reduce", "r", "int32", 7, 64, "uniform"), status="failed", reason="wrong", log="nvrtc: ...")
+    path = tmp_path / "r.jsonl"
+    with RunWriter(path, create=True) as writer:
+        for record in (header, case, failed, RunEnd(finished="t", ok=1, failed=1)):
+            writer.append(record)
+    run = load_run(path)
+    assert (run.header, run.cases, run.end) == (header, [case, failed], RunEnd(finished="t", ok=1, failed=1))
+    assert json.loads(path.read_text().splitlines()[1])["key"] == "stencil/s/float32/n=1000/block=lib/normal/radius=4"
+
+
+def test_junk_after_the_last_record_is_refused_not_skipped(tmp_path):
+    # A gigabyte of padding once rendered as if fine: any unfinished last line that is not the
+    # start of a record, and any blank line, is refused with its line number.
+    for tail, message in (("\0" * 5000, r"r.jsonl:3: after the last record: junk"), ("\n\n", r"r.jsonl:3: a blank line"),
+                          ("   ", r"r.jsonl:3: after the last record: junk")):
+        path = _write(tmp_path / "r.jsonl", [HEADER, _case("a")], tail=tail)
+        with pytest.raises(RunFileError, match=message):
+            load_run(path)
+    cut = _write(tmp_path / "cut.jsonl", [HEADER, _case("a")], tail='{"ki')  # cut three bytes into a record
+    assert "truncated last line" in load_run(cut).warnings[0]
+
+
+def test_a_line_or_a_file_past_its_cap_is_refused_without_reading_it_all(tmp_path, monkeypatch):
+    from primbench import run_lines
+
+    monkeypatch.setattr(run_lines, "MAX_LINE_BYTES", 64 << 10)
+    long_line = _write(tmp_path / "long.jsonl", [HEADER, dict(_case("a"), reason="x" * (100 << 10))])
+    with pytest.raises(RunFileError, match=r"long.jsonl:2: a line over 0 MiB"):
+        load_run(long_line)
+    monkeypatch.setattr(run_lines, "MAX_RUN_BYTES", 1 << 20)
+    # Valid records past the cap: unpacked in chunks and refused once over it, never read whole.
+    many = [HEADER] + [_case(f"case{i}") for i in range(8000)]
+    big = tmp_path / "big.jsonl.gz"
+    big.write_bytes(gzip.compress("".join(json.dumps(o) + "\n" for o in many).encode()))
+    with pytest.raises(RunFileError, match=r"big.jsonl.gz: holds over 0 GiB \(unpacked\)"):
+        load_run(big)
+    # Padding, however well it packs, is refused at its first line.
+    bomb = tmp_path / "bomb.jsonl.gz"
+    bomb.write_bytes(gzip.compress((json.dumps(HEADER) + "\n").encode() + b"\n" * (100 << 20), compresslevel=9))
+    assert bomb.stat().st_size < 200 << 10
+    with pytest.raises(RunFileError, match=r"bomb.jsonl.gz:2: a blank line"):
+        load_run(bomb)
+
+
+def test_data_after_the_gzip_stream_and_text_that_is_not_utf8_are_refused(tmp_path):
+    joined = tmp_path / "joined.jsonl.gz"
+    joined.write_bytes(gzip.compress((json.dumps(HEADER) + "\n").encode()) + b"trailing junk")
+    with pytest.raises(RunFileError, match="data after the end of its gzip stream"):
+        load_run(joined)
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes((json.dumps(HEADER) + "\n").encode() + b'{"kind": "case", "key": "\xe9"}\n')
+    with pytest.raises(RunFileError, match="latin.jsonl:2: not UTF-8"):
+        load_run(latin)

@@ -3,7 +3,7 @@ by a wrapper script around bench.py), on the GPU (marker `gpu`): a kernel that d
 that returns a wrong result, one that runs out of memory, one that needs more shared memory than the
 GPU has, and SIGTERM in the middle of a run. In
 every case the run file keeps every finished case and the other cases still run.
-(The kernel that breaks the CUDA context is in test_gpu_runner.py.)"""
+(The kernel that breaks the CUDA context is in gpu/test_runner.py.)"""
 
 import signal
 import subprocess
@@ -95,8 +95,8 @@ def _run(tmp_path, repo, variants, sizes="[1000]"):
 def test_a_kernel_that_does_not_compile_fails_its_cases_with_the_nvrtc_log_and_the_run_goes_on(tmp_path, repo):
     result, run = _run(tmp_path, repo, "[test_only_compile_error, reduce2_sequential]")
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-    assert run.finished and [c["status"] for c in run.cases] == ["failed", "ok"]
-    assert "NVRTC failed" in run.cases[0]["reason"] and "undefined_name" in run.cases[0]["log"]
+    assert run.finished and [c.status for c in run.cases] == ["failed", "ok"]
+    assert "NVRTC failed" in run.cases[0].reason and "undefined_name" in run.cases[0].log
 
 
 def test_a_wrong_result_is_recorded_as_failed_never_timed_and_the_exit_status_says_so(tmp_path, repo):
@@ -112,15 +112,15 @@ def test_a_wrong_result_is_recorded_as_failed_never_timed_and_the_exit_status_sa
 def test_a_case_that_runs_out_of_gpu_memory_is_skipped_with_the_reason_and_the_run_goes_on(tmp_path, repo):
     result, run = _run(tmp_path, repo, "[test_only_out_of_memory, reduce2_sequential]")
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-    assert [c["status"] for c in run.cases] == ["skipped", "ok"]
-    assert "out of GPU memory" in run.cases[0]["reason"]
+    assert [c.status for c in run.cases] == ["skipped", "ok"]
+    assert "out of GPU memory" in run.cases[0].reason
 
 
 def test_a_case_needing_more_shared_memory_than_the_gpu_allows_is_skipped_and_the_run_goes_on(tmp_path, repo):
     result, run = _run(tmp_path, repo, "[test_only_too_much_shared, reduce2_sequential]")
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-    assert [c["status"] for c in run.cases] == ["skipped", "ok"]
-    assert "of shared memory per block; this GPU allows" in run.cases[0]["reason"]
+    assert [c.status for c in run.cases] == ["skipped", "ok"]
+    assert "of shared memory per block; this GPU allows" in run.cases[0].reason
 
 
 def test_sigterm_mid_run_keeps_every_finished_case_and_resume_completes_the_run(tmp_path, repo):
@@ -142,10 +142,10 @@ def test_sigterm_mid_run_keeps_every_finished_case_and_resume_completes_the_run(
     assert "every finished case is kept" in err
     path = next(tmp_path.glob("*/*.jsonl"))
     run = load_run(path)
-    assert not run.finished and 2 <= len(run.cases) < 6 and all(c["status"] == "ok" for c in run.cases)
+    assert not run.finished and 2 <= len(run.cases) < 6 and all(c.status == "ok" for c in run.cases)
     assert run.warnings == []  # SIGTERM between cases, or mid-case: never a half-written line
     resumed = subprocess.run([sys.executable, str(script), "run", "--resume", str(path), "--no-report"],
                              capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     run = load_run(path)
-    assert run.finished and len(run.cases) == 6 and len({c["key"] for c in run.cases}) == 6
+    assert run.finished and len(run.cases) == 6 and len({c.key for c in run.cases}) == 6

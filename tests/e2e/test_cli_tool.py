@@ -16,7 +16,7 @@ TOY_PLUGIN = REPO / "tests" / "plugins" / "toy_scale.py"
 
 
 def primbench(cwd, *args):
-    """The CLI run in `cwd` (bench.py, the shim; tests/test_install.py runs the installed command)."""
+    """The CLI run in `cwd` (bench.py, the shim; tests/e2e/test_install.py runs the installed command)."""
     return subprocess.run([sys.executable, REPO / "bench.py", *map(str, args)], cwd=cwd, capture_output=True, text=True)
 
 
@@ -174,11 +174,12 @@ def test_a_plugin_adds_a_new_op_with_its_checks(tmp_path):
 def test_a_narrowed_run_header_reads_back_as_the_same_cases_for_resume(repo):
     from primbench import subset
     from primbench.config import config_from_header, load_config
+    from primbench.records import RunHeader
 
     config = load_config(repo / "configs/default.yaml")
     for narrowed in (subset.narrow(config, blocks=(512,)), subset.narrow(config, only=("scan/*",), sizes=(2**28,)),
                      subset.narrow(config, only=("reduce/cub_*",), blocks=(1024,))):
-        again = config_from_header({"config": narrowed.resolved()}, "run.jsonl")
+        again = config_from_header(RunHeader(run_id="r", config=narrowed.resolved()), "run.jsonl")
         assert [c.key for c in again.cases()] == [c.key for c in narrowed.cases()] != []
     assert all(c.block in (512, None) for c in subset.narrow(config, blocks=(512,)).cases())
 

@@ -10,7 +10,7 @@ from primbench import registry
 from primbench import ops
 from primbench.model import CaseId as Case
 from primbench.runner import input_key
-from tests.gpu_helpers import run_plan
+from tests.gpu.helpers import op_inputs, verify_every_block
 
 pytestmark = pytest.mark.gpu
 
@@ -25,24 +25,19 @@ def _host_counts(x, bins: int):
     return numpy.bincount(samples[(samples >= 0) & (samples < bins)], minlength=bins)
 
 
-def _counts(variant, x, case, sm_count):
-    plan = run_plan(variant, x, case.n, case.block, sm_count, dtype=case.dtype, params=dict(case.params))
-    return plan.result().get().astype(numpy.int64)
-
-
 _HOST_COUNTS: dict = {}  # counting 2^26 samples on the host once per input, not once per variant
 
 
 def _inputs(case):
-    """The case's random and exact inputs, with their counts made on the host by numpy."""
-    x = CHECKS.random_input(case, seed=case.n % 113)
-    exact, expected = CHECKS.exact_input(case, seed=0)
+    """The case's inputs as the runner makes them, and numpy's counts of the random one."""
+    inputs = op_inputs(case, seed=case.n % 113)
+    exact, expected, x, _reference = inputs
     key = input_key(case)
     if key not in _HOST_COUNTS:
-        _HOST_COUNTS[key] = (_host_counts(x, case.params["bins"]), _host_counts(exact, case.params["bins"]))
-    wanted, exact_counts = _HOST_COUNTS[key]
-    assert numpy.array_equal(expected.get().astype(numpy.int64), exact_counts)
-    return x, wanted, exact, exact_counts
+        _HOST_COUNTS.clear()
+        _HOST_COUNTS[key] = _host_counts(x, case.params["bins"])
+        assert numpy.array_equal(expected.get().astype(numpy.int64), _host_counts(exact, case.params["bins"]))
+    return inputs, _HOST_COUNTS[key]
 
 
 @pytest.mark.parametrize("dtype,bins", TYPE_BINS, ids=lambda v: str(v))
@@ -53,14 +48,12 @@ def test_every_histogram_counts_exactly_on_every_distribution_and_block_size(var
         pytest.skip(f"{variant.name} takes at most {max(dict(variant.params)['bins'])} bins")
     replicas = [(("replicas", k),) for k in dict(variant.params).get("replicas", ())] or [()]
     for distribution in CHECKS.distributions:
-        case0 = Case("histogram", variant.name, dtype, n, None, distribution, (("bins", bins),))
-        x, wanted, exact, exact_counts = _inputs(case0)
-        for block in variant.block_sizes or (None,):
-            for replica in replicas:
-                case = Case("histogram", variant.name, dtype, n, block, distribution, (("bins", bins), *replica))
-                got = _counts(variant, x, case, sm_count)
-                assert numpy.array_equal(got, wanted), f"{case.key}: {numpy.flatnonzero(got != wanted)[:5]}"
-                assert numpy.array_equal(_counts(variant, exact, case, sm_count), exact_counts), f"{case.key}: exact input"
+        inputs, wanted = _inputs(Case("histogram", variant.name, dtype, n, None, distribution, (("bins", bins),)))
+        cases = [Case("histogram", variant.name, dtype, n, block, distribution, (("bins", bins), *replica))
+                 for block in variant.block_sizes or (None,) for replica in replicas]
+        for case, verified in verify_every_block(cases, sm_count, inputs):  # the runner's checks, then numpy's counts
+            got = verified.plan.result().get().astype(numpy.int64)
+            assert numpy.array_equal(got, wanted), f"{case.key}: {numpy.flatnonzero(got != wanted)[:5]}"
 
 
 def test_the_sort_reference_counts_like_numpy_and_a_lost_sample_is_caught():

@@ -10,7 +10,7 @@ from primbench.api import LaunchContext
 from primbench import ops
 from primbench.build import load_module
 from primbench.model import CaseId as Case
-from tests.gpu_helpers import device_limits, run_plan
+from tests.gpu.helpers import device_limits, op_inputs, run_plan, verify_every_block
 
 pytestmark = pytest.mark.gpu
 
@@ -34,25 +34,16 @@ def numpy_blur(x, radius):
 def test_every_stencil_matches_numpy_at_every_radius_and_block_size(variant, n, sm_count):
     import cupy
 
-    checks = ops.checks("stencil")
     for radius in RADII:
-        case0 = Case("stencil", variant.name, "float32", n, None, "uniform", (("radius", radius),))
-        exact, _ = checks.exact_input(case0, seed=n % 101)
-        x = checks.random_input(case0, seed=7)
-        # The references depend on the input and the radius only: made once, not per block size.
-        host = x.get()
+        cases = [Case("stencil", variant.name, "float32", n, block, "uniform", (("radius", radius),))
+                 for block in variant.block_sizes or (None,)]
+        inputs = op_inputs(cases[0], seed=n % 101)
+        # numpy's own windowed sum, made once per input and radius, within the bound the runner uses
+        host = inputs[2].get()
         wanted = numpy_blur(host, radius)
         bound = (2 * radius + 2) * 2.0**-24 * numpy_blur(numpy.abs(host), radius) + 1e-30
-        reference = checks.reference(x, case0, 7)
-        for block in variant.block_sizes or (None,):
-            case = Case("stencil", variant.name, "float32", n, block, "uniform", (("radius", radius),))
-            plan = _plan(variant, exact, case, sm_count)
-            assert checks.check_exact(plan.result(), None, exact, case)["ok"], f"{case.key}: exact input"
-            plan = _plan(variant, x, case, sm_count)
-            got = cupy.asnumpy(plan.result()).astype(numpy.float64)
-            # numpy's own sum, checked within the same bound the runner uses
-            check = checks.check_random(plan.result(), reference, plan, case)
-            assert check["ok"], f"{case.key}: {check}"
+        for case, verified in verify_every_block(cases, sm_count, inputs):
+            got = cupy.asnumpy(verified.plan.result()).astype(numpy.float64)
             assert numpy.all(numpy.abs(got - wanted) <= bound), case.key
 
 
@@ -85,17 +76,13 @@ def stable_top8(x_flat, rows, vocab, stride):
 def test_every_topk_gives_exactly_the_indices_of_a_stable_sort(variant, vocab, distribution, sm_count):
     from primbench.kernels.topk import row_stride
 
-    checks = ops.checks("topk")
     rows = 37
     case = Case("topk", variant.name, "float32", rows, 256 if variant.block_sizes else None, distribution, (("vocab", vocab),))
-    x = checks.random_input(case, seed=vocab % 97)
-    wanted = stable_top8(x.get(), rows, vocab, row_stride(vocab))
-    plan = _plan(variant, x, case, sm_count)
-    got = plan.result().get().reshape(rows, 8)
+    inputs = op_inputs(case, seed=vocab % 97)
+    ((_case, verified),) = verify_every_block([case], sm_count, inputs)  # the runner's checks, then a stable sort's
+    wanted = stable_top8(inputs[2].get(), rows, vocab, row_stride(vocab))
+    got = verified.plan.result().get().reshape(rows, 8)
     assert numpy.array_equal(got, wanted), f"{case.key}: first bad row {numpy.flatnonzero((got != wanted).any(axis=1))[:1]}"
-    exact, expected = checks.exact_input(case, seed=3)
-    plan = _plan(variant, exact, case, sm_count)
-    assert checks.check_exact(plan.result(), expected, exact, case)["ok"]
     if distribution == "max_in_last_group":
         assert (got[:, 0] == vocab - 1).all()
 

@@ -11,7 +11,7 @@ import pytest
 from primbench import registry
 from primbench import ops, verify
 from primbench.model import CaseId as Case
-from tests.gpu_helpers import run_plan
+from tests.gpu.helpers import run_plan, verify_every_block
 
 pytestmark = pytest.mark.gpu
 
@@ -23,8 +23,8 @@ CHECKS = ops.checks("scan")
 _INPUTS: dict = {}
 
 
-def _case(n, dtype, variant="any"):
-    return Case("scan", variant, dtype, n, None, "uniform")
+def _case(n, dtype, variant="any", block=None):
+    return Case("scan", variant, dtype, n, block, "uniform")
 
 
 def case_inputs(n, dtype):
@@ -53,14 +53,12 @@ def test_every_scan_is_exact_on_int32_against_numpy_cumsum_at_every_block_size(v
     import cupy
 
     blocks = _blocks_or_skip(variant, n)
-    exact, expected, x, _reference = case_inputs(n, "int32")
-    wanted = numpy.cumsum(x.get().astype(numpy.int64))
+    inputs = case_inputs(n, "int32")
+    wanted = numpy.cumsum(inputs[2].get().astype(numpy.int64))
     wanted = ((wanted + 2**31) % 2**32 - 2**31).astype(numpy.int32)  # int32 sums wrap, as in the kernels
-    for block in blocks:
-        plan = run_plan(variant, exact, n, block, sm_count, dtype="int32")
-        assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"], f"{variant.key} block={block} n={n}: exact input"
-        plan = run_plan(variant, x, n, block, sm_count, dtype="int32")
-        got = cupy.asnumpy(plan.result())
+    for case, verified in verify_every_block([_case(n, "int32", variant.name, block) for block in blocks], sm_count, inputs):
+        block = case.block
+        got = cupy.asnumpy(verified.plan.result())  # and, beside the runner's checks, numpy's own cumsum
         bad = numpy.flatnonzero(got != wanted)
         assert bad.size == 0, f"{variant.key} block={block} n={n}: {bad.size} wrong, first at {bad[0]}: {got[bad[0]]} != {wanted[bad[0]]}"
 
@@ -69,14 +67,7 @@ def test_every_scan_is_exact_on_int32_against_numpy_cumsum_at_every_block_size(v
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.key)
 def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_valued_input(variant, n, sm_count):
     blocks = _blocks_or_skip(variant, n)
-    exact, expected, x, reference = case_inputs(n, "float32")
-    for block in blocks:
-        plan = run_plan(variant, exact, n, block, sm_count, dtype="float32")
-        check_exact = CHECKS.check_exact(plan.result(), expected, exact, _case(n, "float32"))
-        plan = run_plan(variant, x, n, block, sm_count, dtype="float32")
-        check = CHECKS.check_random(plan.result(), reference, plan, _case(n, "float32"))
-        reason = CHECKS.failure_reason(check_exact, check)
-        assert reason is None, f"{variant.key} block={block} n={n}: {reason}"
+    verify_every_block([_case(n, "float32", variant.name, block) for block in blocks], sm_count, case_inputs(n, "float32"))
 
 
 @pytest.mark.parametrize("name", ["decoupled_lookback", "decoupled_lookback_status_prefetch"])
