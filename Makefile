@@ -43,7 +43,7 @@ report:
 
 test:
 	@$(SETUP) --test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 gpu-test:
 	@$(SETUP) --gpu
