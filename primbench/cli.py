@@ -16,12 +16,20 @@ from primbench.results import gpu_slug
 EXIT_OK, EXIT_FAILED_CASES, EXIT_INTERRUPTED = 0, 1, 130
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad arguments get one line (what is wrong, and where the usage is) and exit 2, not argparse's
+    usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message[:300]}; see `{self.prog} --help`\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     from primbench import __version__
 
-    parser = argparse.ArgumentParser(prog="primbench", description="primbench: verified, properly timed GPU primitives.")
+    parser = _OneLineParser(prog="primbench", description="primbench: verified, properly timed GPU primitives.")
     parser.add_argument("--version", action="version", version=f"primbench {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_OneLineParser)
     plugin = argparse.ArgumentParser(add_help=False)
     plugin.add_argument("--plugin", action="append", metavar="FILE.py", help="a Python file that registers your own "
                         "variants or op (docs/extending.md); repeatable")

@@ -72,7 +72,7 @@ def _each_filter_matches(config: Config, only, sizes, blocks) -> None:
         for pattern in only:
             if not any(fnmatch.fnmatchcase(f"{c.op}/{c.variant}", pattern) for c in cases):
                 ops_there = sorted({c.op for c in cases})
-                raise ConfigError(f"--only {pattern!r} matches no variant of {config.path} (its ops: {', '.join(ops_there)}; "
+                raise ConfigError(f"--only {pattern[:120]!r} matches no variant of {config.path} (its ops: {', '.join(ops_there)}; "
                                   "patterns are op/variant globs, e.g. 'reduce/vector_*')")
     if sizes is not None:
         there = sorted({c.n for c in cases})
@@ -108,12 +108,14 @@ def variant_config(patterns: tuple[str, ...], sizes=None, blocks=None, dtypes=No
     op's default dtype and distribution, the variants' block sizes (256 where they take it)."""
     by_op: dict[str, list[str]] = {}
     for pattern in patterns:
-        op = pattern.split("/", 1)[0]
+        op, _, name = pattern.partition("/")
+        if not name:
+            raise ConfigError(f"--variant {pattern[:120]!r}: give op/name, e.g. reduce/vector_load_sum (or reduce/* for all)")
         if op not in registry.ops():
-            raise ConfigError(f"--variant {pattern!r}: unknown op {op!r}; valid ops: {', '.join(registry.ops())}")
-        matched = [v.name for v in registry.select(op, pattern.split("/", 1)[1])]
+            raise ConfigError(f"--variant {pattern[:120]!r}: unknown op {op[:60]!r}; valid ops: {', '.join(registry.ops())}")
+        matched = [v.name for v in registry.select(op, name)]
         if not matched:
-            raise ConfigError(f"--variant {pattern!r} matches no variant; `primbench list --op {op}` lists them")
+            raise ConfigError(f"--variant {pattern[:120]!r} matches no variant; `primbench list --op {op}` lists them")
         by_op.setdefault(op, []).extend(name for name in matched if name not in by_op[op])
     sweeps = tuple(_variant_sweep(op, names, sizes, blocks, dtypes) for op, names in by_op.items())
     config = Config(path="--variant " + ",".join(patterns), name="cli", output="results", timing=TimingPolicy(),
