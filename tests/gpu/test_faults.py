@@ -103,8 +103,8 @@ def test_a_wrong_result_is_recorded_as_failed_never_timed_and_the_exit_status_sa
     result, run = _run(tmp_path, repo, "[test_only_wrong_sum, reduce2_sequential]")
     assert result.returncode == 1, result.stderr
     wrong, good = run.cases
-    assert wrong["status"] == "failed" and "exact check" in wrong["reason"] and wrong["samples"]["cold_ms"] == []
-    assert good["status"] == "ok" and good["samples"]["cold_ms"]
+    assert wrong.status == "failed" and "exact check" in wrong.reason and wrong.cold_ms == ()
+    assert good.ok and good.cold_ms
     frame = run.frame()
     assert not frame[frame["variant"] == "test_only_wrong_sum"]["median_ms"].notna().any()  # nothing to rank or plot
 
