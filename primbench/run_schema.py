@@ -51,6 +51,13 @@ HEADER_INNER = {("device", "name"): ("string",), ("device", "peak_gbps"): ("numb
                 ("git", "dirty"): ("boolean", "null"), ("copy", "bytes"): ("number",), ("copy", "samples_ms"): ("array",)}
 
 
+# What the report reads of each header variant (Variant.describe): field -> JSON types allowed.
+VARIANT_INFO = {"op": ("string",), "name": ("string",), "hash": ("string",), "origin": ("string",), "series": ("string",),
+                "order": ("integer",), "notes": ("string",), "hazard": ("string", "null"),
+                "deterministic_expected": ("boolean", "null"), "grid_independent": ("boolean",),
+                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",)}
+
+
 def _header_problem(header: dict) -> str | None:
     for (outer, inner), kinds in HEADER_INNER.items():
         value = (header.get(outer) or {}).get(inner, None) if isinstance(header.get(outer), dict) else None
@@ -59,6 +66,11 @@ def _header_problem(header: dict) -> str | None:
     for key, info in (header.get("variants") or {}).items():
         if not isinstance(info, dict):
             return f"'variants.{str(key)[:80]}' must be object, not {type(info).__name__}"
+        for name, kinds in VARIANT_INFO.items():
+            if name in info and not any(_is(info[name], kind) for kind in kinds):
+                return f"'variants.{str(key)[:80]}.{name}' must be {' or '.join(kinds)}, not {type(info[name]).__name__}"
+        if info.get("work_span") is not None and not (len(info["work_span"]) == 2 and all(isinstance(t, str) for t in info["work_span"])):
+            return f"'variants.{str(key)[:80]}.work_span' must be two texts (work, span)"
     samples = (header.get("copy") or {}).get("samples_ms") or []
     if any(not (_is(t, "number") and math.isfinite(t) and t > 0) for t in samples):
         return "'copy.samples_ms' must hold finite times above 0"
@@ -116,7 +128,8 @@ def json_schema() -> dict:
     for (outer, inner), kinds in HEADER_INNER.items():
         header[outer].setdefault("properties", {})[inner] = {"type": list(kinds) if len(kinds) > 1 else kinds[0]}
     header["copy"]["properties"]["samples_ms"] = positive
-    header["variants"] = {"type": "object", "additionalProperties": {"type": "object"}}
+    header["variants"] = {"type": "object", "additionalProperties": {"type": "object", "properties": {
+        name: {"type": list(kinds) if len(kinds) > 1 else kinds[0]} for name, kinds in VARIANT_INFO.items()}}}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "primbench run file: one JSON object per line (schema 2)",

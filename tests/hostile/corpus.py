@@ -171,6 +171,8 @@ RUN_DAMAGE = {
     "header_variants_a_list": _edit(_set("header.variants", ["reduce/x"])),
     "header_variant_info_a_string": _edit(lambda records: records[0]["variants"].update({"reduce/x": "x"})),
     "header_peak_a_string": _edit(_set("header.device.peak_gbps", "fast")),
+    "header_variant_order_a_string": _edit(lambda records: [info.update(order="first") for info in records[0]["variants"].values()]),
+    "header_variant_work_span_a_number": _edit(lambda records: [info.update(work_span=7) for info in records[0]["variants"].values()]),
     "header_copy_samples_negative": _edit(_set("header.copy.samples_ms", [-1.0])),
     "schema_99": _edit(_set("header.schema", 99)),
     "schema_0": _edit(_set("header.schema", 0)),
@@ -210,7 +212,8 @@ def _run_file_cases() -> list[Hostile]:
         cases.append(Hostile(f"run file/{name}/check baseline", "run file", ["check", "{dir}/good.jsonl", "--baseline", "{bad}"], make))
         cases.append(Hostile(f"run file/{name}/baseline", "run file", ["baseline", "{bad}", "--folder", "{dir}/baselines"], make))
     for name in ("nan_sample", "duplicate_case", "header_device_a_string", "junk_padding_after_header", "gzip_bomb",
-                 "schema_99", "nested_100000_deep", "empty_file"):
+                 "schema_99", "nested_100000_deep", "empty_file", "header_variant_order_a_string",
+                 "header_variant_work_span_a_number"):
         cases.append(Hostile(f"run file/{name}/report", "run file", ["report", "{bad}", "-o", "{dir}/out.html"], RUN_DAMAGE[name]))
         cases.append(Hostile(f"run file/{name}/compare", "run file", ["compare", "{dir}/good.jsonl", "{bad}"], RUN_DAMAGE[name]))
     cases.append(Hostile("run file/interrupted_run/check", "run file", ["check", "{bad}", "--baseline", "{dir}/good.jsonl"],
