@@ -86,9 +86,12 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
 
 def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
     """JUnit XML: one test case per pair; a regression is a failure, a case on one side only is skipped."""
+    # Surefire's and Jenkins's schemas require errors and time beside tests and failures; a gate's
+    # verdicts are failures (a regression) or passes, never errors (unusable input exits 2 instead).
+    times = [p.new_ms / 1e3 for p in pairs if math.isfinite(p.new_ms)]
     suite = ET.Element("testsuite", name="primbench check", tests=str(len(pairs)),
-                       failures=str(sum(1 for p in pairs if p.regressed)),
-                       skipped=str(sum(1 for p in pairs if p.verdict == MISSING)))
+                       failures=str(sum(1 for p in pairs if p.regressed)), errors="0",
+                       skipped=str(sum(1 for p in pairs if p.verdict == MISSING)), time=f"{sum(times):.9f}")
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=base_label)
     suite.find("properties").append(ET.Element("property", name="new", value=new_label))
     for p in pairs:

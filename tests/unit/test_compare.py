@@ -54,8 +54,13 @@ def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, 
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"SLOWER    {SLOWED_CASE}" in result.stdout
     assert f"check: 1 regression(s): {SLOWED_CASE}" in result.stdout
-    failures = [case for case in ET.parse(junit).getroot().iter("testcase") if case.find("failure") is not None]
+    suite = ET.parse(junit).getroot()
+    failures = [case for case in suite.iter("testcase") if case.find("failure") is not None]
     assert [case.get("name") for case in failures] == [SLOWED_CASE]
+    # The attributes Surefire's and Jenkins's schemas require of a testsuite, each a number.
+    assert (suite.get("failures"), suite.get("errors")) == ("1", "0") and int(suite.get("tests")) == len(list(suite.iter("testcase")))
+    assert float(suite.get("time")) > 0 and int(suite.get("skipped")) >= 0
+    assert all(f.get("type") and f.get("message") for f in suite.iter("failure"))
     assert "**regression**" in markdown.read_text() and SLOWED_CASE in markdown.read_text()
 
 
