@@ -217,12 +217,20 @@ def _json_default(value):
 
 
 def repair_truncated_tail(path) -> bool:
-    """Cut a last line left half-written by an interruption, so that appending can go on."""
+    """Cut a last line left half-written by an interruption, so that appending can go on; a whole
+    record that only lacks its newline (the kill fell between the two) is kept and its line ended."""
     path = Path(path)
     data = path.read_bytes()
     if not data or data.endswith(b"\n"):
         return False
     cut = data.rfind(b"\n") + 1
+    try:  # a whole record whose newline was not yet written is kept, and its line ended
+        json.loads(data[cut:])
+        with open(path, "ab") as handle:
+            handle.write(b"\n")
+        return True
+    except (ValueError, RecursionError):
+        pass
     with open(path, "r+b") as handle:
         handle.truncate(cut)
     return True

@@ -24,6 +24,14 @@ _PYTHON = {"string": str, "integer": int, "number": (int, float), "object": dict
            "boolean": bool}
 
 
+def _a_time(value) -> bool:
+    """A finite number of milliseconds above 0 (an integer of 400 digits is not: float() overflows)."""
+    try:
+        return _is(value, "number") and math.isfinite(float(value)) and value > 0
+    except OverflowError:
+        return False
+
+
 def _is(value, kind: str) -> bool:
     return isinstance(value, _PYTHON[kind]) and (kind == "boolean" or not isinstance(value, bool))
 
@@ -72,7 +80,7 @@ def _header_problem(header: dict) -> str | None:
         if info.get("work_span") is not None and not (len(info["work_span"]) == 2 and all(isinstance(t, str) for t in info["work_span"])):
             return f"'variants.{str(key)[:80]}.work_span' must be two texts (work, span)"
     samples = (header.get("copy") or {}).get("samples_ms") or []
-    if any(not (_is(t, "number") and math.isfinite(t) and t > 0) for t in samples):
+    if any(not _a_time(t) for t in samples):
         return "'copy.samples_ms' must hold finite times above 0"
     return None
 
@@ -94,7 +102,7 @@ def _case_problem(case: dict) -> str | None:
         values = samples.get(name, [])
         if not isinstance(values, list):
             return f"'samples.{name}' must be a list of times"
-        bad = next((t for t in values if not (_is(t, "number") and math.isfinite(t) and t > 0)), None)
+        bad = next((t for t in values if not _a_time(t)), None)
         if bad is not None:
             return f"'samples.{name}' holds {bad!r}; every time must be a finite number of milliseconds above 0"
     if samples.get("batch_size") is not None and not (_is(samples["batch_size"], "integer") and samples["batch_size"] > 0):

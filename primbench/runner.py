@@ -286,7 +286,10 @@ def resume(path) -> RunSummary:
         raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
                         f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
     for key, recorded in existing.header.variants.items():
-        op, name = recorded["op"], recorded["name"]
+        op, name = recorded.get("op"), recorded.get("name")
+        if not op or not name or not recorded.get("hash"):
+            raise UserError(f"{path}: the header's entry for variant {key[:120]!r} lacks its op, name or hash; "
+                            "the file is damaged: start a new run")
         if not registry.select(op, name):
             raise UserError(f"{path}: variant {key} no longer exists in kernels/; start a new run")
         current = registry.get(op, name).hash()

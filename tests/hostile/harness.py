@@ -74,9 +74,11 @@ def run_cli(argv: list[str], cwd: Path, out_dir: Path) -> Outcome:
             traceback.print_exc()
             code = 99
         finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code if isinstance(code, int) else 99)
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:  # whatever happens, the child never returns into pytest
+                os._exit(code if isinstance(code, int) and 0 <= code < 256 else 99)
     return _wait(pid, started, stdout_path, stderr_path)
 
 

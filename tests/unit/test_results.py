@@ -266,3 +266,18 @@ def test_data_after_the_gzip_stream_and_text_that_is_not_utf8_are_refused(tmp_pa
     latin.write_bytes((json.dumps(HEADER) + "\n").encode() + b'{"kind": "case", "key": "\xe9"}\n')
     with pytest.raises(RunFileError, match="latin.jsonl:2: not UTF-8"):
         load_run(latin)
+
+
+def test_an_integer_sample_of_400_digits_is_damage_not_a_traceback(tmp_path):
+    path = _write(tmp_path / "r.jsonl", [HEADER, dict(_case("a"), samples={"cold_ms": [int("9" * 400)]})])
+    with pytest.raises(RunFileError, match=r"r.jsonl:2: case record 'samples.cold_ms' holds 9"):
+        load_run(path)
+
+
+def test_a_whole_last_record_missing_only_its_newline_is_kept_by_the_repair(tmp_path):
+    # A kill between a record's closing brace and its newline: the record is whole, so --resume's
+    # repair ends its line rather than cutting a finished case (which would then be lost).
+    path = _write(tmp_path / "r.jsonl", [HEADER], tail=json.dumps(_case("a")))
+    assert [c.case.variant for c in load_run(path).cases] == ["a"]
+    assert results.repair_truncated_tail(path)
+    assert path.read_text().endswith("}\n") and [c.case.variant for c in load_run(path).cases] == ["a"]
