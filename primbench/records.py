@@ -184,36 +184,37 @@ class RunHeader:
 _OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if f.metadata.get("json") == ("object",)}
 
 
+class _Line:
+    """A record whose JSON line is its `kind` and its declared fields, read back as they were written."""
+
+    KIND = ""
+
+    @classmethod
+    def from_json(cls, obj: dict):
+        return cls(**_known(cls, obj))
+
+    def to_json(self) -> dict:
+        return {"kind": self.KIND, **_plain(self)}
+
+
 @dataclass(frozen=True)
-class RunEnd:
+class RunEnd(_Line):
     """The last line of a finished run, with its case counts."""
 
+    KIND = "end"
     finished: str | None = _json("string")
     ok: int = _json("integer", default=0)
     failed: int = _json("integer", default=0)
     skipped: int = _json("integer", default=0)
 
-    @classmethod
-    def from_json(cls, obj: dict) -> "RunEnd":
-        return cls(**_known(cls, obj))
-
-    def to_json(self) -> dict:
-        return {"kind": "end", **_plain(self)}
-
 
 @dataclass(frozen=True)
-class RunResume:
+class RunResume(_Line):
     """Where `--resume` picked an interrupted run up again."""
 
+    KIND = "resume"
     at: str | None = _json("string")
     done_before: int = _json("integer", default=0)
-
-    @classmethod
-    def from_json(cls, obj: dict) -> "RunResume":
-        return cls(**_known(cls, obj))
-
-    def to_json(self) -> dict:
-        return {"kind": "resume", **_plain(self)}
 
 
 RECORD_TYPES = {"header": RunHeader, "case": CaseRecord, "end": RunEnd, "resume": RunResume}
