@@ -96,46 +96,31 @@ def copy_bandwidth_gbps(header: RunHeader) -> float:
     return stats.bandwidth_gbps(copy["bytes"], summary.median)
 
 
-def _parse_lines(path: Path) -> tuple[list, list[str]]:
-    """(line number, record) for each line of a run file, and the warnings reading it gave (a last
-    line cut short by an interruption is dropped with one)."""
-    warnings: list[str] = []
-    objects: list[dict] = []
-    for number, line, ended in read_lines(path):
-        if not line.strip():
-            what = "a blank line; primbench writes none, so the file was edited or damaged" if ended else \
-                "after the last record: junk (white space); the file is corrupted"
-            raise RunFileError(f"{path}:{number}: {what}")
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if not ended and looks_cut_short(line):
-                warnings.append(f"{path}:{number}: dropped a truncated last line (the run was interrupted mid-write)")
-                continue
-            where = "after the last record: junk" if not ended else f"not valid JSON ({exc.msg})"
-            raise RunFileError(f"{path}:{number}: {where}; the file is corrupted") from None
-        except (RecursionError, ValueError):  # nesting thousands deep; an integer of thousands of digits
-            raise RunFileError(f"{path}:{number}: a value nested or sized past any run record; the file is damaged") from None
-        if not isinstance(obj, dict) or "kind" not in obj:
-            raise RunFileError(f"{path}:{number}: not a primbench record (no 'kind'); is this a run file?")
-        objects.append((number, obj))
-    return objects, warnings
+def _parse_line(path: Path, number: int, line: str, ended: bool, warnings: list[str]) -> dict | None:
+    """One line as a JSON object with a kind, or None for a last line cut short by an
+    interruption (dropped, with a warning)."""
+    if not line.strip():
+        what = "a blank line; primbench writes none, so the file was edited or damaged" if ended else \
+            "after the last record: junk (white space); the file is corrupted"
+        raise RunFileError(f"{path}:{number}: {what}")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        if not ended and looks_cut_short(line):
+            warnings.append(f"{path}:{number}: dropped a truncated last line (the run was interrupted mid-write)")
+            return None
+        where = "after the last record: junk" if not ended else f"not valid JSON ({exc.msg})"
+        raise RunFileError(f"{path}:{number}: {where}; the file is corrupted") from None
+    except (RecursionError, ValueError):  # nesting thousands deep; an integer of thousands of digits
+        raise RunFileError(f"{path}:{number}: a value nested or sized past any run record; the file is damaged") from None
+    if not isinstance(obj, dict) or "kind" not in obj:
+        raise RunFileError(f"{path}:{number}: not a primbench record (no 'kind'); is this a run file?")
+    return obj
 
 
-def load_run(path) -> Run:
-    """Read a run file, dropping (with a warning) a last line cut short by an interruption."""
-    path = Path(path)
-    if not path.exists():
-        raise RunFileError(f"{path}: no such run file; runs are under results/<gpu>/ (e.g. `ls results/*/*.jsonl`)")
-    if path.is_dir():
-        raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
-    try:  # an archived (gzip) run is unpacked as it is read; one cut short reads like an interrupted run
-        objects, warnings = _parse_lines(path)
-    except OSError as exc:
-        raise RunFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    if not objects or objects[0][1].get("kind") != "header":
-        raise RunFileError(f"{path}: no header on line 1; not a primbench run file")
-    version = objects[0][1].get("schema")
+def _schema_of(path: Path, header: dict) -> int:
+    """The schema version a file was written in, from its header, if primbench reads it."""
+    version = header.get("schema")
     if not isinstance(version, int) or isinstance(version, bool):
         raise RunFileError(f"{path}: header has no integer 'schema'; not a primbench run file")
     if version > SCHEMA_VERSION:
@@ -145,35 +130,58 @@ def load_run(path) -> Run:
         )
     if not readable_schema(version):
         raise RunFileError(f"{path}: schema version {version} is not one primbench ever wrote (it reads 1 to {SCHEMA_VERSION})")
-    return _records(path, objects, version, warnings)
+    return version
 
 
-def _records(path: Path, objects: list, version: int, warnings: list[str]) -> Run:
-    """The typed records of a file's parsed lines, each migrated and checked first."""
-    run = None
-    seen_keys: dict[str, int] = {}
-    for number, obj in objects:
-        obj = migrate(obj, version)
-        problem = record_problem(obj)
-        if problem:
-            raise RunFileError(f"{path}:{number}: {obj.get('kind', 'record')} record {problem}; the file is damaged")
-        kind = obj["kind"]
-        if run is None:
-            run = Run(path=path, header=RunHeader.from_json(obj), cases=[], warnings=warnings, written_schema=version)
-        elif kind == "case":
-            if obj["key"] in seen_keys:
-                raise RunFileError(f"{path}:{number}: case {obj['key'][:120]!r} again (first on line {seen_keys[obj['key']]}); "
-                                   "a run measures each case once: the file is damaged or two runs were joined")
-            seen_keys[obj["key"]] = number
-            run.cases.append(CaseRecord.from_json(obj))
-        elif kind == "end":
-            run.end = RunEnd.from_json(obj)
-        elif kind == "resume":
-            run.resumes.append(RunResume.from_json(obj))
-            run.end = None  # a resumed run is finished only by a later end line
-        elif kind == "header":
-            raise RunFileError(f"{path}:{number}: a second header; two runs were written into one file")
+def load_run(path) -> Run:
+    """Read a run file, dropping (with a warning) a last line cut short by an interruption.
+    Each line is parsed, migrated and checked as it is read, so a damaged file is refused at its
+    first bad line and memory holds only the records that passed."""
+    path = Path(path)
+    if not path.exists():
+        raise RunFileError(f"{path}: no such run file; runs are under results/<gpu>/ (e.g. `ls results/*/*.jsonl`)")
+    if path.is_dir():
+        raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
+    run, warnings, seen_keys = None, [], {}
+    try:  # an archived (gzip) run is unpacked as it is read; one cut short reads like an interrupted run
+        for number, line, ended in read_lines(path, warnings):
+            obj = _parse_line(path, number, line, ended, warnings)
+            if obj is None:
+                continue
+            if run is None:
+                if obj.get("kind") != "header":
+                    break
+                run = Run(path=path, header=None, cases=[], warnings=warnings, written_schema=_schema_of(path, obj))
+            _add_record(run, migrate(obj, run.written_schema), number, seen_keys)
+    except OSError as exc:
+        raise RunFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if run is None:
+        raise RunFileError(f"{path}: no header on line 1; not a primbench run file")
     return run
+
+
+def _add_record(run: Run, obj: dict, number: int, seen_keys: dict[str, int]) -> None:
+    """Check one migrated line and add it to the run as its typed record."""
+    path = run.path
+    problem = record_problem(obj)
+    if problem:
+        raise RunFileError(f"{path}:{number}: {obj.get('kind', 'record')} record {problem}; the file is damaged")
+    kind = obj["kind"]
+    if run.header is None:
+        run.header = RunHeader.from_json(obj)
+    elif kind == "case":
+        if obj["key"] in seen_keys:
+            raise RunFileError(f"{path}:{number}: case {obj['key'][:120]!r} again (first on line {seen_keys[obj['key']]}); "
+                               "a run measures each case once: the file is damaged or two runs were joined")
+        seen_keys[obj["key"]] = number
+        run.cases.append(CaseRecord.from_json(obj))
+    elif kind == "end":
+        run.end = RunEnd.from_json(obj)
+    elif kind == "resume":
+        run.resumes.append(RunResume.from_json(obj))
+        run.end = None  # a resumed run is finished only by a later end line
+    elif kind == "header":
+        raise RunFileError(f"{path}:{number}: a second header; two runs were written into one file")
 
 
 class RunWriter:

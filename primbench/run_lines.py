@@ -39,9 +39,9 @@ def _plain_chunks(handle) -> Iterator[bytes]:
     return iter(lambda: handle.read(_READ_CHUNK), b"")
 
 
-def _gzip_chunks(handle, path: Path) -> Iterator[bytes]:
-    """The unpacked content, a chunk at a time; a file cut short yields what decodes (its last
-    line then reads as cut short); bytes after the end of the gzip stream are refused."""
+def _gzip_chunks(handle, path: Path, warnings: list[str]) -> Iterator[bytes]:
+    """The unpacked content, a chunk at a time; a file cut short yields what decodes, with a
+    warning (its last line then reads as cut short); bytes after the end of the stream are refused."""
     unpack = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
     for packed in iter(lambda: handle.read(64 << 10), b""):
         if unpack.eof:
@@ -58,12 +58,15 @@ def _gzip_chunks(handle, path: Path) -> Iterator[bytes]:
         if unpack.eof and unpack.unused_data:
             raise RunFileError(f"{path}: has data after the end of its gzip stream; it is damaged or two files "
                                "were joined (gunzip it and check its lines)")
+    if not unpack.eof:
+        warnings.append(f"{path}: its gzip stream ends early (the file was cut short); what came after the cut is missing")
 
 
-def read_lines(path: Path) -> Iterator[tuple[int, str, bool]]:
-    """(line number, text, whether the line ended with a newline) for each line of the file."""
+def read_lines(path: Path, warnings: list[str]) -> Iterator[tuple[int, str, bool]]:
+    """(line number, text, whether the line ended with a newline) for each line of the file;
+    what reading it found worth a warning is appended to `warnings`."""
     with open(path, "rb") as handle:
-        chunks = _gzip_chunks(handle, path) if handle.read(2) == b"\x1f\x8b" else _plain_chunks(handle)
+        chunks = _gzip_chunks(handle, path, warnings) if handle.read(2) == b"\x1f\x8b" else _plain_chunks(handle)
         handle.seek(0)
         number, total, pending = 0, 0, b""
         for chunk in chunks:

@@ -145,6 +145,17 @@ def _bomb_bytes() -> bytes:
     return gzip.compress(header + b"\n" + b" " * (64 << 20), compresslevel=9)  # 64 MiB in about 64 KB
 
 
+@functools.lru_cache(maxsize=1)
+def _tiny_records_bytes() -> bytes:
+    header = gzip.decompress(GOOD_RUN.read_bytes()).split(b"\n")[0]
+    # 6 million 10-byte lines: 60 MB unpacked, several GB as Python objects if all were parsed first
+    return gzip.compress(header + b"\n" + b'{"kind":0}\n' * 6_000_000, compresslevel=9)
+
+
+def _tiny_records(folder: Path):
+    (folder / "bad.jsonl.gz").write_bytes(_tiny_records_bytes())
+
+
 def _gzip_bomb(folder: Path):
     (folder / "bad.jsonl.gz").write_bytes(_bomb_bytes())
 
@@ -191,6 +202,7 @@ RUN_DAMAGE = {
     "empty_file": _writes(b"", "bad.jsonl"),
     "binary_file": _writes(bytes(range(256)) * 16, "bad.jsonl"),
     "gzip_bomb": _gzip_bomb,
+    "gzip_of_6_million_tiny_records": _tiny_records,
     "gzip_magic_only": _writes(b"\x1f\x8b but not gzip after all", "bad.jsonl.gz"),
     "two_gzip_streams_joined": _joined_gzip,
 }
