@@ -21,13 +21,14 @@ is wrong and the valid choices; none is a traceback.
 
 from __future__ import annotations
 
-import fnmatch
-import math
 import re
 from dataclasses import fields
 from pathlib import Path
 
 from primbench import ops, registry
+from primbench.config_compare import compare_block as _compare
+from primbench.config_values import integer as _integer, number as _number, reject_unknown as _reject_unknown, \
+    string as _string
 from primbench.errors import ConfigError, UserError
 from primbench.resources import CONFIG_DIR, bundled_config
 from primbench.sweep import Config, Sweep, TimingPolicy
@@ -39,7 +40,6 @@ MAX_CASES = 100_000  # a sweep past this needs --allow-large (the full study is 
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
 MIN_BLOCK, MAX_BLOCK = 32, 1024
 TOP_KEYS = ("schema", "name", "output", "plugins", "timing", "verify", "compare", "sweeps")
-COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us")
 SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions", "params")
 VERIFY_KEYS = ("determinism_runs",)
 
@@ -108,74 +108,6 @@ def _plugins(raw, src) -> tuple[str, ...]:
         except UserError as exc:
             raise src.error(("plugins", i), str(exc)) from None
     return tuple(loaded)
-
-
-def _reject_unknown(mapping: dict, valid, path: tuple, src: Source) -> None:
-    for key in mapping:
-        if key not in valid:
-            close = [v for v in valid if fnmatch.fnmatch(v, f"*{key[:3]}*")] if isinstance(key, str) else []
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise src.error(path + (key,), f"unknown key{hint}; valid keys: {', '.join(valid)}")
-
-
-def _string(value, path, src) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise src.error(path, f"must be a non-empty string, not {value!r}")
-    return value
-
-
-def _integer(value, path, src, *, minimum=None, maximum=None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise src.error(path, f"must be a whole number, not {value!r}")
-    if minimum is not None and value < minimum:
-        raise src.error(path, f"{value} is below the minimum {minimum}")
-    if maximum is not None and value > maximum:
-        raise src.error(path, f"{value} is above the maximum {maximum}")
-    return value
-
-
-def _number(value, path, src) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise src.error(path, f"must be a number, not {value!r}")
-    if not math.isfinite(value):
-        raise src.error(path, f"must be a finite number, not {value!r}")
-    return float(value)
-
-
-def _compare(raw, src) -> dict:
-    """The `compare:` block: threshold (relative), thresholds {op or op/variant glob: relative}, abs_floor_us."""
-    path = ("compare",)
-    if not isinstance(raw, dict):
-        raise src.error(path, "must be a mapping such as {threshold: 0.05, thresholds: {reduce/seed000_*: 0.1}}")
-    _reject_unknown(raw, COMPARE_KEYS, path, src)
-    result = {}
-    if "threshold" in raw:
-        result["threshold"] = _fraction(raw["threshold"], path + ("threshold",), src)
-    if "abs_floor_us" in raw:
-        floor = _number(raw["abs_floor_us"], path + ("abs_floor_us",), src)
-        if floor < 0:
-            raise src.error(path + ("abs_floor_us",), f"must be 0 or more microseconds, not {floor}")
-        result["abs_floor_us"] = float(floor)
-    overrides = raw.get("thresholds", {})
-    if not isinstance(overrides, dict):
-        raise src.error(path + ("thresholds",), "must map an op or op/variant glob to a threshold, e.g. {reduce/seed000_*: 0.1}")
-    if overrides:
-        result["thresholds"] = {}
-        keys = [v.key for v in registry.variants()]
-        for pattern, value in overrides.items():
-            if not isinstance(pattern, str) or not pattern.split("/")[0] in registry.ops():
-                raise src.error(path + ("thresholds", pattern), f"{pattern!r} names no op; valid ops: {', '.join(registry.ops())}")
-            if "/" in pattern and not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
-                raise src.error(path + ("thresholds", pattern), f"{pattern!r} matches no variant; see `primbench list`")
-            result["thresholds"][pattern] = _fraction(value, path + ("thresholds", pattern), src)
-    return result
-
-
-def _fraction(value, path, src) -> float:
-    value = _number(value, path, src)
-    if not 0 < value < 1:
-        raise src.error(path, f"must be a relative change between 0 and 1 (0.05 is 5 %), not {value}")
-    return float(value)
 
 
 def _timing(raw, src) -> TimingPolicy:

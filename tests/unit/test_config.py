@@ -42,6 +42,8 @@ BAD_CONFIGS = {
     "non_string_key.yaml": (1, ["key 1 is not a name"]),
     "compare_threshold_not_a_fraction.yaml": (4, ["threshold", "between 0 and 1"]),
     "compare_threshold_names_no_op.yaml": (5, ["'sort/*' names no op", "reduce"]),
+    "compare_exempt_without_a_reason.yaml": (5, ["give the reason", "slower"]),
+    "compare_exempt_matching_no_variant.yaml": (5, ["'reduce/nothing_*' matches no variant"]),
 }
 
 
