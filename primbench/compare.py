@@ -9,10 +9,14 @@ cases) differed by up to 2.8 us below 300 us whatever the kernel (25 % of a 9 us
 by under 1 % above it (docs/perf-notes.md, "Run to run"). Within one run the samples cannot show
 that shift: with 10 to 1,000 samples a side Mann-Whitney backs almost any move, so without the
 floor identical code got 119 FASTER or SLOWER verdicts out of 758; the floor does the work and the
-test guards the cases with few samples. Pairs whose kernel changed (variant hash), that failed on either side, or that
-exist on one side only are flagged, never given a speed verdict. Across different GPU models
-raw times are not comparable: the pairs are set side by side in % of each GPU's own peak and get
-no verdict. Nothing here imports CuPy.
+test guards the cases with few samples. Every ratio carries a 95 % interval (stats.ratio_interval).
+
+Pairs are matched on the case alone. A pair whose kernel changed (variant hash) says so and is
+timed by the same rule: "is my new kernel faster?" is the question it answers, and a SLOWER
+changed kernel fails `check` unless the config's `compare.exempt` names it with a reason. Pairs
+that failed on either side, or exist on one side only, are flagged, never given a speed verdict.
+Across different GPU models raw times are not comparable: the pairs are set side by side in % of
+each GPU's own peak and get no verdict. Nothing here imports CuPy.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ DEFAULT_THRESHOLD = 0.05
 ABS_FLOOR_US = 4.0
 ALPHA = 0.01
 FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"
-CHANGED, FAILED, MISSING, OTHER_GPU = "CHANGED", "FAILED", "MISSING", "OTHER_GPU"
+FAILED, MISSING, OTHER_GPU = "FAILED", "MISSING", "OTHER_GPU"
 PUBLISHED = "PUBLISHED"  # one side is a quoted figure: no samples, no verdict, % of peak only
 REFERENCE_PREFIX = "ref:"
 EXIT_OK, EXIT_REGRESSION = 0, 1  # unusable input raises UserError: exit 2
@@ -50,6 +54,7 @@ class Thresholds:
     default: float = DEFAULT_THRESHOLD
     overrides: dict = field(default_factory=dict)
     abs_floor_us: float = ABS_FLOOR_US
+    exempt: dict = field(default_factory=dict)  # {op/variant glob: why its changed code may be SLOWER}
 
     def effective(self, op: str, variant: str, base_ms: float) -> float:
         """The relative change that counts for a case whose baseline median is base_ms."""
@@ -69,7 +74,12 @@ class Thresholds:
     def from_header(cls, header: RunHeader) -> "Thresholds":
         compare = header.config.get("compare") or {}
         return cls(default=compare.get("threshold", DEFAULT_THRESHOLD), overrides=dict(compare.get("thresholds") or {}),
-                   abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US))
+                   abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US), exempt=dict(compare.get("exempt") or {}))
+
+    def exemption(self, op: str, variant: str) -> str | None:
+        """The config's reason why this variant's changed code may be slower, if it gives one."""
+        key = f"{op}/{variant}"
+        return next((reason for pattern, reason in self.exempt.items() if fnmatch.fnmatchcase(key, pattern)), None)
 
 
 @dataclass
@@ -87,11 +97,16 @@ class Pair:
     new_pct_peak: float = math.nan
     note: str = ""
     newly_failed: bool = False  # failed verification in the new run, not failed (or absent) in the baseline
+    code_changed: bool = False  # the variant's hash differs: its kernel or plan changed in between
+    exempt_reason: str | None = None  # the config lets this changed variant be SLOWER, for this reason
+    ci_low: float = math.nan  # 95 % interval of the new/base time ratio (stats.ratio_interval)
+    ci_high: float = math.nan
 
     @property
     def regressed(self) -> bool:
-        """What fails the CI check: significantly slower, or newly broken in the new run."""
-        return self.verdict == SLOWER or (self.verdict == FAILED and self.newly_failed)
+        """What fails the CI check: significantly slower (unless its changed code is exempt, with a
+        reason), or newly broken in the new run."""
+        return (self.verdict == SLOWER and not self.exempt_reason) or (self.verdict == FAILED and self.newly_failed)
 
     @property
     def op(self) -> str:
@@ -232,13 +247,18 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         elif not base_samples or not new_samples:
             pair.verdict, pair.note = MISSING, "no samples recorded on " + ("either side" if not base_samples and not new_samples
                                                                         else "the baseline" if not base_samples else "the new run")
-        elif b.variant_hash != n.variant_hash:
-            pair.verdict, pair.note = CHANGED, f"kernel changed (hash {b.variant_hash} -> {n.variant_hash})"
         elif not same_gpu:
             pair.verdict, pair.note = OTHER_GPU, "different GPU models: compare % of peak"
         else:
             pair.threshold = thresholds.effective(identity.op, identity.variant, pair.base_ms)
             pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold)
+            pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
+        if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
+            pair.code_changed = True
+            pair.note = "; ".join(filter(None, [pair.note, f"code changed (hash {b.variant_hash} -> {n.variant_hash})"]))
+            pair.exempt_reason = thresholds.exemption(identity.op, identity.variant) if pair.verdict == SLOWER else None
+            if pair.exempt_reason:
+                pair.note += f"; slower allowed by the config: {pair.exempt_reason}"
         pairs.append(pair)
     return pairs
 
@@ -296,6 +316,6 @@ def not_compared(pairs: list[Pair]) -> dict[str, int]:
     and a summary must say so (a changed kernel is not checked until a new baseline is made)."""
     counts = {}
     for p in pairs:
-        if p.verdict in (CHANGED, MISSING, UNSURE, OTHER_GPU) or (p.verdict == FAILED and not p.newly_failed):
+        if p.verdict in (MISSING, UNSURE, OTHER_GPU) or (p.verdict == FAILED and not p.newly_failed):
             counts[p.verdict] = counts.get(p.verdict, 0) + 1
     return counts

@@ -9,8 +9,7 @@ import xml.etree.ElementTree as ET
 from primbench.compare import MISSING, SAME, SPEED_VERDICTS, Pair, geometric_means
 
 # What a reader needs first: regressions, then everything that is not plainly the same.
-_ORDER = {"SLOWER": 0, "FAILED": 1, "UNSURE": 2, "CHANGED": 3, "MISSING": 4, "FASTER": 5, "OTHER_GPU": 6, "PUBLISHED": 6,
-          "SAME": 7}
+_ORDER = {"SLOWER": 0, "FAILED": 1, "UNSURE": 2, "MISSING": 4, "FASTER": 5, "OTHER_GPU": 6, "PUBLISHED": 6, "SAME": 7}
 
 
 def _us(ms: float) -> str:
@@ -19,6 +18,13 @@ def _us(ms: float) -> str:
 
 def _ratio(value: float) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "-"
+
+
+def interval(pair: Pair) -> str:
+    """The 95 % interval of the time ratio, '[0.997, 1.004]', or '-' where there is none."""
+    if not (math.isfinite(pair.ci_low) and math.isfinite(pair.ci_high)):
+        return "-"
+    return f"[{pair.ci_low:.3f}, {pair.ci_high:.3f}]"
 
 
 def headline_ratio(pair: Pair, metric: str) -> float:
@@ -33,7 +39,7 @@ def headline_ratio(pair: Pair, metric: str) -> float:
 def rows(pairs: list[Pair], *, everything: bool = False) -> list[Pair]:
     """The pairs worth a line: all of them, or all but SAME, most serious first; pairs without a
     verdict (other GPU model, published figures) ranked by the new side's % of its own peak."""
-    chosen = pairs if everything else [p for p in pairs if p.verdict != SAME]
+    chosen = pairs if everything else [p for p in pairs if p.verdict != SAME or p.code_changed]
 
     def rank(p: Pair) -> float:
         unranked = p.verdict not in ("OTHER_GPU", "PUBLISHED") or not math.isfinite(p.new_pct_peak)
@@ -58,11 +64,12 @@ def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str 
         return "\n".join(lines)
     ratio_name = "new/base %peak" if metric == "pct_peak" else "new/base time"
     width = max(len(p.text) for p in shown)
-    lines += ["", f"{'verdict':<9} {'case':<{width}} {'base us':>10} {'new us':>10} {ratio_name:>14} {'threshold':>9}  note"]
+    lines += ["", f"{'verdict':<9} {'case':<{width}} {'base us':>10} {'new us':>10} {ratio_name:>14} {'95% interval':>16} "
+                  f"{'threshold':>9}  note"]
     for p in shown:
         threshold = f"{p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else "-"
         lines.append(f"{p.verdict:<9} {p.text:<{width}} {_us(p.base_ms):>10} {_us(p.new_ms):>10} "
-                     f"{_ratio(headline_ratio(p, metric)):>14} {threshold:>9}  {p.note}")
+                     f"{_ratio(headline_ratio(p, metric)):>14} {interval(p):>16} {threshold:>9}  {p.note}")
     return "\n".join(lines)
 
 
@@ -76,11 +83,13 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
         out.append(f"| {op} | {summary['pairs']} | {counts} | {_ratio(summary['time_ratio'])} | {_ratio(summary['pct_peak_ratio'])} |")
     shown = rows(pairs)
     if shown:
-        out += ["", "| verdict | case | base µs | new µs | new/base | threshold | note |", "|---|---|---|---|---|---|---|"]
+        out += ["", "| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | note |",
+                "|---|---|---|---|---|---|---|---|"]
         for p in shown:
             threshold = f"{p.threshold * 100:.1f} %" if p.verdict in SPEED_VERDICTS else ""
             note = p.note.replace("|", "\\|")
-            out.append(f"| {p.verdict} | `{p.text}` | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | {threshold} | {note} |")
+            out.append(f"| {p.verdict} | `{p.text}` | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
+                       f"{interval(p)} | {threshold} | {note} |")
     return "\n".join(out) + "\n"
 
 
@@ -97,7 +106,7 @@ def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
     for p in pairs:
         case = ET.SubElement(suite, "testcase", classname=f"primbench.{p.op}", name=p.text,
                              time=f"{p.new_ms / 1e3:.9f}" if math.isfinite(p.new_ms) else "0")
-        detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)}, "
+        detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
                   f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {p.note}")
         if p.regressed:
             ET.SubElement(case, "failure", message=f"{p.verdict} {p.text}", type=p.verdict).text = detail

@@ -83,3 +83,36 @@ def bandwidth_gbps(nbytes: float, time_ms: float) -> float:
 def peak_gbps(max_mem_clock_mhz: float, bus_width_bits: float) -> float:
     """Theoretical DRAM bandwidth: 2 (double data rate) x max memory clock x bus width / 8."""
     return 2.0 * max_mem_clock_mhz * 1e6 * bus_width_bits / 8.0 / 1e9
+
+
+def _thinned(values, at_most: int):
+    """At most `at_most` values spread evenly over the sorted sample (its quantiles), so that an
+    interval over thousands of samples costs what one over a few hundred does."""
+    values = np.sort(np.asarray(values, dtype=np.float64))
+    if values.size <= at_most:
+        return values
+    return values[np.linspace(0, values.size - 1, at_most).round().astype(int)]
+
+
+def ratio_interval(base, new, confidence: float = 0.95, at_most: int = 200) -> tuple[float, float]:
+    """A distribution-free interval for how many times slower `new` is than `base` (< 1: faster).
+
+    The Hodges-Lehmann interval for the shift between the two samples' log times: the order
+    statistics k and N - k + 1 of all N pairwise differences, k from the Mann-Whitney statistic's
+    normal approximation (Bauer 1972), then exponentiated. It assumes the two runs differ by a
+    factor, not by the shape of their spread. Each side is thinned to `at_most` quantiles first,
+    which widens the interval a little and bounds the cost. (nan, nan) when there are too few
+    samples for the confidence asked.
+    """
+    from scipy.stats import norm
+
+    b, n = np.log(_thinned(base, at_most)), np.log(_thinned(new, at_most))
+    if b.size < 2 or n.size < 2:
+        return math.nan, math.nan
+    z = float(norm.ppf(0.5 + confidence / 2))
+    k = int(math.floor(b.size * n.size / 2 - z * math.sqrt(b.size * n.size * (b.size + n.size + 1) / 12)))
+    if k < 1:
+        return math.nan, math.nan
+    differences = (n[:, None] - b[None, :]).ravel()
+    low, high = np.partition(differences, (k - 1, differences.size - k))[[k - 1, differences.size - k]]
+    return float(math.exp(low)), float(math.exp(high))

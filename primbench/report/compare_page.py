@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from primbench import compare
-from primbench.compare_output import headline_ratio, rows
+from primbench.compare_output import headline_ratio, interval, rows
 
 
 def render_comparison(base, sections, out_path) -> Path:
@@ -21,7 +21,7 @@ def render_comparison(base, sections, out_path) -> Path:
             "same_gpu": compare.same_gpu_model(base, run),
             "summary": compare.geometric_means(pairs),
             "pairs": [{"text": p.text, "verdict": p.verdict, "base_us": p.base_ms * 1e3, "new_us": p.new_ms * 1e3,
-                       "ratio": headline_ratio(p, metric), "base_pct_peak": p.base_pct_peak, "new_pct_peak": p.new_pct_peak,
+                       "ratio": headline_ratio(p, metric), "interval": interval(p), "base_pct_peak": p.base_pct_peak, "new_pct_peak": p.new_pct_peak,
                        "threshold_pct": p.threshold * 100 if p.verdict in compare.SPEED_VERDICTS else None, "note": p.note}
                       for p in shown],
         })

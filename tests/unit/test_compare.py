@@ -115,26 +115,56 @@ def test_thresholds_come_from_the_config_most_specific_pattern_first_with_the_ab
     assert thresholds.effective("reduce_max", "vector_max", 0.250) == 0.05
 
 
-def test_changed_kernels_failed_and_skipped_cases_are_flagged_and_only_a_new_failure_regresses(newest_run, tmp_path, bench):
+def _changed_and_slower(exempt=None):
+    """A documented transformation of a real run: SLOWED_CASE's kernel changed (another hash) and
+    got 10 % slower; a case skipped; a case newly failed. With `exempt`, the new run's config lets
+    SLOWED_CASE's variant be slower, for that reason."""
     def edit(obj):
+        if obj["kind"] == "header" and exempt:
+            obj["config"].setdefault("compare", {})["exempt"] = {"reduce/cub_device_reduce": exempt}
         if obj["kind"] != "case":
             return
-        if obj["key"] == SLOWED_CASE:  # the kernel changed, and got 50 % slower: flagged, not timed
+        if obj["key"] == SLOWED_CASE:
             obj["variant_hash"] = "0" * 16
-            obj["samples"]["cold_ms"] = [t * 1.5 for t in obj["samples"]["cold_ms"]]
+            obj["samples"]["cold_ms"] = [t * 1.10 for t in obj["samples"]["cold_ms"]]
         elif obj["key"] == "reduce/vector_load_sum/float32/n=1048576/block=1024/uniform":
             obj.update(status="skipped", reason="needs more GPU memory")
         elif obj["key"] == "reduce_max/vector_max/float32/n=1048576/block=256/normal":
             obj.update(status="failed", reason="exact check: wrong")
+    return edit
 
-    new = edited_copy(newest_run, tmp_path / "new.jsonl", edit)
+
+def test_a_changed_kernel_10_percent_slower_fails_the_check_with_its_interval(newest_run, tmp_path, bench):
+    new = edited_copy(newest_run, tmp_path / "new.jsonl", _changed_and_slower())
     result = bench("check", "--baseline", str(newest_run), str(new), "--junit", str(tmp_path / "j.xml"))
     assert result.returncode == 1, result.stdout
-    assert "check: 1 regression(s): reduce_max/vector_max/float32/n=1048576/block=256/normal" in result.stdout
+    regressions = result.stdout.split("check: 2 regression(s): ")[1].splitlines()[0].split("; ")[0].split(", ")
+    assert sorted(regressions) == sorted([SLOWED_CASE, "reduce_max/vector_max/float32/n=1048576/block=256/normal"])
+    line = next(line for line in result.stdout.splitlines() if line.startswith("SLOWER") and SLOWED_CASE in line)
+    assert "code changed (hash" in line
+    low, high = (float(x) for x in line.split("[")[1].split("]")[0].split(", "))
+    assert 1.0 < low < 1.10 < high < 1.2  # the interval excludes 1 and holds the 10 % put in
     not_timed = result.stdout.split("not timed against the baseline: ")[1].splitlines()[0]
-    assert sorted(not_timed.split(", ")) == ["1 CHANGED", "1 MISSING"]
+    assert not_timed == "1 MISSING"
     suite = ET.parse(tmp_path / "j.xml").getroot()
-    assert suite.get("failures") == "1" and suite.get("skipped") == "1"
+    assert suite.get("failures") == "2" and suite.get("skipped") == "1"
+
+
+def test_a_changed_kernel_the_config_exempts_is_slower_but_passes_with_its_reason(newest_run, tmp_path):
+    base = load_run(newest_run)
+    new = load_run(edited_copy(newest_run, tmp_path / "new.jsonl", _changed_and_slower(exempt="trades speed for accuracy")))
+    (pair,) = [p for p in compare.compare_runs(base, new) if p.text == SLOWED_CASE]
+    assert pair.verdict == compare.SLOWER and pair.code_changed and not pair.regressed
+    assert "slower allowed by the config: trades speed for accuracy" in pair.note
+    others = [p for p in compare.compare_runs(base, new) if p.regressed]
+    assert [p.text for p in others] == ["reduce_max/vector_max/float32/n=1048576/block=256/normal"]
+
+
+def test_the_same_run_twice_gives_intervals_around_one(newest_run):
+    run = load_run(newest_run)
+    pairs = [p for p in compare.compare_runs(run, run) if p.verdict == compare.SAME]
+    assert pairs and all(p.ci_low <= 1.0 <= p.ci_high for p in pairs if p.ci_low == p.ci_low)
+    assert sum(p.ci_low == p.ci_low for p in pairs) > 0.9 * len(pairs)
 
 
 def test_a_failure_after_a_skip_and_a_failing_new_case_are_regressions(newest_run, tmp_path):
@@ -184,7 +214,7 @@ def test_compare_takes_several_runs_each_against_the_first(newest_run, tmp_path,
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("baseline: ") == 2  # one section per run after the first
     html = page.read_text()
-    assert html.count('<section id="vs-') == 2 and "CHANGED" in html  # the newest run's kernels changed since 574a745
+    assert html.count('<section id="vs-') == 2 and "code changed" in html  # the newest run's kernels changed since 574a745
 
 
 def test_cases_at_different_parameter_values_are_different_measurements(newest_run):
