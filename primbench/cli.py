@@ -2,114 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import sys
 from pathlib import Path
 
+from primbench.cli_args import parser
 from primbench.errors import UserError
 from primbench.outputs import check_writable, refuse_overwriting_inputs, write_atomically
-from primbench.locations import BASELINE_DIR, REFERENCE_DIR, baseline_path, newest_run_in, runs_in, runs_of
+from primbench.locations import baseline_path, newest_run_in, runs_in, runs_of
 from primbench.results import gpu_slug
 
 EXIT_OK, EXIT_FAILED_CASES, EXIT_INTERRUPTED = 0, 1, 130
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Bad arguments get one line (what is wrong, and where the usage is) and exit 2, not argparse's
-    usage block."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message[:300]}; see `{self.prog} --help`\n")
-
-
-def _parser() -> argparse.ArgumentParser:
-    from primbench import __version__
-
-    parser = _OneLineParser(prog="primbench", description="primbench: verified, properly timed GPU primitives.")
-    parser.add_argument("--version", action="version", version=f"primbench {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_OneLineParser)
-    plugin = argparse.ArgumentParser(add_help=False)
-    plugin.add_argument("--plugin", action="append", metavar="FILE.py", help="a Python file that registers your own "
-                        "variants or op (docs/extending.md); repeatable")
-
-    _add_run(commands, plugin)
-    _add_readers(commands, plugin)
-    _add_gates_and_tools(commands, plugin)
-    return parser
-
-
-def _add_run(commands, plugin) -> None:
-    """run: a config narrowed by filters, --variant with no config, or --resume."""
-    run = commands.add_parser("run", parents=[plugin], help="run a config's sweep on the GPU, write the run file and its report")
-    run.add_argument("config", nargs="?", help="YAML config, e.g. configs/default.yaml or a bundled one by name (default, "
-                     "progression, nightly, ...); required unless --resume or --variant is given")
-    run.add_argument("--variant", action="append", metavar="OP/NAME", help="run these variants (globs allowed) with no config: "
-                     "the default timing policy, the op's default dtype; repeatable")
-    run.add_argument("--only", action="append", metavar="OP/VARIANT", help="only the variants matching these globs, "
-                     "e.g. 'reduce/vector_*' or 'scan' (comma-separated or repeated)")
-    run.add_argument("--sizes", metavar="N,N", help="only these sizes, e.g. 2^25,2^28 (with --variant: the sizes to run)")
-    run.add_argument("--blocks", metavar="B,B", help="only these block sizes, e.g. 256 (library variants choose their own)")
-    run.add_argument("--dtypes", metavar="T,T", help="with --variant: the dtypes to run (default: the op's first)")
-    run.add_argument("--resume", metavar="RUN.jsonl", help="finish an interrupted run without re-running its finished cases")
-    run.add_argument("--output", metavar="DIR", help="folder for the run file (default: the config's `output`)")
-    run.add_argument("--no-report", action="store_true", help="do not render the HTML report after the run")
-    run.add_argument("--dry-run", action="store_true", help="validate the config and list its cases; needs no GPU")
-    run.add_argument("--allow-large", action="store_true", help="accept a sweep of over 100,000 cases")
-    run.add_argument("--no-restart", action="store_true", help="when a kernel breaks the CUDA context, stop (finish later with "
-                     "--resume) instead of going on in a fresh process")
-
-
-def _add_readers(commands, plugin) -> None:
-    """The commands that read runs or the registry: report, info, list, compare."""
-    report = commands.add_parser("report", help="render run files as self-contained HTML pages")
-    report.add_argument("run", nargs="+", help="run files, folders of runs, or globs (results/nvidia-h200/, 'results/*/*.jsonl'); "
-                        "each report goes beside its run")
-    report.add_argument("-o", "--output", metavar="FILE", help="HTML file to write (one run only; default: beside the run file)")
-
-    commands.add_parser("info", help="print the GPU's identity, clocks and peak bandwidth")
-
-    listing = commands.add_parser("list", parents=[plugin], help="list the ops and variants")
-    listing.add_argument("--op", help="only this op")
-
-    comparison = commands.add_parser("compare", help="compare runs case by case: medians, ratios, verdicts from raw samples")
-    comparison.add_argument("runs", nargs="+", metavar="RUN", help="run files (or ref:<id>, a published progression such as "
-                            "ref:seed002_rtx3080); the first is the baseline the others are compared with")
-    comparison.add_argument("--metric", choices=("time", "pct_peak"), help="the ratio shown: median time, or %% of each "
-                            "GPU's own peak (the default across different GPU models)")
-    comparison.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
-    comparison.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page")
-
-
-def _add_gates_and_tools(commands, plugin) -> None:
-    """check, publish, baseline and compile."""
-    gate = commands.add_parser("check", help="the CI gate: exit 0 if nothing regressed, 1 on a regression, 2 on unusable input")
-    gate.add_argument("run", help="the new run: a file, or the newest run in a folder or a glob")
-    gate.add_argument("--baseline", metavar="BASE", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl.gz)")
-    gate.add_argument("--allow-different-gpu", action="store_true", help="accept a baseline from another GPU model: pairs are "
-                      "then listed in %% of each GPU's peak and gate nothing (only newly failed cases fail the check)")
-    gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
-    gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
-    gate.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
-
-    site = commands.add_parser("publish", help="a static site of runs: index, reports, history, GPU models side by side")
-    site.add_argument("folder", nargs="+", help="folders holding run files (results/), run files or globs")
-    site.add_argument("-o", "--output", default="site", metavar="DIR", help="where to write the site (default: site/)")
-
-    keep = commands.add_parser("baseline", help="make a finished run its GPU model's baseline: results/baselines/<gpu>.jsonl.gz")
-    keep.add_argument("run", help="a finished run file with no failed case (or the newest in a folder or a glob)")
-    keep.add_argument("--folder", default=str(BASELINE_DIR), metavar="DIR", help="where to keep it (default: %(default)s; "
-                      f"{REFERENCE_DIR} for the reference run `make report` renders)")
-
-    build = commands.add_parser("compile", parents=[plugin], help="compile every kernel with NVRTC for the given architectures "
-                                "(no GPU needed); with --plugin, the plugins' kernels only, unless --all")
-    build.add_argument("--all", action="store_true", help="with --plugin: primbench's own kernels too")
-    build.add_argument("--arch", nargs="+", default=["sm_90", "sm_80"], help="targets, e.g. sm_90 sm_80")
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         for plugin in getattr(args, "plugin", None) or ():
             from primbench import registry
@@ -388,6 +296,12 @@ def cmd_compile(args) -> int:
     return EXIT_FAILED_CASES if failures else EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
+def cmd_ab(args) -> int:
+    from primbench import ab
+
+    return ab.command(args)
+
+
+COMMANDS = {"ab": cmd_ab, "run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
             "info": cmd_info,
             "list": cmd_list, "compile": cmd_compile}

@@ -124,7 +124,8 @@ def _plugin(tmp_path, body: str):
 
 def test_plugins_given_with_variant_are_recorded_for_resume(tmp_path):
     from primbench import registry
-    from primbench.cli import _parser, _run_config
+    from primbench.cli import _run_config
+    from primbench.cli_args import parser as _parser
 
     args = _parser().parse_args(["run", "--variant", "reduce/cub_device_reduce", "--plugin", str(TOY_PLUGIN), "--sizes", "1000"])
     assert _run_config(args).resolved()["plugins"] == [str(TOY_PLUGIN)]
