@@ -168,3 +168,31 @@ class Timer:
             result.batch_size = batch
         result.wall_s = time.perf_counter() - wall_start
         return result
+
+    def interleaved(self, operations: list, rounds: int, warmup: int = 10) -> list[list[float]]:
+        """Cold samples of several operations taken in turn, A, B, A, B, ..., `rounds` of each: a
+        clock ramp, a throttle or a neighbour's load falls on every side alike (primbench ab)."""
+        stream = self.cupy.cuda.get_current_stream()
+        for operation in operations:
+            for _ in range(warmup):
+                operation()
+        stream.synchronize()
+        spin_us = 2.0 * max(self._host_enqueue_us(operation) for operation in operations) + 20.0
+        samples: list[list[float]] = [[] for _ in operations]
+        per_chunk = max(1, MAX_EVENTS_PER_CHUNK // len(operations))
+        for first in range(0, rounds, per_chunk):
+            chunk = range(first, min(rounds, first + per_chunk))
+            used = []
+            for _ in chunk:
+                for index, operation in enumerate(operations):
+                    start, end = self.events[len(used)]
+                    self.flush_l2()
+                    self.hold(spin_us)
+                    start.record()
+                    operation()
+                    end.record()
+                    used.append((index, start, end))
+            used[-1][2].synchronize()
+            for index, start, end in used:
+                samples[index].append(self.cupy.cuda.get_elapsed_time(start, end))
+        return [_ns(s) for s in samples]

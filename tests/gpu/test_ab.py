@@ -1,0 +1,39 @@
+"""`primbench ab` on the GPU (marker `gpu`): the same kernel as A and B is SAME at three sizes with
+every interval holding 1, and a test-only variant 3 % slower (tests/plugins/slower_sum.py) is
+SLOWER at 2^28 with an interval above 1."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.gpu
+
+LINE = re.compile(r"n=(\d+): A .* B/A (\S+) \[(\S+), (\S+)\] (\w+)")
+
+
+def _ab(tmp_path, *args):
+    result = subprocess.run([sys.executable, REPO / "bench.py", "ab", *map(str, args)], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return [(int(n), float(r), float(lo), float(hi), v) for n, r, lo, hi, v in LINE.findall(result.stdout)], result.stdout
+
+
+def test_the_same_kernel_against_itself_is_same_with_every_interval_holding_one(tmp_path):
+    rows, out = _ab(tmp_path, "reduce/vector_load_sum", "reduce/vector_load_sum", "--sizes", "2^20,2^25,2^28",
+                    "--chart", tmp_path / "ab.png")
+    print(out)
+    assert [n for n, *_ in rows] == [2**20, 2**25, 2**28]
+    assert all(v == "SAME" and lo <= 1.0 <= hi for _, _, lo, hi, v in rows), rows
+    assert (tmp_path / "ab.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_variant_3_percent_slower_is_slower_with_an_interval_above_one(tmp_path):
+    rows, out = _ab(tmp_path, "--plugin", REPO / "tests" / "plugins" / "slower_sum.py", "reduce/vector_load_sum",
+                    "reduce/test_only_slower_sum", "--sizes", "2^28")
+    print(out)
+    ((n, ratio, low, high, verdict),) = rows
+    assert verdict == "SLOWER" and low > 1.0 and 1.01 < ratio < 1.06, rows

@@ -1,0 +1,26 @@
+"""The A/B rule of `primbench ab` (primbench/ab.py), and its pairing of cases; no GPU."""
+
+import math
+
+from primbench import ab, subset
+
+
+def test_the_verdict_needs_an_interval_clear_of_one_and_a_move_past_the_threshold():
+    assert ab.verdict(1.031, 1.028, 1.034, 0.01) == "SLOWER"
+    assert ab.verdict(0.95, 0.94, 0.96, 0.01) == "FASTER"
+    assert ab.verdict(1.002, 0.998, 1.006, 0.01) == "SAME"  # holds 1
+    assert ab.verdict(1.004, 1.002, 1.006, 0.01) == "SAME"  # real but within 1 %
+    assert ab.verdict(1.03, 0.99, 1.07, 0.01) == "SAME"  # holds 1: not shown to differ
+    assert ab.verdict(1.008, 1.002, 1.014, 0.01) == "UNSURE"  # clear of 1, but maybe past 1 % and maybe not
+    assert ab.verdict(1.5, math.nan, math.nan, 0.01) == "UNSURE"
+
+
+def test_a_and_b_share_every_point_of_the_sweep():
+    config = subset.variant_config(("reduce/vector_load_sum", "reduce/cub_device_reduce"), sizes=(2**20, 2**28), blocks=None)
+    pairs = ab.pairs_of(config, "reduce/vector_load_sum", "reduce/cub_device_reduce")
+    assert [(a.n, b.n) for a, b in pairs] == [(2**20, 2**20), (2**28, 2**28)]
+    assert all(b.variant == "cub_device_reduce" and (a.dtype, a.distribution) == (b.dtype, b.distribution) for a, b in pairs)
+    assert all(a.block == 256 and b.block is None for a, b in pairs)  # the library keeps its own choice
+    same = ab.pairs_of(subset.variant_config(("reduce/vector_load_sum",), sizes=(1000,), blocks=None),
+                       "reduce/vector_load_sum", "reduce/vector_load_sum")
+    assert [(a, b) for a, b in same] == [(same[0][0], same[0][0])]  # A against itself: the very same case
