@@ -3,9 +3,10 @@
 Two separate runs meet different conditions: the clocks, the temperature, a neighbour's load and
 the machine itself drift between them. On the H200, the same code measured in two runs differed by
 up to 3 us below 300 us (docs/perf-notes.md), which is why `compare` needs a 5 % threshold and a
-4 us floor. Here both variants see the same input and take their cold samples in turn, A, B, A,
-B, ..., so whatever drifts falls on both sides alike, and a difference of 1 % or less is resolved.
-Both are verified first by the runner's own checks.
+4 us floor. Here both variants see the same input and take their cold samples in turn, each round
+in a random order (a fixed order biased the result by up to 8 % at 2^20: docs/perf-notes.md), so
+whatever drifts falls on both sides alike: at 2^28 the interval is about +-0.1 %. Both are
+verified first by the runner's own checks.
 
 The verdict: B/A is the ratio of medians, with a 95 % Hodges-Lehmann interval. FASTER or SLOWER
 when the interval excludes 1 and the ratio moved by more than the threshold (1 % by default);

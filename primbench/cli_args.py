@@ -35,7 +35,7 @@ def parser() -> argparse.ArgumentParser:
 def _add_ab(commands, plugin) -> None:
     """ab: two variants of one op timed in turn on the same input."""
     ab = commands.add_parser("ab", parents=[plugin], help="is B faster than A? two variants verified, then timed in turn "
-                             "(A, B, A, B, ...) on one GPU, with a verdict and a 95 %% interval")
+                             "(each round in a random order) on one GPU, with a verdict and a 95 %% interval")
     ab.add_argument("a", metavar="A", help="op/variant, e.g. reduce/vector_load_sum")
     ab.add_argument("b", metavar="B", help="op/variant of the same op (or A again, to see the noise floor)")
     ab.add_argument("--sizes", metavar="N,N", help="sizes, e.g. 2^20,2^25,2^28 (default: the op's usual sweep)")
