@@ -296,12 +296,29 @@ def cmd_compile(args) -> int:
     return EXIT_FAILED_CASES if failures else EXIT_OK
 
 
+def cmd_export(args) -> int:
+    from primbench.export import export
+    from primbench.results import load_run
+
+    run = load_run(newest_run_in(args.run))
+    if args.output:
+        check_writable(args.output)
+        refuse_overwriting_inputs([args.output], [run.path])
+    text = export(run, args.format)
+    if args.output:
+        write_atomically(args.output, text)
+        print(f"{args.format}: {args.output} ({len(run.cases)} cases)")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
 def cmd_ab(args) -> int:
     from primbench import ab
 
     return ab.command(args)
 
 
-COMMANDS = {"ab": cmd_ab, "run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
+COMMANDS = {"ab": cmd_ab, "export": cmd_export, "run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
             "info": cmd_info,
             "list": cmd_list, "compile": cmd_compile}

@@ -29,6 +29,11 @@ def parser() -> argparse.ArgumentParser:
     _add_readers(commands, plugin)
     _add_gates_and_tools(commands, plugin)
     _add_ab(commands, plugin)
+    export = commands.add_parser("export", help="a run as CSV, Google Benchmark JSON (github-action-benchmark, Bencher) "
+                                 "or NVBench JSON (nvbench_compare.py)")
+    export.add_argument("run", help="a run file (or the newest in a folder or a glob)")
+    export.add_argument("--format", required=True, choices=("csv", "gbench-json", "nvbench-json"))
+    export.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: standard output)")
     return parser
 
 

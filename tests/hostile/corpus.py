@@ -236,7 +236,8 @@ def _run_file_cases() -> list[Hostile]:
                          ["baseline", "{bad}", "--folder", "{dir}/baselines"], GATE_ONLY["finished_with_no_cases"], says="no cases"))
     cases.append(Hostile("run file/a_failed_case/baseline", "run file", ["baseline", "{bad}", "--folder", "{dir}/baselines"],
                          GATE_ONLY["a_failed_case"], says="failed"))
-    for command in (["report"], ["check"], ["baseline"], ["compare", "{dir}/good.jsonl"], ["publish"]):
+    for command in (["report"], ["check"], ["baseline"], ["compare", "{dir}/good.jsonl"], ["publish"],
+                    ["export", "--format", "csv"]):
         cases.append(Hostile(f"run file/missing/{command[0]}", "run file", [*command, "{dir}/missing.jsonl"]))
     cases.append(Hostile("run file/a_folder_of_nothing/report", "run file", ["report", "{dir}/empty"],
                          lambda folder: (folder / "empty").mkdir()))
@@ -272,6 +273,7 @@ def _output_cases() -> list[Hostile]:
         "publish_under_a_file": (["publish", "{dir}/good.jsonl", "-o", "{dir}/afile/site"], _a_file_named("afile")),
         "publish_onto_its_runs_folder": (["publish", "{dir}/runs", "-o", "{dir}/runs"],
                                          lambda f: ((f / "runs").mkdir(), write_records(f / "runs" / "r.jsonl", good_records()))),
+        "export_onto_its_run": (["export", "{dir}/good.jsonl", "--format", "csv", "-o", "{dir}/good.jsonl"], None),
         "baseline_folder_is_a_file": (["baseline", "{dir}/good.jsonl", "--folder", "{dir}/afile"], _a_file_named("afile")),
         "baseline_onto_itself": (["baseline", "{dir}/baselines/nvidia-h200.jsonl.gz", "--folder", "{dir}/baselines"],
                                  lambda f: ((f / "baselines").mkdir(), shutil.copy(GOOD_RUN, f / "baselines" / "nvidia-h200.jsonl.gz"))),
@@ -301,6 +303,8 @@ def _argument_cases() -> list[Hostile]:
         "compile_for_sm_999": (["compile", "--arch", "sm_999"], 2),
         "compile_for_nonsense": (["compile", "--arch", "banana"], 2),
         "compare_one_run": (["compare", "{dir}/good.jsonl"], 2),
+        "export_unknown_format": (["export", "{dir}/good.jsonl", "--format", "xlsx"], 2),
+        "ab_across_two_ops": (["ab", "reduce/vector_load_sum", "scan/decoupled_lookback"], 2),
         "compare_metric_unknown": (["compare", "--metric", "speed", "{dir}/good.jsonl", "{dir}/good.jsonl"], 2),
         "compare_unknown_reference": (["compare", "ref:nothing", "{dir}/good.jsonl"], 2),
         "check_a_published_reference": (["check", "{dir}/good.jsonl", "--baseline", "ref:seed002_rtx3080"], 2),
