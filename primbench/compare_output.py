@@ -93,25 +93,35 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
     return "\n".join(out) + "\n"
 
 
+def _seconds(ms: float) -> str:
+    """Seconds as Surefire's schema spells a time: at most three decimals ('0.251')."""
+    return f"{ms / 1e3:.3f}" if math.isfinite(ms) else "0"
+
+
+def _no_verdict(pair: Pair) -> bool:
+    """Pairs that are not timed against each other: on one side only, failed on both sides or in
+    the baseline only, or from another GPU model. JUnit lists them as skipped, with the reason."""
+    return pair.verdict in (MISSING, "OTHER_GPU", "PUBLISHED") or (pair.verdict == "FAILED" and not pair.regressed)
+
+
 def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
-    """JUnit XML: one test case per pair; a regression is a failure, a case on one side only is skipped."""
-    # Surefire's and Jenkins's schemas require errors and time beside tests and failures; a gate's
-    # verdicts are failures (a regression) or passes, never errors (unusable input exits 2 instead).
-    times = [p.new_ms / 1e3 for p in pairs if math.isfinite(p.new_ms)]
+    """JUnit XML that validates against Surefire's schema (tests/data/xsd): one test case per pair;
+    a regression is a failure, a pair with no verdict is skipped with its reason."""
+    # errors is 0: a gate's verdicts are failures or passes (unusable input exits 2 instead).
+    times = [p.new_ms for p in pairs if math.isfinite(p.new_ms)]
     suite = ET.Element("testsuite", name="primbench check", tests=str(len(pairs)),
                        failures=str(sum(1 for p in pairs if p.regressed)), errors="0",
-                       skipped=str(sum(1 for p in pairs if p.verdict == MISSING)), time=f"{sum(times):.9f}")
+                       skipped=str(sum(1 for p in pairs if _no_verdict(p))), time=_seconds(sum(times)))
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=base_label)
     suite.find("properties").append(ET.Element("property", name="new", value=new_label))
     for p in pairs:
-        case = ET.SubElement(suite, "testcase", classname=f"primbench.{p.op}", name=p.text,
-                             time=f"{p.new_ms / 1e3:.9f}" if math.isfinite(p.new_ms) else "0")
+        case = ET.SubElement(suite, "testcase", classname=f"primbench.{p.op}", name=p.text, time=_seconds(p.new_ms))
         detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
                   f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {p.note}")
         if p.regressed:
             ET.SubElement(case, "failure", message=f"{p.verdict} {p.text}", type=p.verdict).text = detail
-        elif p.verdict == MISSING:
-            ET.SubElement(case, "skipped", message=p.note)
+        elif _no_verdict(p):
+            ET.SubElement(case, "skipped", message=f"{p.verdict}: {p.note}"[:500])
         else:
             ET.SubElement(case, "system-out").text = detail
     ET.indent(suite)

@@ -7,6 +7,7 @@ another GPU model (its header's device name changed). Nothing under results/ is 
 
 from __future__ import annotations
 
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from primbench import compare
 from primbench.records import RunHeader
 from primbench.results import load_run
+from tests.debian_tools import debian_tool
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,6 +150,25 @@ def test_a_changed_kernel_10_percent_slower_fails_the_check_with_its_interval(ne
     assert not_timed == "1 MISSING"
     suite = ET.parse(tmp_path / "j.xml").getroot()
     assert suite.get("failures") == "2" and suite.get("skipped") == "1"
+    skipped = [case for case in suite.iter("testcase") if case.find("skipped") is not None]
+    assert [case.get("name") for case in skipped] == ["reduce/vector_load_sum/float32/n=1048576/block=1024/uniform"]
+    assert "needs more GPU memory" in skipped[0].find("skipped").get("message")
+
+
+def test_the_junit_file_validates_against_surefires_schema(newest_run, tmp_path, bench):
+    xmllint = debian_tool("xmllint", "libxml2-utils")
+    if xmllint is None:
+        pytest.skip("no xmllint here: install Debian's libxml2-utils (apt-get install libxml2-utils)")
+    schema = REPO / "tests" / "data" / "xsd" / "surefire-test-report-3.0.xsd"
+    new = edited_copy(newest_run, tmp_path / "new.jsonl", _changed_and_slower())
+    bench("check", "--baseline", str(newest_run), str(new), "--junit", str(tmp_path / "j.xml"))
+    result = subprocess.run([xmllint, "--noout", "--schema", str(schema), str(tmp_path / "j.xml")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-1500:]
+    # The schema can fail: a time with more than three decimals is refused, as Surefire's reader would.
+    broken = (tmp_path / "j.xml").read_text().replace('time="0.', 'time="0.0000', 1)
+    (tmp_path / "broken.xml").write_text(broken)
+    refused = subprocess.run([xmllint, "--noout", "--schema", str(schema), str(tmp_path / "broken.xml")], capture_output=True, text=True)
+    assert refused.returncode != 0 and "pattern" in refused.stderr
 
 
 def test_a_changed_kernel_the_config_exempts_is_slower_but_passes_with_its_reason(newest_run, tmp_path):
