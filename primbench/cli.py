@@ -152,7 +152,7 @@ def cmd_compare(args) -> int:
     for new in runs[1:]:
         metric = args.metric or compare.default_metric(base, new)
         pairs = compare.compare_runs(base, new)
-        print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
+        compare_output.print_terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all)
         print()
         sections.append((new, pairs, metric))
     if args.html:
@@ -181,12 +181,16 @@ def cmd_check(args) -> int:
         print(f"code changed since the baseline: {len(changed)} variant(s): " + ", ".join(changed))
     code, pairs = compare.check(base, new, allow_different_gpu=args.allow_different_gpu)
     metric = compare.default_metric(base, new)
-    print(compare_output.terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all))
+    compare_output.print_terminal(pairs, _label(base), _label(new), metric=metric, everything=args.all)
     regressed = [p.text for p in pairs if p.regressed]
     skipped = compare.not_compared(pairs)
-    print(f"\ncheck: {len(regressed)} regression(s)" + (": " + ", ".join(regressed[:20]) if regressed else "")
+    print(f"\ncheck: {len(regressed)} regression(s)"
           + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
              if skipped else ""))
+    for key in regressed[:20]:  # one a line: a line stays within the terminal's 120 columns
+        print(f"  regression: {key[:106]}")
+    if len(regressed) > 20:
+        print(f"  ... and {len(regressed) - 20} more (above)")
     if args.markdown:
         write_atomically(args.markdown, compare_output.markdown(pairs, _label(base), _label(new), code, metric=metric))
     if args.junit:

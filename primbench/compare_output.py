@@ -48,29 +48,56 @@ def rows(pairs: list[Pair], *, everything: bool = False) -> list[Pair]:
     return sorted(chosen, key=lambda p: (_ORDER.get(p.verdict, 9), rank(p), p.text))
 
 
-def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time", everything: bool = False) -> str:
-    """A plain-text report: per-op summary, then one line per pair that is not SAME (or every pair)."""
-    lines = [f"baseline: {base_label}", f"new:      {new_label}", ""]
+WIDTH = 120  # the terminal output never runs wider
+_STYLE = {"SLOWER": "bold red", "FAILED": "bold red", "FASTER": "green", "UNSURE": "yellow", "MISSING": "dim", "SAME": "dim"}
+
+
+def _fit(text: str, width: int = WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time",
+                   everything: bool = False) -> list:
+    """The report as rich Text lines of at most WIDTH columns: one summary line per op, then for
+    each pair that is not SAME (or every pair) its verdict and case, and below them its figures."""
+    from rich.text import Text
+
+    lines = [Text(_fit(f"baseline: {base_label}")), Text(_fit(f"new:      {new_label}")), Text("")]
     for op, summary in geometric_means(pairs).items():
-        counts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9)))
-        lines.append(f"{op}: {summary['pairs']} cases ({counts}); geometric mean time ratio {_ratio(summary['time_ratio'])}, "
-                     f"% of peak ratio {_ratio(summary['pct_peak_ratio'])}")
+        line = Text(f"{op}: {summary['pairs']} cases: ")
+        for index, (verdict, count) in enumerate(sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9))):
+            line.append(", " if index else "")
+            line.append(f"{count} {verdict}", style=_STYLE.get(verdict, ""))
+        line.append(f"; time ratio {_ratio(summary['time_ratio'])}, % of peak ratio {_ratio(summary['pct_peak_ratio'])} (geometric means)")
+        lines.append(line)
     shown = rows(pairs, everything=everything)
     if not pairs:
-        lines += ["", "no case in common: nothing compared"]
-        return "\n".join(lines)
+        return lines + [Text(""), Text("no case in common: nothing compared")]
     if not shown:
-        lines += ["", "every case: SAME"]
-        return "\n".join(lines)
-    ratio_name = "new/base %peak" if metric == "pct_peak" else "new/base time"
-    width = max(len(p.text) for p in shown)
-    lines += ["", f"{'verdict':<9} {'case':<{width}} {'base us':>10} {'new us':>10} {ratio_name:>14} {'95% interval':>16} "
-                  f"{'threshold':>9}  note"]
+        return lines + [Text(""), Text("every case: SAME")]
+    ratio_name = "new/base % of peak" if metric == "pct_peak" else "new/base"
+    lines.append(Text(""))
     for p in shown:
-        threshold = f"{p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else "-"
-        lines.append(f"{p.verdict:<9} {p.text:<{width}} {_us(p.base_ms):>10} {_us(p.new_ms):>10} "
-                     f"{_ratio(headline_ratio(p, metric)):>14} {interval(p):>16} {threshold:>9}  {p.note}")
-    return "\n".join(lines)
+        lines.append(Text.assemble((f"{p.verdict:<10}", _STYLE.get(p.verdict, "")), _fit(p.text, WIDTH - 10)))
+        threshold = f"   threshold {p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else ""
+        figures = (f"{'':10}{_us(p.base_ms)} -> {_us(p.new_ms)} us   {ratio_name} {_ratio(headline_ratio(p, metric))} "
+                   f"{interval(p)}{threshold}" + (f"   {p.note}" if p.note else ""))
+        lines.append(Text(_fit(figures), style="dim" if p.verdict == SAME else ""))
+    return lines
+
+
+def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time", everything: bool = False) -> str:
+    """terminal_lines as plain text."""
+    return "\n".join(line.plain for line in terminal_lines(pairs, base_label, new_label, metric=metric, everything=everything))
+
+
+def print_terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time", everything: bool = False) -> None:
+    """terminal_lines on standard output, coloured by verdict where it is a terminal (NO_COLOR off)."""
+    from rich.console import Console
+
+    console = Console(width=WIDTH, highlight=False, soft_wrap=False)
+    for line in terminal_lines(pairs, base_label, new_label, metric=metric, everything=everything):
+        console.print(line)
 
 
 def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time") -> str:
