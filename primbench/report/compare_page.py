@@ -10,22 +10,35 @@ from primbench.compare_output import headline_ratio, interval, rows
 
 def render_comparison(base, sections, out_path) -> Path:
     """Write the page comparing `base` with each (run, pairs, metric) of `sections`; return its path."""
+    from primbench.report import compare_plots
     from primbench.report.render import write_page
 
     context = {"base": _describe(base), "sections": []}
     for run, pairs, metric in sections:
-        shown = rows(pairs, everything=True)
+        table = [_row(p, metric) for p in rows(pairs, everything=True)]
+        by_op: dict = {}
+        for row in table:
+            by_op.setdefault(row["op"], []).append(row)
+        same_gpu = compare.same_gpu_model(base, run)
         context["sections"].append({
             "run": _describe(run),
             "metric": metric,
-            "same_gpu": compare.same_gpu_model(base, run),
+            "same_gpu": same_gpu,
             "summary": compare.geometric_means(pairs),
-            "pairs": [{"text": p.text, "verdict": p.verdict, "base_us": p.base_ms * 1e3, "new_us": p.new_ms * 1e3,
-                       "ratio": headline_ratio(p, metric), "interval": interval(p), "base_pct_peak": p.base_pct_peak, "new_pct_peak": p.new_pct_peak,
-                       "threshold_pct": p.threshold * 100 if p.verdict in compare.SPEED_VERDICTS else None, "note": p.note}
-                      for p in shown],
+            "ratio_chart": compare_plots.ratio_chart(by_op, metric),
+            "peak_chart": None if same_gpu else compare_plots.peak_chart(table, base.device.get("name") or "baseline",
+                                                                          run.device.get("name") or "new run"),
+            "pairs": table,
+            "hidden": sum(1 for row in table if row["verdict"] == compare.SAME and not row["code_changed"]),
         })
     return write_page("compare.html.j2", out_path, **context)
+
+
+def _row(p, metric: str) -> dict:
+    return {"text": p.text, "op": p.op, "verdict": p.verdict, "base_us": p.base_ms * 1e3, "new_us": p.new_ms * 1e3,
+            "ratio": headline_ratio(p, metric), "interval": interval(p), "ci_low": p.ci_low, "ci_high": p.ci_high,
+            "base_pct_peak": p.base_pct_peak, "new_pct_peak": p.new_pct_peak, "code_changed": p.code_changed,
+            "threshold_pct": p.threshold * 100 if p.verdict in compare.SPEED_VERDICTS else None, "note": p.note}
 
 
 def _describe(run) -> dict:

@@ -77,6 +77,7 @@ def _environment():
         block=format_block,
         value=format_value,
         sci=format_sci,
+        number=format_number,
         slug=slug,
     )
     return environment
@@ -105,6 +106,7 @@ format_pct = _number_format(".1f", doc="A percentage with one decimal.")
 format_speedup = _number_format(".2f", "\u00d7", doc="A speedup as '2.34x'.")
 format_ratio = _number_format(".2f", doc="A plain ratio with two decimals.")
 format_sci = _number_format(".2e", doc="A small quantity in scientific notation.")
+format_number = _number_format(".6g", doc="A number for a data-value attribute (sorting), blank when missing.")
 
 
 def format_size(n):

@@ -37,7 +37,7 @@ def pages(tmp_path_factory, newest_run, published_site) -> dict[str, Path]:
             "site-run": sorted((published_site / "runs").glob("*.html"))[-1]}
 
 
-PAGES_WITH_PLOTS = {"report", "site-history", "site-run"}  # the others are tables only
+PAGES_WITH_PLOTS = {"report", "compare", "site-history", "site-run"}  # the others are tables only
 
 
 @pytest.mark.parametrize("name", ["report", "compare", "site-index", "site-history", "site-gpus", "site-run"])
@@ -75,3 +75,27 @@ def test_the_browser_check_itself_sees_a_console_error_and_a_network_request(tmp
     loaded = browser.load(page, tmp_path / "bad.png", width=400, height=300)
     assert any("boom" in line for line in loaded.console)
     assert "https://example.com/x.png" in loaded.requests
+
+
+def _layout(page: Path, tmp_path: Path, width: int) -> dict:
+    """The page's scroll and client widths at `width` px, read by a probe script in a copy of it."""
+    probe = tmp_path / f"probe-{page.name}"
+    probe.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", '<script>document.title = "W=" + document.documentElement.scrollWidth + " C=" + '
+                   'document.documentElement.clientWidth;</script></body>'), encoding="utf-8")
+    result = subprocess.run([browser.chromium(), *browser.FLAGS, f"--user-data-dir={tmp_path}/profile",
+                             f"--window-size={width},900", "--dump-dom", probe.resolve().as_uri()],
+                            capture_output=True, text=True, timeout=120)
+    found = re.search(r"<title>W=(\d+) C=(\d+)</title>", result.stdout)
+    assert found, result.stdout[-500:] + result.stderr[-500:]
+    return {"scroll": int(found.group(1)), "client": int(found.group(2))}
+
+
+def test_the_compare_page_needs_no_horizontal_scroll_at_1280_px(pages, tmp_path):
+    layout = _layout(pages["compare"], tmp_path, 1280)
+    assert layout["scroll"] <= layout["client"], layout
+    # The probe can fail: a page with a 3000 px wide table scrolls sideways.
+    wide = tmp_path / "wide.html"
+    wide.write_text('<html><head><title>x</title></head><body><table style="width:3000px"><tr><td>x</td></tr></table></body></html>')
+    layout = _layout(wide, tmp_path, 1280)
+    assert layout["scroll"] > layout["client"], layout

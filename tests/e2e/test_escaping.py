@@ -47,5 +47,6 @@ def test_markup_in_a_run_file_is_escaped_in_the_report_the_compare_page_and_the_
     assert len(pages) >= 6
     for page in pages:
         html = page.read_text(encoding="utf-8")
-        assert "<script" not in html and "<img src=x" not in html, page.name  # no raw tag from the run file
+        own_scripts = 1 if page.name == "compare.html" else 0  # the compare page's own sort-and-filter script
+        assert html.count("<script") == own_scripts and "<img src=x" not in html, page.name  # no raw tag from the run file
         assert "&lt;script&gt;" in html, page.name  # and the name is shown, as text, not dropped
