@@ -38,6 +38,15 @@ def check_writable(path) -> None:
         raise UserError(f"{path}: {parent} is a file, not a folder; give another path")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()  # what open() would give a new file
+
+
 def write_atomically(path, data: str | bytes) -> Path:
     """Write `data` to `path` through a temporary file renamed into place; a write that cannot
     happen (permission, a full disk, a parent that is a file) is one UserError line, nothing left."""
@@ -50,6 +59,7 @@ def write_atomically(path, data: str | bytes) -> Path:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(handle, "wb") as out:
             out.write(payload)
+        os.chmod(temporary, _FILE_MODE)  # mkstemp makes it 0600; a report or site page is for others to read
         os.replace(temporary, path)
         temporary = None
     except OSError as exc:

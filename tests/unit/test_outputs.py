@@ -73,3 +73,15 @@ def test_a_report_beside_its_run_and_a_site_elsewhere_are_written(two_runs, tmp_
     assert _cli(tmp_path, "report", a).returncode == 0 and (tmp_path / "a.html").exists()
     site = _cli(tmp_path, "publish", a, "-o", tmp_path / "site")
     assert site.returncode == 0 and (tmp_path / "site" / "index.html").exists(), site.stderr
+
+
+def test_a_written_file_gets_the_mode_open_would_give_it(tmp_path):
+    # mkstemp's 0600 would keep a published page from the web server's user.
+    import os
+
+    from primbench.outputs import write_atomically
+
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    written = write_atomically(tmp_path / "page.html", "<p>x</p>")
+    assert os.stat(written).st_mode & 0o777 == os.stat(plain).st_mode & 0o777
