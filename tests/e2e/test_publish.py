@@ -7,7 +7,9 @@ transformation: new run ids and start times, and in the second one case's sample
 
 from __future__ import annotations
 
+import gzip
 import re
+import shutil
 from pathlib import Path
 
 from primbench.results import is_run_file, load_run
@@ -61,3 +63,23 @@ def test_a_run_id_that_climbs_out_of_the_site_folder_stays_inside_it(newest_run,
     written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html")}
     assert all(path.startswith("site/") for path in written), written
     assert "site/runs/_.._escaped.html" in written  # '/' made '_', the leading dots dropped
+
+
+def test_publish_renders_a_page_again_only_when_its_run_or_the_code_changed(tmp_path, bench):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(REPO / "tests" / "data" / "runs" / "progression.jsonl.gz", runs / "p.jsonl.gz")
+    site = tmp_path / "site"
+    assert bench("publish", str(runs), "-o", str(site)).returncode == 0
+    (page,) = (site / "runs").glob("*.html")
+    first = page.stat().st_mtime_ns
+    assert bench("publish", str(runs), "-o", str(site)).returncode == 0
+    assert page.stat().st_mtime_ns == first  # the same run and code: not rendered again
+    (site / ".primbench-pages.json").write_text("{not json")  # a damaged cache only costs a render
+    assert bench("publish", str(runs), "-o", str(site)).returncode == 0
+    assert page.stat().st_mtime_ns > first
+    second = page.stat().st_mtime_ns
+    # The run file changed (here: recompressed, other bytes, same records): its page is rendered again.
+    (runs / "p.jsonl.gz").write_bytes(gzip.compress(gzip.decompress((runs / "p.jsonl.gz").read_bytes()), compresslevel=1))
+    assert bench("publish", str(runs), "-o", str(site)).returncode == 0
+    assert page.stat().st_mtime_ns > second

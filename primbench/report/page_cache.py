@@ -1,0 +1,58 @@
+"""publish renders a run's page again only when something it is made from changed: the run file's
+bytes, or primbench's code, templates and published figures. A year of nightly runs then costs one
+render per new run, not one per run per publish (a render takes 14 to 46 s).
+
+The keys live in <site>/.primbench-pages.json. A missing, unreadable or foreign cache file only
+means every page is rendered again."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+from primbench import __version__
+from primbench.outputs import write_atomically
+from primbench.resources import PUBLISHED_FIGURES, TEMPLATE_DIR
+
+CACHE_NAME = ".primbench-pages.json"
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """sha256 of everything a page is rendered with, besides the run: the package's Python files,
+    the templates and stylesheet, the published figures, and the version."""
+    digest = hashlib.sha256(__version__.encode())
+    files = sorted(PACKAGE.rglob("*.py")) + sorted(Path(TEMPLATE_DIR).iterdir()) + [Path(PUBLISHED_FIGURES)]
+    for path in files:
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def page_key(run_path) -> str:
+    return hashlib.sha256(code_fingerprint().encode() + Path(run_path).read_bytes()).hexdigest()
+
+
+class PageCache:
+    """Which page was rendered from which key, for one site folder."""
+
+    def __init__(self, site: Path):
+        self.path = Path(site) / CACHE_NAME
+        try:
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            self.keys = {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            self.keys = {}
+
+    def fresh(self, page: Path, key: str) -> bool:
+        """Whether `page` exists and was rendered from `key`."""
+        return page.is_file() and self.keys.get(page.name) == key
+
+    def record(self, page: Path, key: str) -> None:
+        self.keys[page.name] = key
+
+    def save(self) -> None:
+        write_atomically(self.path, json.dumps(self.keys, indent=1, sort_keys=True) + "\n")
