@@ -8,9 +8,10 @@ in a random order (a fixed order biased the result by up to 8 % at 2^20: docs/pe
 whatever drifts falls on both sides alike: at 2^28 the interval is about +-0.1 %. Both are
 verified first by the runner's own checks.
 
-The verdict: B/A is the ratio of medians, with a 95 % Hodges-Lehmann interval. FASTER or SLOWER
-when the interval excludes 1 and the ratio moved by more than the threshold (1 % by default);
-SAME when the interval lies within the threshold or holds 1; UNSURE otherwise.
+The verdict: B/A is the ratio of medians, with a 95 % bootstrap interval of that same ratio.
+FASTER or SLOWER when the interval excludes 1 and the ratio moved by more than the threshold (1 %
+by default). SAME when the interval rules out a change of twice the threshold and either holds 1
+or lies within the threshold. UNSURE otherwise: a wide interval says too little to call it SAME.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def verdict(ratio: float, low: float, high: float, threshold: float) -> str:
         return "SLOWER"
     if high < 1.0 and ratio < 1.0 - threshold:
         return "FASTER"
-    if low <= 1.0 <= high or (low >= 1.0 - threshold and high <= 1.0 + threshold):
+    narrow = low >= 1.0 - 2 * threshold and high <= 1.0 + 2 * threshold
+    if narrow and (low <= 1.0 <= high or (low >= 1.0 - threshold and high <= 1.0 + threshold)):
         return "SAME"
     return "UNSURE"
 

@@ -9,7 +9,8 @@ cases) differed by up to 2.8 us below 300 us whatever the kernel (25 % of a 9 us
 by under 1 % above it (docs/perf-notes.md, "Run to run"). Within one run the samples cannot show
 that shift: with 10 to 1,000 samples a side Mann-Whitney backs almost any move, so without the
 floor identical code got 119 FASTER or SLOWER verdicts out of 758; the floor does the work and the
-test guards the cases with few samples. Every ratio carries a 95 % interval (stats.ratio_interval).
+test guards the cases with few samples. Every ratio carries a 95 % bootstrap interval of that
+same ratio of medians (stats.ratio_interval).
 
 Pairs are matched on the case alone. A pair whose kernel changed (variant hash) says so and is
 timed by the same rule: "is my new kernel faster?" is the question it answers, and a SLOWER
@@ -77,9 +78,11 @@ class Thresholds:
                    abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US), exempt=dict(compare.get("exempt") or {}))
 
     def exemption(self, op: str, variant: str) -> str | None:
-        """The config's reason why this variant's changed code may be slower, if it gives one."""
+        """The config's reason why this variant's changed code may be slower, if it gives one (the
+        most specific matching glob's, as for thresholds)."""
         key = f"{op}/{variant}"
-        return next((reason for pattern, reason in self.exempt.items() if fnmatch.fnmatchcase(key, pattern)), None)
+        matching = [pattern for pattern in self.exempt if fnmatch.fnmatchcase(key, pattern)]
+        return self.exempt[max(matching, key=len)] if matching else None
 
 
 @dataclass
@@ -312,8 +315,8 @@ def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[in
 
 
 def not_compared(pairs: list[Pair]) -> dict[str, int]:
-    """How many pairs the check did not time against each other, by reason: they pass the gate,
-    and a summary must say so (a changed kernel is not checked until a new baseline is made)."""
+    """How many pairs the check did not time against each other, by reason (missing, unsure,
+    another GPU model, failed in the baseline): they pass the gate, and a summary must say so."""
     counts = {}
     for p in pairs:
         if p.verdict in (MISSING, UNSURE, OTHER_GPU) or (p.verdict == FAILED and not p.newly_failed):

@@ -94,25 +94,22 @@ def _thinned(values, at_most: int):
     return values[np.linspace(0, values.size - 1, at_most).round().astype(int)]
 
 
-def ratio_interval(base, new, confidence: float = 0.95, at_most: int = 200) -> tuple[float, float]:
-    """A distribution-free interval for how many times slower `new` is than `base` (< 1: faster).
+def ratio_interval(base, new, confidence: float = 0.95, at_most: int = 200, resamples: int = 300,
+                   seed: int = 0) -> tuple[float, float]:
+    """A percentile-bootstrap interval for median(new) / median(base), the ratio every verdict uses.
 
-    The Hodges-Lehmann interval for the shift between the two samples' log times: the order
-    statistics k and N - k + 1 of all N pairwise differences, k from the Mann-Whitney statistic's
-    normal approximation (Bauer 1972), then exponentiated. It assumes the two runs differ by a
-    factor, not by the shape of their spread. Each side is thinned to `at_most` quantiles first,
-    which widens the interval a little and bounds the cost. (nan, nan) when there are too few
-    samples for the confidence asked.
+    Each side is first thinned to `at_most` of its quantiles, and the bootstrap redraws that many
+    values, so for more than `at_most` samples a side the interval is wider than the data need (by
+    at most sqrt(n / at_most)): cautious, and bounded in cost (a 1,296-case compare adds about 3 s).
+    Seeded, so one pair of runs always gets the same interval. (nan, nan) below 2 samples a side.
     """
-    from scipy.stats import norm
-
-    b, n = np.log(_thinned(base, at_most)), np.log(_thinned(new, at_most))
+    b, n = _thinned(base, at_most), _thinned(new, at_most)
     if b.size < 2 or n.size < 2:
         return math.nan, math.nan
-    z = float(norm.ppf(0.5 + confidence / 2))
-    k = int(math.floor(b.size * n.size / 2 - z * math.sqrt(b.size * n.size * (b.size + n.size + 1) / 12)))
-    if k < 1:
-        return math.nan, math.nan
-    differences = (n[:, None] - b[None, :]).ravel()
-    low, high = np.partition(differences, (k - 1, differences.size - k))[[k - 1, differences.size - k]]
-    return float(math.exp(low)), float(math.exp(high))
+    rng = np.random.default_rng(seed)
+    base_medians = np.median(b[rng.integers(0, b.size, (resamples, b.size))], axis=1)
+    new_medians = np.median(n[rng.integers(0, n.size, (resamples, n.size))], axis=1)
+    ratios = new_medians / base_medians
+    tail = (1.0 - confidence) / 2
+    low, high = np.quantile(ratios, [tail, 1.0 - tail])
+    return float(low), float(high)

@@ -10,7 +10,9 @@ def test_the_verdict_needs_an_interval_clear_of_one_and_a_move_past_the_threshol
     assert ab.verdict(0.95, 0.94, 0.96, 0.01) == "FASTER"
     assert ab.verdict(1.002, 0.998, 1.006, 0.01) == "SAME"  # holds 1
     assert ab.verdict(1.004, 1.002, 1.006, 0.01) == "SAME"  # real but within 1 %
-    assert ab.verdict(1.03, 0.99, 1.07, 0.01) == "SAME"  # holds 1: not shown to differ
+    assert ab.verdict(1.03, 0.99, 1.07, 0.01) == "UNSURE"  # holds 1, but too wide to rule out a 2 % change
+    assert ab.verdict(1.05, 0.80, 1.30, 0.01) == "UNSURE"
+    assert ab.verdict(1.001, 0.988, 1.008, 0.01) == "SAME"  # holds 1 and rules out 2 %
     assert ab.verdict(1.008, 1.002, 1.014, 0.01) == "UNSURE"  # clear of 1, but maybe past 1 % and maybe not
     assert ab.verdict(1.5, math.nan, math.nan, 0.01) == "UNSURE"
 
