@@ -52,6 +52,12 @@ WIDTH = 120  # the terminal output never runs wider
 _STYLE = {"SLOWER": "bold red", "FAILED": "bold red", "FASTER": "green", "UNSURE": "yellow", "MISSING": "dim", "SAME": "dim"}
 
 
+def _clean(text: str) -> str:
+    """Run-file text (a failure reason can hold anything) on one line, without the control
+    characters XML forbids."""
+    return "".join(" " if ch in "\n\r\t" else ch for ch in str(text) if ch >= " " or ch in "\n\r\t")
+
+
 def _fit(text: str, width: int = WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -69,6 +75,7 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
             line.append(", " if index else "")
             line.append(f"{count} {verdict}", style=_STYLE.get(verdict, ""))
         line.append(f"; time ratio {_ratio(summary['time_ratio'])}, % of peak ratio {_ratio(summary['pct_peak_ratio'])} (geometric means)")
+        line.truncate(WIDTH, overflow="ellipsis")
         lines.append(line)
     shown = rows(pairs, everything=everything)
     if not pairs:
@@ -81,7 +88,7 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
         lines.append(Text.assemble((f"{p.verdict:<10}", _STYLE.get(p.verdict, "")), _fit(p.text, WIDTH - 10)))
         threshold = f"   threshold {p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else ""
         figures = (f"{'':10}{_us(p.base_ms)} -> {_us(p.new_ms)} us   {ratio_name} {_ratio(headline_ratio(p, metric))} "
-                   f"{interval(p)}{threshold}" + (f"   {p.note}" if p.note else ""))
+                   f"{interval(p)}{threshold}" + (f"   {_clean(p.note)}" if p.note else ""))
         lines.append(Text(_fit(figures), style="dim" if p.verdict == SAME else ""))
     return lines
 
@@ -114,7 +121,7 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
                 "|---|---|---|---|---|---|---|---|"]
         for p in shown:
             threshold = f"{p.threshold * 100:.1f} %" if p.verdict in SPEED_VERDICTS else ""
-            note = p.note.replace("|", "\\|")
+            note = _clean(p.note).replace("|", "\\|")
             out.append(f"| {p.verdict} | `{p.text}` | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
                        f"{interval(p)} | {threshold} | {note} |")
     return "\n".join(out) + "\n"
@@ -139,16 +146,16 @@ def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
     suite = ET.Element("testsuite", name="primbench check", tests=str(len(pairs)),
                        failures=str(sum(1 for p in pairs if p.regressed)), errors="0",
                        skipped=str(sum(1 for p in pairs if _no_verdict(p))), time=_seconds(sum(times)))
-    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=base_label)
-    suite.find("properties").append(ET.Element("property", name="new", value=new_label))
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=_clean(base_label))
+    suite.find("properties").append(ET.Element("property", name="new", value=_clean(new_label)))
     for p in pairs:
-        case = ET.SubElement(suite, "testcase", classname=f"primbench.{p.op}", name=p.text, time=_seconds(p.new_ms))
+        case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(p.new_ms))
         detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
-                  f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {p.note}")
+                  f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {_clean(p.note)}")
         if p.regressed:
-            ET.SubElement(case, "failure", message=f"{p.verdict} {p.text}", type=p.verdict).text = detail
+            ET.SubElement(case, "failure", message=_clean(f"{p.verdict} {p.text}"), type=p.verdict).text = detail
         elif _no_verdict(p):
-            ET.SubElement(case, "skipped", message=f"{p.verdict}: {p.note}"[:500])
+            ET.SubElement(case, "skipped", message=f"{p.verdict}: {_clean(p.note)}"[:500])
         else:
             ET.SubElement(case, "system-out").text = detail
     ET.indent(suite)

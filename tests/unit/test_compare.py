@@ -253,3 +253,18 @@ def test_cases_at_different_parameter_values_are_different_measurements(newest_r
     pairs = compare.compare_runs(run, run)
     assert len(pairs) == len(run.cases)
     assert any(p.text.endswith("/radius=16") for p in pairs)
+
+
+def test_a_failure_reason_with_control_characters_and_newlines_stays_valid_junit_and_markdown(newest_run, tmp_path, bench):
+    # A reason is run-file text and can hold anything; XML forbids ESC, and a newline would break a Markdown row.
+    def edit(obj):
+        if obj["kind"] == "case" and obj["key"] == "reduce_max/vector_max/float32/n=1048576/block=256/normal":
+            obj.update(status="failed", reason="exact check:\x1b[31m wrong\nsecond line\x0b")
+
+    new = edited_copy(newest_run, tmp_path / "new.jsonl", edit)
+    bench("check", "--baseline", str(newest_run), str(new), "--junit", str(tmp_path / "j.xml"), "--markdown", str(tmp_path / "c.md"))
+    suite = ET.parse(tmp_path / "j.xml").getroot()  # parses: no forbidden character
+    (failure,) = suite.iter("failure")
+    assert "second line" in failure.text and "\x1b" not in failure.text
+    row = next(line for line in (tmp_path / "c.md").read_text().splitlines() if "vector_max" in line and "FAILED" in line)
+    assert "second line" in row
