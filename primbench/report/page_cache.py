@@ -17,14 +17,23 @@ from primbench.outputs import write_atomically
 from primbench.resources import PUBLISHED_FIGURES, TEMPLATE_DIR
 
 CACHE_NAME = ".primbench-pages.json"
+RENDERING_LIBRARIES = ("matplotlib", "pandas", "numpy", "jinja2", "markupsafe")
 PACKAGE = Path(__file__).resolve().parent.parent
 
 
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """sha256 of everything a page is rendered with, besides the run: the package's Python files,
-    the templates and stylesheet, the published figures, and the version."""
+    the templates and stylesheet, the published figures, the version, and the versions of the
+    libraries that draw and lay out the page."""
+    from importlib import metadata
+
     digest = hashlib.sha256(__version__.encode())
+    for library in RENDERING_LIBRARIES:
+        try:
+            digest.update(f"{library}={metadata.version(library)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library}=?".encode())
     files = sorted(PACKAGE.rglob("*.py")) + sorted(Path(TEMPLATE_DIR).iterdir()) + [Path(PUBLISHED_FIGURES)]
     for path in files:
         if path.is_file():
@@ -33,7 +42,9 @@ def code_fingerprint() -> str:
 
 
 def page_key(run_path) -> str:
-    return hashlib.sha256(code_fingerprint().encode() + Path(run_path).read_bytes()).hexdigest()
+    """The run's key: its bytes and its file name (the page shows the name), and the code's."""
+    run_path = Path(run_path)
+    return hashlib.sha256(code_fingerprint().encode() + run_path.name.encode() + b"\0" + run_path.read_bytes()).hexdigest()
 
 
 class PageCache:
@@ -54,5 +65,8 @@ class PageCache:
     def record(self, page: Path, key: str) -> None:
         self.keys[page.name] = key
 
-    def save(self) -> None:
+    def save(self, pages) -> None:
+        """Keep the keys of this publish's `pages` only (a run no longer published drops out)."""
+        kept = {page.name for page in pages}
+        self.keys = {name: key for name, key in self.keys.items() if name in kept}
         write_atomically(self.path, json.dumps(self.keys, indent=1, sort_keys=True) + "\n")

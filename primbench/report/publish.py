@@ -58,13 +58,14 @@ def publish(paths, out_dir) -> Path:
     references = story_references()
     frames = {id(run): annotated_frame(run) for run in runs}  # each run's case frame, derived once
     by_gpu = defaultdict(list)
-    cache = PageCache(out_dir)
+    cache, pages = PageCache(out_dir), []
     for run in runs:
         page = Path("runs") / f"{safe_name(run.header.run_id or run_stem(run.path))}.html"
         key = page_key(run.path)
         if not cache.fresh(out_dir / page, key):  # a page is rendered again only when its run or the code changed
             write_report(run, out_dir / page, references, frames[id(run)])
             cache.record(out_dir / page, key)
+        pages.append(out_dir / page)
         entry = _describe(run, frames[id(run)], page)
         by_gpu[entry["gpu"]].append((run, entry))
     for gpu, items in by_gpu.items():
@@ -76,7 +77,7 @@ def publish(paths, out_dir) -> Path:
     write_page("gpus.html.j2", out_dir / "gpus.html", **_cross_gpu(newest, frames))
     groups = [{"gpu": gpu, "history": _history_page(gpu), "runs": [entry for _, entry in reversed(items)]}
               for gpu, items in sorted(by_gpu.items())]
-    cache.save()
+    cache.save(pages)
     return write_page("index.html.j2", out_dir / "index.html", groups=groups, skipped=skipped, total=len(runs))
 
 

@@ -8,6 +8,7 @@ transformation: new run ids and start times, and in the second one case's sample
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import shutil
 from pathlib import Path
@@ -83,3 +84,8 @@ def test_publish_renders_a_page_again_only_when_its_run_or_the_code_changed(tmp_
     (runs / "p.jsonl.gz").write_bytes(gzip.compress(gzip.decompress((runs / "p.jsonl.gz").read_bytes()), compresslevel=1))
     assert bench("publish", str(runs), "-o", str(site)).returncode == 0
     assert page.stat().st_mtime_ns > second
+    third = page.stat().st_mtime_ns
+    (runs / "p.jsonl.gz").rename(runs / "renamed.jsonl.gz")  # the page shows the file's name: rendered again
+    assert bench("publish", str(runs), "-o", str(site)).returncode == 0
+    assert page.stat().st_mtime_ns > third and "renamed.jsonl.gz" in page.read_text()
+    assert list(json.loads((site / ".primbench-pages.json").read_text())) == [page.name]
