@@ -82,8 +82,9 @@ def pairs_of(config, a: str, b: str) -> list[tuple[CaseId, CaseId]]:
     return pairs
 
 
-def run_ab(config, a: str, b: str, *, rounds: int, threshold: float) -> list[ABResult]:
-    """Verify A and B on each size, then take `rounds` interleaved cold samples of each."""
+def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=None) -> list[ABResult]:
+    """Verify A and B on each size, then take `rounds` interleaved cold samples of each. `variant_a`
+    replaces A's registered variant (A at an older revision: ab_base.variant_at)."""
     from primbench import registry
     from primbench.build import load_module
     from primbench.checking import verify_case
@@ -93,14 +94,14 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float) -> list[ABR
     results = []
     for case_a, case_b in pairs_of(config, a, b):
         plans = []
-        for case in (case_a, case_b):
-            variant = registry.get(case.op, case.variant)
+        for side, case in (("A", case_a), ("B", case_b)):
+            variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
             module = load_module(variant.source, variant.kernels) if variant.source else None
             verified = verify_case(case, variant, runner._inputs_for(case, case_seed("ab", input_key(case))),
                                    lambda x, scale, module=module, case=case: runner._context(module, x, case, scale),
                                    determinism_runs=config.determinism_runs)
             if verified.reason:
-                raise UserError(f"{case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
+                raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
             if verified.plan.restore is not None:
                 verified.plan.restore()
             plans.append(verified.plan)
@@ -146,6 +147,9 @@ def command(args) -> int:
     from primbench import subset
     from primbench.outputs import check_writable, write_atomically
 
+    if args.b is None and args.base is None:
+        raise UserError("ab: give B (op/variant), or --base REV to time A at that git revision against A now")
+    args.b = args.b or args.a
     if not 2 <= args.rounds <= 100_000:
         raise UserError(f"--rounds {args.rounds}: give 2 to 100000 samples a side")
     if not 0 <= args.threshold < 1:
@@ -157,15 +161,25 @@ def command(args) -> int:
     dtypes = tuple(d.strip() for d in args.dtypes.split(",")) if args.dtypes else None
     config = subset.variant_config((args.a, args.b), sizes=subset.parse_sizes(args.sizes),
                                    blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=dtypes)
-    results = run_ab(config, args.a, args.b, rounds=args.rounds, threshold=args.threshold)
-    print(f"A = {args.a}, B = {args.b}; interleaved, {args.rounds} cold samples a side, threshold {args.threshold:.1%}")
+    variant_a, label_a = None, args.a
+    if args.base is not None:
+        from primbench import registry
+        from primbench.ab_base import variant_at
+
+        variant_a = variant_at(args.base, args.a)
+        label_a = f"{args.a} at {args.base}"
+        op, _, name = args.b.partition("/")
+        if variant_a.hash() == registry.get(op, name).hash():
+            print(f"note: {args.a} at {args.base} and {args.b} now have the same hash (same code): expect SAME")
+    results = run_ab(config, args.a, args.b, rounds=args.rounds, threshold=args.threshold, variant_a=variant_a)
+    print(f"A = {label_a}, B = {args.b}; interleaved, {args.rounds} cold samples a side, threshold {args.threshold:.1%}")
     for result in results:
         print(result.line())
     if args.chart:
         import io
 
         buffer = io.BytesIO()
-        chart(results, buffer, args.a, args.b)
+        chart(results, buffer, label_a, args.b)
         write_atomically(args.chart, buffer.getvalue())
         print(f"chart: {args.chart}")
     return 0

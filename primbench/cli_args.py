@@ -42,7 +42,10 @@ def _add_ab(commands, plugin) -> None:
     ab = commands.add_parser("ab", parents=[plugin], help="is B faster than A? two variants verified, then timed in turn "
                              "(each round in a random order) on one GPU, with a verdict and a 95 %% interval")
     ab.add_argument("a", metavar="A", help="op/variant, e.g. reduce/vector_load_sum")
-    ab.add_argument("b", metavar="B", help="op/variant of the same op (or A again, to see the noise floor)")
+    ab.add_argument("b", metavar="B", nargs="?", help="op/variant of the same op (or A again, to see the noise floor); "
+                    "with --base it defaults to A")
+    ab.add_argument("--base", metavar="REV", help="take A as git revision REV declared it (its .cu and plan), B from the "
+                    "working tree: did my change to A help?")
     ab.add_argument("--sizes", metavar="N,N", help="sizes, e.g. 2^20,2^25,2^28 (default: the op's usual sweep)")
     ab.add_argument("--blocks", metavar="B", help="block size (default: 256 where both take it)")
     ab.add_argument("--dtypes", metavar="T", help="dtype (default: the op's first)")

@@ -1,8 +1,10 @@
 """`primbench ab` on the GPU (marker `gpu`): the same kernel as A and B is SAME at three sizes with
 every interval holding 1, and a test-only variant 3 % slower (tests/plugins/slower_sum.py) is
-SLOWER at 2^28 with an interval above 1."""
+SLOWER at 2^28 with an interval above 1; `--base` times a plugin's committed version against its
+edited one."""
 
 import re
+import shutil
 import subprocess
 import sys
 
@@ -37,3 +39,24 @@ def test_a_variant_3_percent_slower_is_slower_with_an_interval_above_one(tmp_pat
     print(out)
     ((n, ratio, low, high, verdict),) = rows
     assert verdict == "SLOWER" and low > 1.0 and 1.01 < ratio < 1.06, rows
+
+
+def test_base_times_the_committed_version_against_the_edited_one(tmp_path):
+    """A user's repository commits slower_sum with an extra pass over n/8 of the input, then edits
+    it down to n/48 (about 8 % less traffic at 2^28): `ab --base HEAD` must call the edit FASTER."""
+    repo = tmp_path / "mine"
+    repo.mkdir()
+    plugin = repo / "slower_sum.py"
+    text = (REPO / "tests" / "plugins" / "slower_sum.py").read_text()
+    assert "EXTRA_FRACTION = 48" in text
+    plugin.write_text(text.replace("EXTRA_FRACTION = 48", "EXTRA_FRACTION = 8"))
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "n/8"]):
+        subprocess.run([shutil.which("git"), "-C", str(repo), *args], check=True, env=env)
+    plugin.write_text(text)
+    rows, out = _ab(tmp_path, "--plugin", plugin, "reduce/test_only_slower_sum", "--base", "HEAD", "--sizes", "2^28")
+    print(out)
+    assert "at HEAD" in out
+    ((n, ratio, low, high, verdict),) = rows
+    assert verdict == "FASTER" and high < 1.0 and 0.85 < ratio < 0.97, rows

@@ -1,0 +1,135 @@
+"""`primbench ab A --base REV`: variant A as git revision REV declared it, to time against today's.
+
+The variant's own folder (kernels/ for a built-in one, the plugin's folder for a plugin's) is
+taken from REV with `git archive` into a temporary folder, and the Python file that declared the
+variant is imported from there, with two things redirected while it runs:
+- `register_variant` collects into a private dict, so that the old variant never meets today's
+  in the registry (both have the same name) and nothing else REV's file declares is kept;
+- `register_op` keeps today's op checks (a plugin that declares its op would declare it twice);
+- `KERNEL_DIR` is REV's folder, so that a module reading a constant from its .cu reads REV's.
+The old variant's source then names REV's .cu by absolute path: NVRTC compiles it with REV's
+headers first on the include path (build._options), and its hash covers REV's text.
+
+Today's op checks (references, tolerances) verify both sides: the question is whether the kernel
+changed, against one definition of right.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib.util
+import io
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from primbench import registry
+from primbench.errors import UserError
+from primbench.variant import Variant
+
+# Old checkouts stay on disk until the process ends: their .cu files are compiled lazily.
+_CHECKOUTS: list[tempfile.TemporaryDirectory] = []
+
+
+def _git(folder: Path, *args: str, binary: bool = False):
+    try:
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, timeout=120, check=False)
+    except FileNotFoundError:
+        raise UserError("--base needs git on the PATH; install git, or compare two variants instead") from None
+    except subprocess.TimeoutExpired:
+        raise UserError(f"--base: git {args[0]} took over 120 s in {folder}; is the repository on a slow disk?") from None
+    if done.returncode != 0:
+        return None
+    return done.stdout if binary else done.stdout.decode().strip()
+
+
+def _declaring_file(variant: Variant) -> Path:
+    """The Python file whose register call declared `variant`."""
+    plugin = registry.plugin_of(variant)
+    if plugin is not None:
+        return plugin
+    module = sys.modules.get(variant.prepare.__module__)
+    if module is None or not getattr(module, "__file__", None):
+        raise UserError(f"{variant.key}: cannot tell which file declares it, so --base cannot take it from git")
+    return Path(module.__file__).resolve()
+
+
+def variant_at(rev: str, variant_key: str) -> Variant:
+    """`variant_key` (op/name) as revision `rev` of its own git repository declared it. Any failure is one
+    UserError line: no git, not a repository, no such revision, no such file or variant at `rev`,
+    or a file that no longer loads with this primbench."""
+    op, _, name = variant_key.partition("/")
+    if op not in registry.ops() or not registry.select(op, name) or any(c in name for c in "*?["):
+        raise UserError(f"--base: {variant_key[:80]} is not one variant today; `primbench list` names them")
+    current = registry.get(op, name)
+    declared_by = _declaring_file(current)
+    folder = declared_by.parent
+    root = _git(folder, "rev-parse", "--show-toplevel")
+    if not root:
+        raise UserError(f"--base: {folder} is not in a git repository (an installed primbench has no history); "
+                        "run from a git checkout")
+    root = Path(root).resolve()
+    if rev.startswith("-") or not _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"):
+        raise UserError(f"--base {rev[:80]!r}: no such commit in {root}; give a sha, tag or branch (git log lists them)")
+    sha = _git(root, "rev-parse", "--verify", f"{rev}^{{commit}}")
+    inside = folder.relative_to(root).as_posix()
+    archive = _git(root, "archive", "--format=tar", sha, "--", inside, binary=True)
+    if archive is None:
+        raise UserError(f"--base {rev[:80]}: {inside}/ did not exist at {sha[:12]}")
+    checkout = tempfile.TemporaryDirectory(prefix=f"primbench-base-{sha[:12]}-")
+    _CHECKOUTS.append(checkout)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(checkout.name, filter="data")
+    old_folder = Path(checkout.name) / inside
+    old_file = old_folder / declared_by.name
+    if not old_file.is_file():
+        raise UserError(f"--base {rev[:80]}: {inside}/{declared_by.name} did not exist at {sha[:12]}")
+    declared = _import_collecting(old_file, old_folder, sha)
+    if variant_key not in declared:
+        raise UserError(f"--base {rev[:80]}: {inside}/{declared_by.name} at {sha[:12]} declares no {variant_key[:80]}")
+    old = declared[variant_key]
+    # A relative source names a file of the built-in kernels/: REV's when REV's kernels/ declared
+    # the variant, today's when a plugin did (a plugin may reuse a built-in kernel).
+    from primbench.resources import KERNEL_DIR
+
+    if old.source is not None and not Path(old.source).is_absolute() and folder == KERNEL_DIR.resolve():
+        old = dataclasses.replace(old, source=str(old_folder / old.source))
+    return old
+
+
+@contextlib.contextmanager
+def _redirected(old_folder: Path, collected: dict):
+    import primbench.api as api
+
+    def collect(variant: Variant) -> Variant:
+        collected[variant.key] = variant
+        return variant
+
+    def keep_todays_op(checks):  # a plugin's op is declared today already: its checks judge both
+        return checks
+
+    saved = (api.register_variant, registry.register, api.register_op, api.KERNEL_DIR)
+    api.register_variant, registry.register, api.register_op, api.KERNEL_DIR = collect, collect, keep_todays_op, old_folder
+    try:
+        yield
+    finally:
+        api.register_variant, registry.register, api.register_op, api.KERNEL_DIR = saved
+
+
+def _import_collecting(path: Path, old_folder: Path, sha: str) -> dict[str, Variant]:
+    name = f"primbench_base_{sha[:12]}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    collected: dict[str, Variant] = {}
+    sys.modules[name] = module  # dataclasses and inspect look a module up by name while it loads
+    with _redirected(old_folder, collected):
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # noqa: BLE001 (old code meets today's API: anything can go wrong)
+            del sys.modules[name]
+            raise UserError(f"--base {sha[:12]}: {path.name} of that revision does not load with this primbench "
+                            f"({type(exc).__name__}: {str(exc)[:160]}); pick a later revision") from None
+    return collected
