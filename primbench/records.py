@@ -1,4 +1,4 @@
-"""The run file's records as types: `RunHeader`, `CaseRecord`, `RunEnd` and `RunResume`.
+"""The run file's records as types: `RunHeader`, `CaseRecord`, `RunEnd`, `RunResume` and `Telemetry`.
 
 Each one writes its own line (`to_json`) and reads it back (`from_json`); every reader of a run
 gets these values, never a dict, and the runner writes nothing else. Each field's metadata names
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from primbench.model import CaseId, Params
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _json(types, *, required: bool = False, default=None, factory=None):
@@ -108,6 +108,7 @@ class CaseRecord:
     flags: tuple[str, ...] = _json("array", factory=tuple)  # e.g. throttled, noise_target_missed
     elapsed_s: float | None = _json("number")
     log: str | None = _json("string")  # a build failure's full compiler output
+    device_uuid: str | None = _json("string")  # the GPU that measured it (runs over several GPUs; schema 3)
 
     @property
     def key(self) -> str:
@@ -160,6 +161,9 @@ class RunHeader:
     software: dict = _json("object", factory=dict)
     timing: dict = _json("object", factory=dict)  # the timing policy (TimingPolicy.as_dict)
     variants: dict = _json("object", factory=dict)  # "op/name" -> Variant.describe()
+    # Runs over several GPUs (schema 3; absent for one GPU): mode, the GPUs selected, each GPU's
+    # device info and copy probe, and a replica's group (primbench/scheduler.py writes it).
+    gpus: dict = _json("object", factory=dict)
     published: bool = False  # quoted figures (compare's ref:<id>): never written, never given a verdict
 
     @property
@@ -178,7 +182,7 @@ class RunHeader:
                       for name, value in values.items()})
 
     def to_json(self) -> dict:
-        return {"kind": "header", **_plain(self)}
+        return {"kind": "header", **_plain(self, omit_empty=("gpus",))}
 
 
 _OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if f.metadata.get("json") == ("object",)}
@@ -217,7 +221,29 @@ class RunResume(_Line):
     done_before: int = _json("integer", default=0)
 
 
-RECORD_TYPES = {"header": RunHeader, "case": CaseRecord, "end": RunEnd, "resume": RunResume}
+@dataclass(frozen=True)
+class Telemetry(_Line):
+    """One GPU's state read through NVML by its worker between cases (runs over several GPUs):
+    a slow GPU's heat, power and clocks over the whole run, not only around each case."""
+
+    KIND = "telemetry"
+    device_uuid: str = _json("string", required=True, default="")
+    at: str | None = _json("string")
+    sm_clock_mhz: float | None = _json("number")
+    mem_clock_mhz: float | None = _json("number")
+    temperature_c: float | None = _json("number")
+    power_w: float | None = _json("number")
+    reasons: tuple[str, ...] = _json("array", factory=tuple)  # active clock-event reasons (device.py)
+    error: str | None = _json("string")  # what NVML refused to read
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Telemetry":
+        values = _known(cls, obj)
+        values["reasons"] = tuple(obj.get("reasons") or ())
+        return cls(**values)
+
+
+RECORD_TYPES = {"header": RunHeader, "case": CaseRecord, "end": RunEnd, "resume": RunResume, "telemetry": Telemetry}
 
 
 # -- migrations: MIGRATIONS[v] turns a version-v line into version v + 1 --------------------------
@@ -234,7 +260,15 @@ def _v1_to_v2(obj: dict) -> dict:
     return obj
 
 
-MIGRATIONS: dict[int, callable] = {1: _v1_to_v2}
+def _v2_to_v3(obj: dict) -> dict:
+    """Schema 3 adds runs over several GPUs (header `gpus`, case `device_uuid`, `telemetry` lines);
+    a schema-2 file has none of them, so only the header's number changes."""
+    if obj.get("kind") == "header":
+        obj = dict(obj, schema=3)
+    return obj
+
+
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def readable_schema(version) -> bool:
@@ -252,4 +286,4 @@ def migrate(obj: dict, version: int) -> dict:
 
 
 __all__ = ["CaseRecord", "MIGRATIONS", "Params", "RECORD_TYPES", "RunEnd", "RunHeader", "RunResume", "SCHEMA_VERSION",
-           "Samples", "json_fields", "migrate", "readable_schema"]
+           "Samples", "Telemetry", "json_fields", "migrate", "readable_schema"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from primbench import stats
-from primbench.records import SCHEMA_VERSION, CaseRecord, RunEnd, RunHeader, RunResume, migrate, readable_schema
+from primbench.records import SCHEMA_VERSION, CaseRecord, RunEnd, RunHeader, RunResume, Telemetry, migrate, readable_schema
 from primbench.run_lines import RunFileError, looks_cut_short, read_lines  # RunFileError: readers import it from here
 from primbench.run_schema import record_problem
 
@@ -55,6 +55,7 @@ class Run:
     cases: list[CaseRecord]
     end: RunEnd | None = None
     resumes: list[RunResume] = field(default_factory=list)
+    telemetry: list[Telemetry] = field(default_factory=list)  # each GPU's NVML readings (runs over several GPUs)
     warnings: list[str] = field(default_factory=list)
     written_schema: int = SCHEMA_VERSION  # the version on disk (the records above are migrated to the current one)
 
@@ -180,6 +181,8 @@ def _add_record(run: Run, obj: dict, number: int, seen_keys: dict[str, int]) -> 
     elif kind == "resume":
         run.resumes.append(RunResume.from_json(obj))
         run.end = None  # a resumed run is finished only by a later end line
+    elif kind == "telemetry":
+        run.telemetry.append(Telemetry.from_json(obj))
     elif kind == "header":
         raise RunFileError(f"{path}:{number}: a second header; two runs were written into one file")
 
@@ -199,8 +202,7 @@ class RunWriter:
 
     def append(self, record) -> None:
         """Write one record (a type of primbench/records.py) as one line and push it to disk."""
-        line = json.dumps(record.to_json(), separators=(",", ":"), allow_nan=False, default=_json_default)
-        self._file.write(line + "\n")
+        self._file.write(record_line(record))
         self._file.flush()
         os.fsync(self._file.fileno())
 
@@ -212,6 +214,11 @@ class RunWriter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def record_line(record) -> str:
+    """A record as the one line the run file holds, newline included."""
+    return json.dumps(record.to_json(), separators=(",", ":"), allow_nan=False, default=_json_default) + "\n"
 
 
 def _json_default(value):

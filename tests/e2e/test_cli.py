@@ -1,5 +1,6 @@
 """The command line end to end on the real recorded run, and its one-line errors."""
 
+import json
 import shutil
 import subprocess
 import sys
@@ -114,9 +115,12 @@ def test_bench_run_without_a_gpu_says_so_and_points_to_make_report(repo):
 
 @pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
 def test_resuming_an_interrupted_run_checks_the_file_then_needs_the_gpu(repo, newest_run, tmp_path):
-    # Test-only transformation of a real run: drop its end record, as an interrupted run lacks it.
+    # Test-only transformation of a real run: drop its end record, as an interrupted run lacks it,
+    # and number it schema 3 (the schema-2 fixture differs from schema 3 only in that number).
     interrupted = tmp_path / newest_run.name
-    interrupted.write_text("".join(newest_run.read_text().splitlines(keepends=True)[:-1]))
+    lines = newest_run.read_text().splitlines(keepends=True)[:-1]
+    lines[0] = json.dumps(dict(json.loads(lines[0]), schema=3)) + "\n"
+    interrupted.write_text("".join(lines))
     assert_one_line_error(bench(repo, "run", "--resume", str(interrupted)), 3, "no NVIDIA GPU")
 
 
