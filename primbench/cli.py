@@ -33,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_run(args) -> int:
-    from primbench import runner
+    from primbench import cli_gpus, runner
 
+    if cli_gpus.on_several_gpus(args):
+        return cli_gpus.run_on_gpus(args, _run_config)
     if args.resume and (args.config or args.variant):
         raise UserError("give a config, --variant or --resume RUN.jsonl, not two of them")
     if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks or args.plugin):
@@ -323,6 +325,12 @@ def cmd_ab(args) -> int:
     return ab.command(args)
 
 
-COMMANDS = {"ab": cmd_ab, "export": cmd_export, "run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
+def cmd_replicas(args) -> int:
+    from primbench.cli_gpus import cmd_replicas as replicas
+
+    return replicas(args)
+
+
+COMMANDS = {"replicas": cmd_replicas, "ab": cmd_ab, "export": cmd_export, "run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
             "info": cmd_info,
             "list": cmd_list, "compile": cmd_compile}

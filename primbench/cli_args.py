@@ -74,6 +74,10 @@ def _add_run(commands, plugin) -> None:
     run.add_argument("--allow-large", action="store_true", help="accept a sweep of over 100,000 cases")
     run.add_argument("--no-restart", action="store_true", help="when a kernel breaks the CUDA context, stop (finish later with "
                      "--resume) instead of going on in a fresh process")
+    run.add_argument("--gpus", metavar="all|I,J", help="run on these GPUs, one worker process each (docs/fleet.md); "
+                     "--gpus 0, or none, is the one-GPU run")
+    run.add_argument("--mode", choices=("shard", "replicate"), help="with --gpus: shard splits the cases across the GPUs "
+                     "into one run file (the default); replicate runs every case on every GPU and flags a slow one")
 
 
 def _add_readers(commands, plugin) -> None:
@@ -111,6 +115,12 @@ def _add_gates_and_tools(commands, plugin) -> None:
     site = commands.add_parser("publish", help="a static site of runs: index, reports, history, GPU models side by side")
     site.add_argument("folder", nargs="+", help="folders holding run files (results/), run files or globs")
     site.add_argument("-o", "--output", default="site", metavar="DIR", help="where to write the site (default: site/)")
+
+    replicas = commands.add_parser("replicas", help="the same cases on several GPUs of one model (run --mode replicate, or "
+                                   "one run per host): each case's spread, and the GPU that is slow (exit 1 when one is)")
+    replicas.add_argument("runs", nargs="+", metavar="RUN", help="run files, folders or globs: one GPU each, one model")
+    replicas.add_argument("--threshold", type=float, default=0.05, help="how far from its siblings a GPU may sit before "
+                          "it is flagged, when a test across the cases agrees (default: %(default)s, 5 %%)")
 
     keep = commands.add_parser("baseline", help="make a finished run its GPU model's baseline: results/baselines/<gpu>.jsonl.gz")
     keep.add_argument("run", help="a finished run file with no failed case (or the newest in a folder or a glob)")

@@ -271,6 +271,23 @@ def run(config: Config, *, output: str | None = None) -> RunSummary:
 def resume(path) -> RunSummary:
     """Finish an interrupted run: re-expand its config from the header and run the missing cases."""
     path = Path(path)
+    existing, config = resumable(path)
+    runner = Runner(config)
+    device = existing.device
+    if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
+        raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
+                        f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
+    results.repair_truncated_tail(path)
+    done = {c.key for c in existing.cases}
+    with results.RunWriter(path, create=False) as writer:
+        writer.append(RunResume(at=_now(), done_before=len(done)))
+        return _run_cases(runner, writer, existing.header.run_id, config.cases(), done=done,
+                          counts=existing.cases)
+
+
+def resumable(path: Path):
+    """(the run as read, its config) of an interrupted run that this primbench can continue; one
+    line on what stands in the way otherwise. Needs no GPU."""
     existing = results.load_run(path)
     if existing.finished:
         raise UserError(f"{path}: this run already finished (it has an end record); start a new run instead")
@@ -280,11 +297,6 @@ def resume(path) -> RunSummary:
         raise UserError(f"{path}: was written in run-file schema {existing.written_schema} by an older primbench; "
                         f"its cases still read, but it cannot be continued: start a new run")
     config = config_from_header(existing.header, path)
-    runner = Runner(config)
-    device = existing.device
-    if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
-        raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
-                        f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
     for key, recorded in existing.header.variants.items():
         op, name = recorded.get("op"), recorded.get("name")
         if not op or not name or not recorded.get("hash"):
@@ -298,12 +310,7 @@ def resume(path) -> RunSummary:
                             "start a new run")
     for warning in existing.warnings:
         print(f"primbench: warning: {warning}", file=sys.stderr)
-    results.repair_truncated_tail(path)
-    done = {c.key for c in existing.cases}
-    with results.RunWriter(path, create=False) as writer:
-        writer.append(RunResume(at=_now(), done_before=len(done)))
-        return _run_cases(runner, writer, existing.header.run_id, config.cases(), done=done,
-                          counts=existing.cases)
+    return existing, config
 
 
 def _warn_other_processes(runner: Runner) -> None:
@@ -313,16 +320,21 @@ def _warn_other_processes(runner: Runner) -> None:
               "their work will disturb the timings", file=sys.stderr)
 
 
+def order_cases(cases: list[CaseId], done=frozenset()) -> list[CaseId]:
+    """The cases not yet done, in the order they run. Cases that share an input run one after
+    another, so that each input (and its reference: an argsort and a host loop for the
+    ill-conditioned one) is made once; otherwise in config order."""
+    first_seen = {}
+    for case in cases:
+        first_seen.setdefault(input_key(case), len(first_seen))
+    return sorted((c for c in cases if c.key not in done), key=lambda c: first_seen[input_key(c)])
+
+
 def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done: set, counts=()) -> RunSummary:
     summary = RunSummary(path=writer.path)
     for record in counts:
         setattr(summary, record.status, getattr(summary, record.status) + 1)
-    # Cases that share an input run one after another, so that each input (and its reference: an
-    # argsort and a host loop for the ill-conditioned one) is made once; otherwise in config order.
-    first_seen = {}
-    for case in cases:
-        first_seen.setdefault(input_key(case), len(first_seen))
-    todo = sorted((c for c in cases if c.key not in done), key=lambda c: first_seen[input_key(c)])
+    todo = order_cases(cases, done)
     progress = Progress(len(todo))
     _install_sigterm()
     try:
