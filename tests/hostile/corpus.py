@@ -228,6 +228,10 @@ def _run_file_cases() -> list[Hostile]:
                  "header_variant_work_span_a_number"):
         cases.append(Hostile(f"run file/{name}/report", "run file", ["report", "{bad}", "-o", "{dir}/out.html"], RUN_DAMAGE[name]))
         cases.append(Hostile(f"run file/{name}/compare", "run file", ["compare", "{dir}/good.jsonl", "{bad}"], RUN_DAMAGE[name]))
+    for name in ("nan_sample", "duplicate_case", "schema_99", "gzip_bomb"):
+        cases.append(Hostile(f"run file/{name}/replicas", "run file", ["replicas", "{dir}/good.jsonl", "{bad}"], RUN_DAMAGE[name]))
+    cases.append(Hostile("run file/nan_sample/resume on gpus", "run file", ["run", "--resume", "{bad}", "--gpus", "0,1"],
+                         RUN_DAMAGE["nan_sample"]))
     cases.append(Hostile("run file/interrupted_run/check", "run file", ["check", "{bad}", "--baseline", "{dir}/good.jsonl"],
                          GATE_ONLY["interrupted_run"], says="interrupted"))
     cases.append(Hostile("run file/interrupted_run/baseline", "run file", ["baseline", "{bad}", "--folder", "{dir}/baselines"],
@@ -320,8 +324,32 @@ def _argument_cases() -> list[Hostile]:
         "check_without_a_baseline_for_its_gpu": (["check", "{dir}/good.jsonl", "--baseline", "{dir}/nothing.jsonl.gz"], 2),
         "report_a_glob_matching_nothing": (["report", "{dir}/*.nothing"], 2),
         "list_with_a_missing_plugin": (["list", "--plugin", "{dir}/missing.py"], 2),
+        "run_gpus_negative": (["run", default, "--gpus", "-1"], 2),
+        "run_gpus_named_twice": (["run", default, "--gpus", "0,0"], 2),
+        "run_gpus_not_a_number": (["run", default, "--gpus", "x"], 2),
+        "run_gpus_empty": (["run", default, "--gpus", ""], 2),
+        "run_gpus_a_range": (["run", default, "--gpus", "0-3"], 2),
+        "run_gpus_past_any_host": (["run", default, "--gpus", "100000"], 2),
+        "run_gpus_of_1000_chars": (["run", default, "--gpus", "0," * 500], 2),
+        "run_mode_without_gpus": (["run", default, "--mode", "shard", "--dry-run"], 2),
+        "run_mode_unknown": (["run", default, "--gpus", "all", "--mode", "mirror"], 2),
+        "resume_with_mode": (["run", "--resume", "{dir}/good.jsonl", "--mode", "replicate"], 2),
+        "resume_a_one_gpu_run_on_gpu_1": (["run", "--resume", "{dir}/good.jsonl", "--gpus", "1"], 2),
+        "resume_a_missing_run_on_gpus": (["run", "--resume", "{dir}/missing.jsonl", "--gpus", "0,1"], 2),
+        "replicas_of_one_run": (["replicas", "{dir}/good.jsonl"], 2),
+        "replicas_threshold_past_one": (["replicas", "{dir}/good.jsonl", "{dir}/good.jsonl", "--threshold", "2"], 2),
+        "replicas_threshold_not_a_number": (["replicas", "{dir}/good.jsonl", "{dir}/good.jsonl", "--threshold", "nan"], 2),
+        "replicas_of_a_missing_run": (["replicas", "{dir}/good.jsonl", "{dir}/missing.jsonl"], 2),
+        "run_gpus_99_on_a_machine_without_a_gpu": (["run", default, "--gpus", "99"], NO_GPU),
+        "run_gpus_all_on_a_machine_without_a_gpu": (["run", default, "--gpus", "all", "--mode", "replicate"], NO_GPU),
         "run_on_a_machine_without_a_gpu": (["run", default], NO_GPU),
         "info_on_a_machine_without_a_gpu": (["info"], NO_GPU),
+        "profile_no_such_target": (["profile", "{dir}/nothing.yaml"], 2),
+        "profile_missing_run_file": (["profile", "{dir}/gone.jsonl.gz"], 2),
+        "profile_sizes_garbage": (["profile", default, "--sizes", "abc"], 2),
+        "profile_only_matches_nothing": (["profile", default, "--only", "nope/*"], 2),
+        "profile_output_under_a_file": (["profile", default, "-o", "{dir}/good.jsonl/x.counters.json"], 2),
+        "profile_on_a_machine_without_a_gpu": (["profile", default, "--sizes", "2^20"], NO_GPU),
     }
     return [Hostile(f"argument/{name}", "argument", argv, code=code, no_gpu_ok=code == NO_GPU) for name, (argv, code) in rows.items()]
 
