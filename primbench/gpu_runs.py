@@ -70,7 +70,8 @@ def _new_files(started: list[Worker], workers: list[Worker], mode: str, output, 
     for worker, name in zip(started, replicas):
         header = replace(worker.header, run_id=name, started=_now(), config_path=config_path or worker.header.config_path,
                          gpus={"mode": "replicate", "group": run_id, "replicas": replicas, "devices": [_device_entry(worker)]})
-        sinks[id(worker)] = Sink(_create(header, output), name, missing={c.key for c in worker.cases})
+        # Seeded by the group, not the file: every GPU draws the same inputs, so only the GPU differs.
+        sinks[id(worker)] = Sink(_create(header, output), run_id, missing={c.key for c in worker.cases})
     return sinks
 
 
@@ -107,7 +108,8 @@ def resume(path, gpus_text: str | None = None) -> GpusSummary:
         writer = results.RunWriter(path, create=False)
         writer.append(RunResume(at=_now(), done_before=len(done)))
         counts = {status: sum(1 for c in existing.cases if c.status == status) for status in ("ok", "failed", "skipped")}
-        sink = Sink(writer, existing.header.run_id, missing={c.key for c in remaining}, **counts)
+        seeded_by = block.get("group") or existing.header.run_id  # a replica's inputs: its group's
+        sink = Sink(writer, str(seeded_by), missing={c.key for c in remaining}, **counts)
         return {id(w): sink for w in started}
 
     def check_worker(worker):

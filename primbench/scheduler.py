@@ -44,7 +44,7 @@ class Sink:
     """One run file being written, with its counts and the cases it still lacks."""
 
     writer: object
-    run_id: str  # the header's: the cases' input seeds derive from it
+    run_id: str  # what the cases' input seeds derive from: the run id (a replica's: its group's)
     missing: set[str]  # the keys of the cases not yet recorded; the run ends when none is left
     ok: int = 0
     failed: int = 0

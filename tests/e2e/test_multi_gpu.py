@@ -86,6 +86,8 @@ def test_replicate_runs_every_case_on_every_gpu_and_flags_the_slow_one(tmp_path,
     runs = [load_run(p) for p in paths]
     assert len(runs) == 2 and all(r.finished and len(r.cases) == KEYS for r in runs)
     assert runs[0].header.gpus["group"] == runs[1].header.gpus["group"]
+    seeds = [{c.key: c.seed for c in run.cases} for run in runs]
+    assert seeds[0] == seeds[1]  # the same inputs on each GPU: only the GPU differs
     assert {r.device["uuid"] for r in runs} == {"GPU-stand-in-0", "GPU-stand-in-1"}
     slow = [line for line in result.stdout.splitlines() if "SLOW" in line]
     assert len(slow) == 1 and "GPU 1" in slow[0] and re.search(r"\+(19\.[5-9]|20\.[0-4]) % vs siblings", slow[0]), result.stdout
@@ -110,6 +112,19 @@ def test_a_crashed_worker_loses_only_its_own_cases_and_resume_finishes_them(tmp_
     assert finished.returncode == 0, finished.stderr
     run = load_run(path)
     assert run.finished and len({c.key for c in run.cases}) == KEYS == len(run.cases) and len(run.resumes) == 1
+
+
+def test_a_replica_finished_by_resume_draws_the_same_inputs_as_its_siblings(tmp_path, config):
+    result = _bench(tmp_path, "run", config, "--gpus", "all", "--mode", "replicate", "--output", tmp_path / "out",
+                    "--no-report", env={"STAND_IN_CRASH": "1:2"})
+    assert result.returncode == 1 and "GPU 1" in _one_line(result.stderr)
+    whole, cut = _runs(tmp_path)
+    assert load_run(whole).finished and not load_run(cut).finished
+    finished = _bench(tmp_path, "run", "--resume", cut, "--no-report")  # on the GPU its header names
+    assert finished.returncode == 0, finished.stderr
+    seeds = [{c.key: c.seed for c in load_run(path).cases} for path in (whole, cut)]
+    assert len(seeds[1]) == KEYS and seeds[0] == seeds[1]
+    assert {c.device_uuid for c in load_run(cut).cases} == {"GPU-stand-in-1"}
 
 
 def test_a_broken_cuda_context_gets_a_fresh_worker_for_the_rest(tmp_path, config):
