@@ -16,7 +16,7 @@ REFERENCE ?= results/reference/nvidia-h200.jsonl.gz
 NEWEST := $(shell ls results/*/*.jsonl 2>/dev/null | grep -v -e /baselines/ -e /reference/ | awk -F/ '{print $$NF, $$0}' | sort | tail -1 | cut -d' ' -f2)
 RUN ?= $(or $(NEWEST),$(REFERENCE))
 
-.PHONY: help bench report test gpu-test gpu-check baseline reference check info list compile clean distclean
+.PHONY: help bench report test gpu-test gpu-check profile baseline reference check info list compile clean distclean
 
 help:
 	@echo "make bench [CONFIG=configs/default.yaml] [OUTPUT=dir]  run a sweep on the GPU: run file + HTML report in results/ (or OUTPUT)"
@@ -24,6 +24,7 @@ help:
 	@echo "make report [RUN=<run file>]              render a run (default: the H200's reference run, results/reference/)"
 	@echo "make gpu-test                             GPU tests: every variant against its reference"
 	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
+	@echo "make profile [RUN=...]                    Nsight Compute counters of RUN's progression and 2^28 cases, beside it"
 	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl.gz"
 	@echo "make reference [RUN=...]                  make a clean run the reference of its GPU: results/reference/<gpu>.jsonl.gz"
 	@echo "make check [RUN=...]                      the CI gate: RUN against its GPU's baseline (exit 1 on a regression)"
@@ -64,6 +65,12 @@ reference:
 check:
 	@$(SETUP) --report
 	$(PY) bench.py check $(RUN) --markdown results/check.md --junit results/check.xml
+
+# The cases the report explains: the reduce progression at 2^25 and each op's cases at 2^28.
+PROFILE_SIZES ?= 2^25,2^28
+profile:
+	@$(SETUP) --gpu
+	$(PY) bench.py profile $(RUN) --sizes $(PROFILE_SIZES) --blocks 256
 
 info:
 	@$(SETUP) --gpu

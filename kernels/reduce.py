@@ -207,7 +207,7 @@ VOLATILE_HAZARD = (
 
 
 def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS, deterministic=True, notes="", hazard=None,
-            dtypes=("float32",), grid_independent=False):
+            dtypes=("float32",), grid_independent=False, claim=None):
     register(
         Variant(
             op="reduce",
@@ -226,6 +226,7 @@ def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS
             hazard=hazard,
             dtypes=dtypes,
             grid_independent=grid_independent,
+            counter_claim=claim,
         )
     )
 
@@ -238,25 +239,27 @@ def _per_block(expr: str) -> list[str]:
 _reduce("reduce0_interleaved_divergent", 10, "harris", "seed 002 reduce0 / Harris kernel 1: interleaved addressing, divergent branch",
         partials_plan("reduce0_interleaved_divergent", 1, True), ["reduce0_interleaved_divergent"])
 _reduce("reduce1_interleaved_strided", 11, "harris", "seed 002 reduce1 / Harris kernel 2: interleaved addressing, strided index (bank conflicts)",
-        partials_plan("reduce1_interleaved_strided", 1, True), ["reduce1_interleaved_strided"])
+        partials_plan("reduce1_interleaved_strided", 1, True), ["reduce1_interleaved_strided"], claim=("no divergence in the tree: whole warps idle instead of half their lanes", "idle_lanes"))
 _reduce("reduce2_sequential", 12, "harris", "seed 002 reduce2 / Harris kernel 3: sequential addressing",
-        partials_plan("reduce2_sequential", 1, True), ["reduce2_sequential"])
+        partials_plan("reduce2_sequential", 1, True), ["reduce2_sequential"], claim=("no shared-memory bank conflicts", "shared_load_bank_conflicts"))
 _reduce("reduce3_first_add_during_load", 13, "harris", "seed 002 reduce3 / Harris kernel 4: first add during global load",
-        partials_plan("reduce3_first_add_during_load", 2, True), ["reduce3_first_add_during_load"])
+        partials_plan("reduce3_first_add_during_load", 2, True), ["reduce3_first_add_during_load"], claim=("no idle threads: half the blocks, each thread adds two elements on load", "warp_instructions"))
 _reduce("reduce4_unroll_last_warp_volatile", 14, "harris", "seed 002 reduce4 / Harris kernel 5: last warp unrolled (volatile)",
-        partials_plan("reduce4_unroll_last_warp<false>", 2, True), ["reduce4_unroll_last_warp<false>"], hazard=VOLATILE_HAZARD)
+        partials_plan("reduce4_unroll_last_warp<false>", 2, True), ["reduce4_unroll_last_warp<false>"], hazard=VOLATILE_HAZARD, claim=("less instruction overhead: the last warp's loop unrolled", "warp_instructions"))
 _reduce("reduce4_unroll_last_warp_syncwarp", 15, "harris", "reduce4 made safe: __syncwarp() between the last-warp steps (primbench)",
         partials_plan("reduce4_unroll_last_warp<true>", 2, True), ["reduce4_unroll_last_warp<true>"],
         notes="Not in the seed: the form NVIDIA's guidance asks for since Volta.")
 _reduce("reduce5_complete_unroll_volatile", 16, "harris", "seed 002 reduce5 / Harris kernel 6: completely unrolled, block size as a template parameter",
         partials_plan("reduce5_complete_unroll<{block}, false>", 2, False), _per_block("reduce5_complete_unroll<{block}, false>"),
-        hazard=VOLATILE_HAZARD, notes="The seed gives no time for reduce5.")
+        hazard=VOLATILE_HAZARD, notes="The seed gives no time for reduce5.",
+        claim=("less loop overhead: the whole tree unrolled for a fixed block size", "warp_instructions"))
 _reduce("reduce5_complete_unroll_syncwarp", 17, "harris", "reduce5 made safe: __syncwarp() between the last-warp steps (primbench)",
         partials_plan("reduce5_complete_unroll<{block}, true>", 2, False), _per_block("reduce5_complete_unroll<{block}, true>"),
         notes="Not in the seed.")
 _reduce("reduce6_grid_stride_shuffle", 18, "harris", "seed 002 reduce6 / Harris kernel 7: grid-stride loop (many elements per thread) + warp shuffle",
         two_pass_plan("reduce6_grid_stride_shuffle<{block}>", False), _per_block("reduce6_grid_stride_shuffle<{block}>"),
-        notes="The article's code lost its operators in publication; primbench implements the evident intent.")
+        notes="The article's code lost its operators in publication; primbench implements the evident intent.",
+        claim=("many elements per thread: fewer blocks, less tree work per element", "warp_instructions"))
 
 # Seed 000: the four versions of the introductory article.
 _reduce("seed000_v1_global_atomic", 30, "seed000", "seed 000 v1: grid-stride sum per thread, one global atomicAdd per thread",

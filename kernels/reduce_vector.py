@@ -189,7 +189,8 @@ def _names(template: str, policies: dict[str, str]) -> list[str]:
     return [kernel_name(template, dtype, policy, UNROLL, mode) for dtype, policy in policies.items() for mode in (0, 1)]
 
 
-def _variant(op, name, order, origin, template, policies, *, tolerance, notes, series="beyond", grid_independent=False):
+def _variant(op, name, order, origin, template, policies, *, tolerance, notes, series="beyond", grid_independent=False,
+             claim=None):
     plan = fixed_tree_plan if template == "fixed_tree_reduce" else vector_plan
     register(
         Variant(
@@ -208,6 +209,7 @@ def _variant(op, name, order, origin, template, policies, *, tolerance, notes, s
             kernels=tuple(_names(template, policies)),
             dtypes=tuple(policies),
             notes=notes,
+            counter_claim=claim,
         )
     )
 
@@ -215,7 +217,8 @@ def _variant(op, name, order, origin, template, policies, *, tolerance, notes, s
 TREE = "depth x 2^-24 x sum|x|, depth from the plan's grid (see kernels/reduce_vector.py)"
 _variant("reduce", "vector_load_sum", 50, "primbench: 16-byte loads, 8 in flight per thread, one wave by occupancy, last block finishes",
          "vector_reduce", SUM, tolerance=TREE,
-         notes="Run to run the same bits (no float atomics); a different grid or block size gives a different tree.")
+         notes="Run to run the same bits (no float atomics); a different grid or block size gives a different tree.",
+         claim=("16-byte loads, 8 in flight: a quarter of the load instructions, and one launch", "warp_instructions"))
 _variant("reduce", "vector_fixed_tree_deterministic", 51, "primbench: the 16-byte-load kernel on a virtual grid fixed by n (seed 004's fixed tree at full speed)",
          "fixed_tree_reduce", SUM, tolerance=TREE, grid_independent=True,
          notes=f"Bitwise the same for any block size and grid: a virtual grid of at most {MAX_VIRTUAL_WARPS} warps set by n, "

@@ -319,6 +319,12 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
+def cmd_profile(args) -> int:
+    from primbench import profile
+
+    return profile.command(args)
+
+
 def cmd_ab(args) -> int:
     from primbench import ab
 
@@ -331,6 +337,6 @@ def cmd_replicas(args) -> int:
     return replicas(args)
 
 
-COMMANDS = {"replicas": cmd_replicas, "ab": cmd_ab, "export": cmd_export, "run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
+COMMANDS = {"replicas": cmd_replicas, "ab": cmd_ab, "profile": cmd_profile, "export": cmd_export, "run": cmd_run, "report": cmd_report, "compare": cmd_compare, "check": cmd_check, "baseline": cmd_baseline, "publish": cmd_publish,
             "info": cmd_info,
             "list": cmd_list, "compile": cmd_compile}

@@ -29,6 +29,7 @@ def parser() -> argparse.ArgumentParser:
     _add_readers(commands, plugin)
     _add_gates_and_tools(commands, plugin)
     _add_ab(commands, plugin)
+    _add_profile(commands, plugin)
     export = commands.add_parser("export", help="a run as CSV, Google Benchmark JSON (github-action-benchmark, Bencher) "
                                  "or NVBench JSON (nvbench_compare.py)")
     export.add_argument("run", help="a run file (or the newest in a folder or a glob)")
@@ -53,6 +54,19 @@ def _add_ab(commands, plugin) -> None:
     ab.add_argument("--threshold", type=float, default=0.01, help="the smallest change called FASTER or SLOWER "
                     "(default: %(default)s, 1 %%)")
     ab.add_argument("--chart", metavar="FILE.png", help="also draw the samples in order and B/A with its interval")
+
+
+def _add_profile(commands, plugin) -> None:
+    """profile: each selected case's plan once under Nsight Compute, counters into a file."""
+    profile = commands.add_parser("profile", parents=[plugin], help="hardware counters (DRAM bytes, bank conflicts, "
+                                  "divergence, occupancy, ...) of each case, from Nsight Compute; never timed")
+    profile.add_argument("target", metavar="CONFIG|RUN", help="a YAML config, or a run file: its cases, and the "
+                         "counters go beside it as <run>.counters.json")
+    profile.add_argument("--only", action="append", metavar="OP/VARIANT", help="only these variants (globs); repeatable")
+    profile.add_argument("--sizes", metavar="N,N", help="only these sizes, e.g. 2^25,2^28")
+    profile.add_argument("--blocks", metavar="B,B", help="only these block sizes")
+    profile.add_argument("-o", "--output", metavar="FILE.counters.json", help="where the counters go (merged with "
+                         "what the file holds); default: beside the run, or results/<gpu>/ for a config")
 
 
 def _add_run(commands, plugin) -> None:

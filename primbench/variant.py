@@ -144,6 +144,10 @@ class Variant:
     # the first value. The bytes model may use the names.
     params: tuple[tuple[str, tuple[int, ...]], ...] = ()
     max_n_per_block: int | None = None  # set for one-block kernels: n may be at most block x this
+    # What the variant's source says this step fixes against the previous step of its series, and
+    # the counter (a primbench.profile.METRICS name, or "idle_lanes") that should fall: ("bank conflicts",
+    # "shared_load_bank_conflicts"). The report checks the claim against Nsight Compute.
+    counter_claim: tuple[str, str] | None = None
     # Part of the identity hash: bump it when the launch logic changes (the plan's grid, passes,
     # arguments, a constant a helper reads) in a way the CUDA source, kernel names and the values
     # `prepare` reads itself do not show.

@@ -17,6 +17,7 @@ from primbench.results import run_stem
 
 def build_context(run, references=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
+    from primbench.report import counters_section
     from primbench.report import plots
 
     device = run.device
@@ -39,6 +40,7 @@ def build_context(run, references=(), frame=None) -> dict:
         "ops": per_op,
         "quality": _timing_quality(frame),
         "meta": _meta(run),
+        "counters": counters_section.build(run, frame),
     }
 
 

@@ -344,6 +344,12 @@ def _argument_cases() -> list[Hostile]:
         "run_gpus_all_on_a_machine_without_a_gpu": (["run", default, "--gpus", "all", "--mode", "replicate"], NO_GPU),
         "run_on_a_machine_without_a_gpu": (["run", default], NO_GPU),
         "info_on_a_machine_without_a_gpu": (["info"], NO_GPU),
+        "profile_no_such_target": (["profile", "{dir}/nothing.yaml"], 2),
+        "profile_missing_run_file": (["profile", "{dir}/gone.jsonl.gz"], 2),
+        "profile_sizes_garbage": (["profile", default, "--sizes", "abc"], 2),
+        "profile_only_matches_nothing": (["profile", default, "--only", "nope/*"], 2),
+        "profile_output_under_a_file": (["profile", default, "-o", "{dir}/good.jsonl/x.counters.json"], 2),
+        "profile_on_a_machine_without_a_gpu": (["profile", default, "--sizes", "2^20"], NO_GPU),
     }
     return [Hostile(f"argument/{name}", "argument", argv, code=code, no_gpu_ok=code == NO_GPU) for name, (argv, code) in rows.items()]
 

@@ -31,6 +31,16 @@ def test_the_corpus_is_large_and_covers_every_class():
     assert len({case.id for case in CASES}) == len(CASES)
 
 
+def test_docs_reliability_gives_the_corpus_counts():
+    import re
+    from collections import Counter
+
+    text = (Path(__file__).parents[2] / "docs" / "reliability.md").read_text()
+    assert f"holds {len(CASES)} hostile inputs" in text and f"All {len(CASES)} pass" in text
+    documented = {klass: int(count) for klass, count in re.findall(r"^\| (config|run file|output path|argument) \| (\d+) \|", text, re.M)}
+    assert documented == dict(Counter(case.klass for case in CASES))
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_a_hostile_input_gets_one_line_and_changes_nothing(case, tmp_path):
     if case.no_gpu_ok and _has_gpu():
