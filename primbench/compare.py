@@ -38,6 +38,18 @@ from primbench.results import Run
 
 DEFAULT_THRESHOLD = 0.05
 ABS_FLOOR_US = 4.0
+# Under BATCH_BELOW_US of cold median, a verdict uses the batch figure where both runs timed it as
+# a CUDA graph (timing.py): cold samples of a 5 to 20 us kernel moved by up to 18 % between two
+# fresh H200 machines, graph batches by at most 1.2 % (docs/perf-notes.md, "Small kernels"). The
+# batch figure runs hot in L2 and without launch gaps, so it is a different number from the cold one,
+# stable enough to gate on; its floor is BATCH_ABS_FLOOR_US.
+BATCH_BELOW_US = 40.0
+BATCH_ABS_FLOOR_US = 0.1
+# The batch figure's relative threshold, where the config names none for the variant: two fresh H200
+# machines differed by 2.4 % (p95) and 4.6 % at worst on it (128 cases of 5 us or more); 8 % keeps
+# a margin over that, and an extra launch on a 10 us case moves it by 80 % (tests/gpu/test_small_gate.py).
+BATCH_THRESHOLD = 0.08
+COLD, BATCH = "cold", "batch"
 ALPHA = 0.01
 FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"
 FAILED, MISSING, OTHER_GPU = "FAILED", "MISSING", "OTHER_GPU"
@@ -56,26 +68,42 @@ class Thresholds:
     overrides: dict = field(default_factory=dict)
     abs_floor_us: float = ABS_FLOOR_US
     exempt: dict = field(default_factory=dict)  # {op/variant glob: why its changed code may be SLOWER}
+    batch_below_us: float = BATCH_BELOW_US
+    batch_abs_floor_us: float = BATCH_ABS_FLOOR_US
+    batch_threshold: float = BATCH_THRESHOLD
 
-    def effective(self, op: str, variant: str, base_ms: float) -> float:
-        """The relative change that counts for a case whose baseline median is base_ms."""
-        relative = self.for_case(op, variant)
+    def effective(self, op: str, variant: str, base_ms: float, figure: str = COLD) -> float:
+        """The relative change that counts for a case whose baseline median (of the gated figure) is base_ms."""
+        relative = self.for_case(op, variant, figure)
         if not base_ms or not math.isfinite(base_ms) or base_ms <= 0:
             return relative
-        return max(relative, self.abs_floor_us * 1e-3 / base_ms)
+        floor_us = self.batch_abs_floor_us if figure == BATCH else self.abs_floor_us
+        return max(relative, floor_us * 1e-3 / base_ms)
 
-    def for_case(self, op: str, variant: str) -> float:
+    def figure(self, base: CaseRecord, new: CaseRecord) -> str:
+        """The figure a pair's verdict uses: the graph batch under batch_below_us of cold median
+        where both runs timed one, else the cold samples."""
+        graphs = all(record.samples.batch_ms and record.timing.get("batch_method") == "graph" for record in (base, new))
+        if graphs and base.cold_ms and float(np.median(base.cold_ms)) * 1e3 < self.batch_below_us:
+            return BATCH
+        return COLD
+
+    def for_case(self, op: str, variant: str, figure: str = COLD) -> float:
+        """The config's threshold for the variant (the most specific pattern wins), else the figure's default."""
         key = f"{op}/{variant}"
-        for pattern in sorted(self.overrides, key=len, reverse=True):  # the most specific pattern wins
+        for pattern in sorted(self.overrides, key=len, reverse=True):
             if fnmatch.fnmatchcase(key, pattern) or pattern == op:
                 return self.overrides[pattern]
-        return self.default
+        return self.batch_threshold if figure == BATCH else self.default
 
     @classmethod
     def from_header(cls, header: RunHeader) -> "Thresholds":
         compare = header.config.get("compare") or {}
         return cls(default=compare.get("threshold", DEFAULT_THRESHOLD), overrides=dict(compare.get("thresholds") or {}),
-                   abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US), exempt=dict(compare.get("exempt") or {}))
+                   abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US), exempt=dict(compare.get("exempt") or {}),
+                   batch_below_us=compare.get("batch_below_us", BATCH_BELOW_US),
+                   batch_abs_floor_us=compare.get("batch_abs_floor_us", BATCH_ABS_FLOOR_US),
+                   batch_threshold=compare.get("batch_threshold", BATCH_THRESHOLD))
 
     def exemption(self, op: str, variant: str) -> str | None:
         """The config's reason why this variant's changed code may be slower, if it gives one (the
@@ -104,6 +132,7 @@ class Pair:
     exempt_reason: str | None = None  # the config lets this changed variant be SLOWER, for this reason
     ci_low: float = math.nan  # 95 % interval of the new/base time ratio (stats.ratio_interval)
     ci_high: float = math.nan
+    figure: str = COLD  # the samples the verdict used: "cold", or "batch" (a CUDA graph of K operations)
 
     @property
     def regressed(self) -> bool:
@@ -236,7 +265,8 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             pairs.append(pair)
             continue
         pair = Pair(identity, SAME, threshold=threshold, base_pct_peak=_pct_peak(b, base), new_pct_peak=_pct_peak(n, new))
-        base_samples, new_samples = b.cold_ms, n.cold_ms
+        pair.figure = thresholds.figure(b, n) if b.ok and n.ok and same_gpu else COLD
+        base_samples, new_samples = (b.samples.batch_ms, n.samples.batch_ms) if pair.figure == BATCH else (b.cold_ms, n.cold_ms)
         if base_samples and new_samples:
             pair.base_ms, pair.new_ms = float(np.median(base_samples)), float(np.median(new_samples))
             pair.ratio = pair.new_ms / pair.base_ms
@@ -253,7 +283,9 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         elif not same_gpu:
             pair.verdict, pair.note = OTHER_GPU, "different GPU models: compare % of peak"
         else:
-            pair.threshold = thresholds.effective(identity.op, identity.variant, pair.base_ms)
+            pair.threshold = thresholds.effective(identity.op, identity.variant, pair.base_ms, pair.figure)
+            if pair.figure == BATCH:
+                pair.note = f"batch figure: a CUDA graph of {n.samples.batch_size} runs, hot L2"
             pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold)
             pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
         if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer

@@ -4,7 +4,10 @@ may get slower without failing `check` (each with the reason a reviewer reads).
     compare:
       threshold: 0.05                          # relative; the default is 5 %
       thresholds: {reduce/seed000_*: 0.1}      # per op or op/variant glob
-      abs_floor_us: 4.0                        # no verdict on a smaller absolute change
+      abs_floor_us: 4.0                        # no verdict on a smaller absolute change (cold figure)
+      batch_below_us: 40.0                     # under this cold median, the graph-batch figure is gated
+      batch_abs_floor_us: 0.1                  # ... with this floor instead
+      batch_threshold: 0.08                    # ... and this relative threshold (unless `thresholds` names the variant)
       exempt: {reduce/vector_compensated_sum: "trades 8 % speed for 10x accuracy"}
 """
 
@@ -15,7 +18,8 @@ import fnmatch
 from primbench import registry
 from primbench.config_values import number, reject_unknown
 
-COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us", "exempt")
+COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us", "batch_below_us", "batch_abs_floor_us", "batch_threshold",
+                "exempt")
 
 
 def compare_block(raw, src) -> dict:
@@ -25,13 +29,15 @@ def compare_block(raw, src) -> dict:
         raise src.error(path, "must be a mapping such as {threshold: 0.05, thresholds: {reduce/seed000_*: 0.1}}")
     reject_unknown(raw, COMPARE_KEYS, path, src)
     result = {}
-    if "threshold" in raw:
-        result["threshold"] = _fraction(raw["threshold"], path + ("threshold",), src)
-    if "abs_floor_us" in raw:
-        floor = number(raw["abs_floor_us"], path + ("abs_floor_us",), src)
-        if floor < 0:
-            raise src.error(path + ("abs_floor_us",), f"must be 0 or more microseconds, not {floor}")
-        result["abs_floor_us"] = float(floor)
+    for key in ("threshold", "batch_threshold"):
+        if key in raw:
+            result[key] = _fraction(raw[key], path + (key,), src)
+    for key in ("abs_floor_us", "batch_below_us", "batch_abs_floor_us"):
+        if key in raw:
+            value = number(raw[key], path + (key,), src)
+            if value < 0:
+                raise src.error(path + (key,), f"must be 0 or more microseconds, not {value}")
+            result[key] = float(value)
     overrides = raw.get("thresholds", {})
     if not isinstance(overrides, dict):
         raise src.error(path + ("thresholds",), "must map an op or op/variant glob to a threshold, e.g. {reduce/seed000_*: 0.1}")

@@ -67,19 +67,22 @@ def test_the_bundled_configs_expand_to_the_documented_sweeps(repo):
     assert histogram.items() <= {s.as_dict()["name"]: s.as_dict() for s in default.sweeps}.items()
 
 
-def test_the_nightly_config_gates_only_cases_of_40_us_and_more_in_the_committed_run(repo, reference_run):
-    # Below ~40 us two runs of the same code differ by up to 3 us (docs/perf-notes.md): a nightly
-    # gate on such cases would cry wolf. The reference run says how long each case takes.
-    from primbench import stats
+def test_the_nightly_config_gates_small_sizes_of_every_op_on_the_batch_figure(repo, reference_run):
+    # Issue 23: nightly.yaml gates 2^10 to 2^20 for the fast variant of every op. Cases under
+    # compare's batch_below_us (40 us) are judged on the CUDA-graph batch figure, which two fresh
+    # H200 machines reproduced to 4.6 % at worst, where cold samples moved by up to 15 %.
+    from primbench import compare, stats
     from primbench.results import load_run
 
     nightly = load_config(repo / "configs/nightly.yaml")
     assert nightly.compare["threshold"] == 0.05 and nightly.compare["abs_floor_us"] == 4.0
+    assert "batch_below_us" not in nightly.compare and compare.Thresholds().batch_below_us == 40.0
+    small = {case.op for case in nightly.cases() if case.n <= 2**20 and case.op != "topk"}
+    assert small == {"reduce", "reduce_max", "scan", "histogram", "stencil"}
+    assert min(case.n for case in nightly.cases() if case.op != "topk") == 2**10
     recorded = {c.key: c for c in load_run(reference_run).cases}
-    keys = [c.key for c in nightly.cases()]
-    assert all(k in recorded for k in keys), [k for k in keys if k not in recorded]
-    medians = {k: stats.summarize(recorded[k].cold_ms).median * 1e3 for k in keys}
-    assert min(medians.values()) >= 40, min(medians.items(), key=lambda kv: kv[1])
+    large = [c.key for c in nightly.cases() if c.n >= 2**25 and c.key in recorded]
+    assert large and min(stats.summarize(recorded[k].cold_ms).median * 1e3 for k in large) >= 40
 
 
 def test_sizes_accept_powers_of_two_offsets_and_ranges(tmp_path):
