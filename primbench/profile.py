@@ -113,6 +113,10 @@ def command(args) -> int:
         raise UserError(f"{target}: no such run file")
     output = Path(args.output) if args.output else (counters.counters_path_for(target) if is_run else None)
     check_writable(output)
+    old = None
+    if output is not None and output.is_file():  # a file that is not a counters file is refused before ncu runs
+        about_old, cases_old = counters.load(output)
+        old = counters.document(cases_old, about=about_old)
     sizes, blocks = subset.parse_sizes(args.sizes), subset.parse_sizes(args.blocks, "--blocks")
     only = subset.parse_patterns(args.only)
     selected = _selected_cases(target, is_run, only, sizes, blocks)  # config and filter mistakes before ncu
@@ -133,10 +137,6 @@ def command(args) -> int:
     about = {"created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
              "tool": {"name": "primbench", "version": _version()}, "git": git_state(), "device": device,
              "ncu": {"version": ncu_version()}, "metrics": dict(METRICS), "run": target.name if is_run else None}
-    old = None
-    if output.is_file():
-        old = counters.load(output)
-        old = counters.document(old[1], about=old[0])
     write_atomically(output, json.dumps(counters.merged(old, cases, about), indent=1))
     for case in cases:
         print(counters.case_line(case))

@@ -98,3 +98,13 @@ def test_no_ncu_is_one_line(stand_in, monkeypatch):
     monkeypatch.setattr(profile, "_usual_places", lambda: ())
     with pytest.raises(UserError, match="ncu.*not installed"):
         profile.command(_args(run, sizes="2^25", only=["reduce/*"]))
+
+
+def test_an_output_that_is_not_a_counters_file_is_refused_before_ncu_runs(stand_in):
+    folder, run = stand_in
+    _stand_in_ncu(folder, "progression")
+    target = counters.counters_path_for(run)
+    target.write_text("my notes, not counters\n")
+    with pytest.raises(UserError, match="not a primbench counters file"):
+        profile.command(_args(run, sizes="2^25", only=["reduce/*"]))
+    assert target.read_text() == "my notes, not counters\n" and not (folder / "argv.jsonl").exists()
