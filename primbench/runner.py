@@ -234,7 +234,7 @@ class Runner:
         if plan.restore is not None:
             plan.restore()
         before = self.device.clock_state()
-        measurement = self.timer.measure(plan.run, self.config.timing)
+        measurement = self.timer.measure(plan.run, self.config.timing, batch_as_graph=True)
         record["samples"], record["timing"] = measurement.as_record()
         after = self.device.clock_state()
         record["nvml"] = dict(after, before=before)

@@ -5,8 +5,8 @@ One cold sample, all enqueued on the current stream:
     flush L2 (memset of 2 x L2 bytes) -> hold (GPU spins while the host enqueues) -> start event
     -> the complete operation -> end event
 One batch sample: hold -> start event -> K back-to-back operations -> end event, time / K (hot L2).
-The K operations are one CUDA graph where the operation can be captured, else K launches from the
-host. On two fresh H200 machines (tools/jitter_probe2.py, docs/perf-notes.md), a graph of 20
+For a case's plan the K operations are one CUDA graph where it can be captured, else (and for any
+other callable, primbench.measure's) K launches from the host. On two fresh H200 machines (tools/jitter_probe2.py, docs/perf-notes.md), a graph of 20
 operations per sample agreed to 1.2 % at worst, where the same 20 launched from the host differed
 by 1.1 to 3.6 % and the cold samples by up to 18 % (library variants).
 """
@@ -128,8 +128,11 @@ class Timer:
             chunk = int(min(MAX_EVENTS_PER_CHUNK, max(4, CHUNK_WALL_S / max(per_sample_wall, 1e-6))))
             chunk = min(chunk, max(1, policy.max_samples - len(samples)))
 
-    def measure(self, operation, policy: TimingPolicy) -> Measurement:
-        """Warm up, then cold samples (and batch samples for short operations) of `operation`."""
+    def measure(self, operation, policy: TimingPolicy, *, batch_as_graph: bool = False) -> Measurement:
+        """Warm up, then cold samples (and batch samples for short operations) of `operation`.
+        `batch_as_graph`: try a CUDA graph for the batches. Only for plans, whose launches go to
+        the current CuPy stream; any other callable (primbench.measure) may launch on a stream or
+        allocate through an allocator the capture cannot see, so it keeps host-launched batches."""
         wall_start = time.perf_counter()
         stream = self.cupy.cuda.get_current_stream()
         for _ in range(policy.warmup):
@@ -158,7 +161,7 @@ class Timer:
         cold_median_us = stats.summarize(result.cold_ms).median * 1e3
         if cold_median_us < policy.batch_below_us:
             batch = int(min(1000, max(2, policy.batch_target_ms * 1e3 / max(cold_median_us, 0.5))))
-            graph = self._captured(operation, batch)
+            graph = self._captured(operation, batch) if batch_as_graph else None
             result.batch_method = "stream" if graph is None else "graph"
             if graph is None:
                 batch_spin_us = 2.0 * batch * result.host_enqueue_us + 20.0
