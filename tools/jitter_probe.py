@@ -21,9 +21,7 @@ import time
 
 import numpy as np
 
-from primbench import registry, subset
-from primbench.build import load_module
-from primbench.runner import Runner, case_seed, input_key
+from tools.probe_case import prepared
 
 CASES = [("reduce_max/cub_device_max", 2**20, "int32"), ("reduce/vector_load_sum", 2**20, "float32"),
          ("reduce/vector_load_sum", 2**14, "float32"), ("scan/decoupled_lookback", 2**20, "int32"),
@@ -37,13 +35,8 @@ def main() -> int:
 
     results = {}
     for key, n, dtype in CASES:
-        config = subset.variant_config((key,), sizes=(n,), blocks=None, dtypes=(dtype,))
-        case = config.cases()[0]
-        runner = Runner(config)
+        runner, case, variant, module, x = prepared(key, n, dtype)
         timer = runner.timer
-        variant = registry.get(case.op, case.variant)
-        module = load_module(variant.source, variant.kernels) if variant.source else None
-        x = runner._inputs_for(case, case_seed("jitter", input_key(case)))[2]
         plan = variant.prepare(runner._context(module, x, case))
         l2 = runner.device.l2_bytes
         big = cupy.empty(4 * l2, dtype=cupy.uint8)

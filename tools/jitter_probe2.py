@@ -17,9 +17,7 @@ import time
 
 import numpy as np
 
-from primbench import registry, subset
-from primbench.build import load_module
-from primbench.runner import Runner, case_seed, input_key
+from tools.probe_case import prepared
 
 CASES = [("reduce/vector_load_sum", 2**10, "float32"), ("reduce/vector_load_sum", 2**16, "float32"),
          ("reduce/vector_load_sum", 2**20, "float32"), ("reduce_max/vector_max", 2**20, "int32"),
@@ -34,13 +32,8 @@ def main() -> int:
 
     results = {}
     for key, n, dtype in CASES:
-        config = subset.variant_config((key,), sizes=(n,), blocks=None, dtypes=(dtype,))
-        case = config.cases()[0]
-        runner = Runner(config)
+        runner, case, variant, module, x = prepared(key, n, dtype)
         timer = runner.timer
-        variant = registry.get(case.op, case.variant)
-        module = load_module(variant.source, variant.kernels) if variant.source else None
-        x = runner._inputs_for(case, case_seed("jitter", input_key(case)))[2]
         stream = cupy.cuda.Stream(non_blocking=True)
         with stream:
             plan = variant.prepare(runner._context(module, x, case))
