@@ -160,36 +160,41 @@ class Timer:
         result.cold_ms, result.stop = self._sample(cold_sample, policy, wall_start, policy.max_time_s)
         cold_median_us = stats.summarize(result.cold_ms).median * 1e3
         if cold_median_us < policy.batch_below_us:
-            batch = int(min(1000, max(2, policy.batch_target_ms * 1e3 / max(cold_median_us, 0.5))))
-            graph = self._captured(operation, batch) if batch_as_graph else None
-            result.batch_method = "stream" if graph is None else "graph"
-            if graph is None:
-                batch_spin_us = 2.0 * batch * result.host_enqueue_us + 20.0
-
-                def launch_batch():
-                    for _ in range(batch):
-                        operation()
-            else:
-                def launch_batch():
-                    graph.launch(self.cupy.cuda.get_current_stream())
-
-                launch_batch()
-                batch_spin_us = 2.0 * self._host_enqueue_us(launch_batch) + 20.0
-
-            def batch_sample(start, end):
-                self.hold(batch_spin_us)
-                start.record()
-                launch_batch()
-                end.record()
-
-            # The same wall-clock budget as the cold samples, counted from the case's start: a case
-            # that used it all gets min_samples batch samples and no more.
-            raw, result.batch_stop = self._sample(batch_sample, policy, wall_start, policy.max_time_s)
-            result.batch_ms = [t / batch for t in raw]
-            result.batch_size = batch
-            del graph
+            self._batches(operation, policy, result, wall_start, cold_median_us, batch_as_graph)
         result.wall_s = time.perf_counter() - wall_start
         return result
+
+    def _batches(self, operation, policy: TimingPolicy, result: Measurement, wall_start: float, cold_median_us: float,
+                 as_graph: bool) -> None:
+        """Batch samples of a short operation into `result`: K operations per sample, one CUDA
+        graph where asked and capturable, else K launches from the host."""
+        batch = int(min(1000, max(2, policy.batch_target_ms * 1e3 / max(cold_median_us, 0.5))))
+        graph = self._captured(operation, batch) if as_graph else None
+        result.batch_method = "stream" if graph is None else "graph"
+        if graph is None:
+            batch_spin_us = 2.0 * batch * result.host_enqueue_us + 20.0
+
+            def launch_batch():
+                for _ in range(batch):
+                    operation()
+        else:
+            def launch_batch():
+                graph.launch(self.cupy.cuda.get_current_stream())
+
+            launch_batch()
+            batch_spin_us = 2.0 * self._host_enqueue_us(launch_batch) + 20.0
+
+        def batch_sample(start, end):
+            self.hold(batch_spin_us)
+            start.record()
+            launch_batch()
+            end.record()
+
+        # The same wall-clock budget as the cold samples, counted from the case's start: a case
+        # that used it all gets min_samples batch samples and no more.
+        raw, result.batch_stop = self._sample(batch_sample, policy, wall_start, policy.max_time_s)
+        result.batch_ms = [t / batch for t in raw]
+        result.batch_size = batch
 
     def _captured(self, operation, count: int):
         """`count` operations as one CUDA graph, uploaded and ready to launch on any stream; None
