@@ -12,3 +12,27 @@ extern "C" __global__ void primbench_hold(unsigned long long ns) {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     } while (now - start < ns);
 }
+
+// Reads `vectors` 16-byte vectors once, 8 loads in flight per thread, and does nothing else: the
+// run's pure-read ceiling, measured at run start beside the copy (primbench/ceilings.py). A read
+// kernel's speed of light is its minimal bytes at this rate, a read-and-write kernel's at the
+// copy's. The XOR of all it read is stored only if it equals `never`, so that the compiler keeps
+// every load; a store by chance is harmless.
+extern "C" __global__ void primbench_read_probe(const uint4* __restrict__ in, unsigned long long vectors,
+                                                unsigned int never, unsigned int* sink) {
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int acc = 0;
+    for (; i + 7 * stride < vectors; i += 8 * stride) {
+        uint4 v[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = __ldg(in + i + k * stride);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    }
+    for (; i < vectors; i += stride) {
+        const uint4 v = __ldg(in + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == never) *sink = acc;
+}

@@ -237,7 +237,7 @@ def _register(name, order, series, origin, prepare, kernel_names, *, block_sizes
         op="scan", name=name, origin=origin, series=series, order=order, prepare=prepare, block_sizes=block_sizes,
         bytes_model=BYTES, tolerance_model=tolerance, deterministic_expected=deterministic,
         source=SOURCE if kernel_names else None, kernels=kernel_names, dtypes=DTYPES, notes=notes,
-        work_span=work_span, max_n_per_block=max_n_per_block,
+        work_span=work_span, max_n_per_block=max_n_per_block, traffic="read_write",
     ))
 
 
@@ -275,7 +275,7 @@ _register("decoupled_lookback_status_prefetch", 61, "beyond", "primbench: the lo
                 "not in DRAM (kernels/scan.cu). float32 results can differ in the last bits from run to run; int32 is exact.")
 register(Variant(
     op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
-    series="baseline", order=90, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES,
+    series="baseline", order=90, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES, traffic="read_write",
     tolerance_model=f"assumed: as a look-back over tiles of at least {CUB_ASSUMED_MIN_TILE} elements",
     deterministic_expected=False, dtypes=DTYPES, work_span=("n", "log2 n + look-back"),
     notes="CuPy exposes CUB's scan in place only: it rescans its own output on each timed run (same cost).",

@@ -72,7 +72,7 @@ def _register(name, order, series, origin, prepare, template, notes=""):
         bytes_model=BYTES, tolerance_model="(2R + 1) roundings of 2^-24 x the window's sum|x| / (2R + 1), + one of |y|",
         deterministic_expected=True, source=SOURCE, kernels=tuple(template.format(r=r) for r in RADII),
         dtypes=("float32",), notes=notes, params=(("radius", RADII),), grid_independent=True,
-        work_span=("(2R + 1) n", "2R + 1"),
+        work_span=("(2R + 1) n", "2R + 1"), traffic="read_write",
     ))
 
 

@@ -20,7 +20,7 @@ COLUMN_TYPES = {
     "n": "int64", "block": "Int64", "distribution": "object", "bytes": "float64", "status": "object", "reason": "object",
     "median_ms": "float64", "noise": "float64", "samples": "int64", "p05_ms": "float64", "p95_ms": "float64",
     "batch_median_ms": "float64", "batch_size": "Int64", "gbps": "float64", "pct_peak": "float64",
-    "pct_copy": "float64", "l2_resident": "bool", "stop": "object",
+    "pct_copy": "float64", "sol_us": "float64", "pct_sol": "float64", "l2_resident": "bool", "stop": "object",
 }
 
 
@@ -71,9 +71,24 @@ def _timing_columns(record: CaseRecord, scale: dict) -> dict:
         "gbps": gbps,
         "pct_peak": 100.0 * gbps / peak if peak else math.nan,
         "pct_copy": 100.0 * gbps / copy_gbps if copy_gbps else math.nan,
+        **_speed_of_light(record, median, scale),
         "l2_resident": bool(l2_bytes and (record.bytes or 0) <= l2_bytes),
         "stop": record.timing.get("stop"),
     }
+
+
+def _speed_of_light(record: CaseRecord, median_ms: float, scale: dict) -> dict:
+    """The time the case's minimal bytes take at the run's ceiling for its kind of traffic (the
+    pure-read probe's rate, or the copy's for a variant that writes as much as it reads), and the
+    case's % of that speed (100: at the ceiling). NaN where the run measured no such ceiling."""
+    traffic = scale["traffic"].get(f"{record.case.op}/{record.case.variant}")
+    if traffic is None:
+        return {"sol_us": math.nan, "pct_sol": math.nan}
+    ceiling = scale["copy"] if traffic == "read_write" else scale["read"]
+    if not (ceiling and math.isfinite(ceiling) and record.bytes):
+        return {"sol_us": math.nan, "pct_sol": math.nan}
+    sol_us = record.bytes / (ceiling * 1e9) * 1e6
+    return {"sol_us": sol_us, "pct_sol": 100.0 * sol_us / (median_ms * 1e3) if median_ms and math.isfinite(median_ms) else math.nan}
 
 
 def _all_or_none(values):
@@ -115,8 +130,12 @@ def to_frame(run):
     import pandas as pd
 
     device = run.device
-    scale = {"peak": device.get("peak_gbps") or math.nan, "copy": run.copy_gbps, "l2_bytes": device.get("l2_bytes") or 0}
     variants = run.header.variants
+    scale = {"peak": device.get("peak_gbps") or math.nan, "copy": run.copy_gbps, "read": run.read_gbps,
+             "l2_bytes": device.get("l2_bytes") or 0,
+             # "op/name" -> "read" or "read_write"; a run made before Variant.traffic has none, and no
+             # read probe either, so its speed of light stays unknown (NaN).
+             "traffic": {name: info.get("traffic") for name, info in variants.items()}}
     rows = [{**_identity_columns(record, variants.get(f"{record.case.op}/{record.case.variant}", {})),
              **_timing_columns(record, scale), **_check_columns(record)} for record in run.cases]
     frame = pd.DataFrame(rows, columns=None if rows else list(COLUMN_TYPES))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from primbench.model import CaseId, Params
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _json(types, *, required: bool = False, default=None, factory=None):
@@ -158,6 +158,8 @@ class RunHeader:
     host: dict = _json("object", factory=dict)
     device: dict = _json("object", required=True, factory=dict)  # primbench.device.Device.info
     copy: dict = _json("object", factory=dict)  # the copy bandwidth probe: bytes, samples_ms, method
+    # The pure-read probe (schema 4; primbench/ceilings.py): bytes, samples_ms, method, grid, block.
+    read: dict = _json("object", factory=dict)
     software: dict = _json("object", factory=dict)
     timing: dict = _json("object", factory=dict)  # the timing policy (TimingPolicy.as_dict)
     variants: dict = _json("object", factory=dict)  # "op/name" -> Variant.describe()
@@ -268,7 +270,15 @@ def _v2_to_v3(obj: dict) -> dict:
     return obj
 
 
-MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3}
+def _v3_to_v4(obj: dict) -> dict:
+    """Schema 4 adds the header's pure-read probe (`read`); a schema-3 run measured none, so only
+    the header's number changes and its speed of light for read-only cases is unknown."""
+    if obj.get("kind") == "header":
+        obj = dict(obj, schema=4)
+    return obj
+
+
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def readable_schema(version) -> bool:

@@ -76,6 +76,10 @@ class Run:
     def copy_gbps(self) -> float:
         return copy_bandwidth_gbps(self.header)
 
+    @property
+    def read_gbps(self) -> float:
+        return read_bandwidth_gbps(self.header)
+
     @functools.cached_property
     def _frame(self):
         from primbench.frame import to_frame
@@ -86,6 +90,16 @@ class Run:
         """One row per case with the derived statistics (pandas DataFrame), built once per run;
         callers that add columns work on a copy."""
         return self._frame.copy()
+
+
+def read_bandwidth_gbps(header: RunHeader) -> float:
+    """Median rate of the pure-read probe measured at run start (primbench/ceilings.py); NaN for a
+    run made before schema 4, which measured none."""
+    read = header.read
+    summary = stats.summarize(read.get("samples_ms") or [])
+    if summary is None or not read.get("bytes"):
+        return math.nan
+    return stats.bandwidth_gbps(read["bytes"], summary.median)
 
 
 def copy_bandwidth_gbps(header: RunHeader) -> float:

@@ -60,10 +60,11 @@ HEADER_INNER = {("device", "name"): ("string",), ("device", "peak_gbps"): ("numb
 
 
 # What the report reads of each header variant (Variant.describe): field -> JSON types allowed.
+TRAFFIC = ("read", "read_write")  # Variant.traffic
 VARIANT_INFO = {"op": ("string",), "name": ("string",), "hash": ("string",), "origin": ("string",), "series": ("string",),
                 "order": ("integer",), "notes": ("string",), "hazard": ("string", "null"),
                 "deterministic_expected": ("boolean", "null"), "grid_independent": ("boolean",),
-                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",)}
+                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",), "traffic": ("string",)}
 
 
 def _header_problem(header: dict) -> str | None:
@@ -79,9 +80,13 @@ def _header_problem(header: dict) -> str | None:
                 return f"'variants.{str(key)[:80]}.{name}' must be {' or '.join(kinds)}, not {type(info[name]).__name__}"
         if info.get("work_span") is not None and not (len(info["work_span"]) == 2 and all(isinstance(t, str) for t in info["work_span"])):
             return f"'variants.{str(key)[:80]}.work_span' must be two texts (work, span)"
-    samples = (header.get("copy") or {}).get("samples_ms") or []
-    if any(not _a_time(t) for t in samples):
-        return "'copy.samples_ms' must hold finite times above 0"
+    for probe in ("copy", "read"):
+        samples = (header.get(probe) or {}).get("samples_ms") or []
+        if not isinstance(samples, list) or any(not _a_time(t) for t in samples):
+            return f"'{probe}.samples_ms' must hold finite times above 0"
+    for name, info in (header.get("variants") or {}).items():
+        if info.get("traffic", "read") not in TRAFFIC:
+            return f"'variants.{str(name)[:80]}.traffic' must be one of {', '.join(TRAFFIC)}"
     return None
 
 

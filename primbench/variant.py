@@ -148,6 +148,9 @@ class Variant:
     # the counter (a primbench.profile.METRICS name, or "idle_lanes") that should fall: ("bank conflicts",
     # "shared_load_bank_conflicts"). The report checks the claim against Nsight Compute.
     counter_claim: tuple[str, str] | None = None
+    # The kind of traffic its minimal bytes are, which sets its speed of light: "read" (the run's
+    # pure-read ceiling) or "read_write" (as much written as read: the copy's).
+    traffic: str = "read"
     # Part of the identity hash: bump it when the launch logic changes (the plan's grid, passes,
     # arguments, a constant a helper reads) in a way the CUDA source, kernel names and the values
     # `prepare` reads itself do not show.
@@ -200,6 +203,7 @@ class Variant:
             "tolerance_model": self.tolerance_model,
             "source": self.source,
             "version": self.version,
+            "traffic": self.traffic,
         }
 
 

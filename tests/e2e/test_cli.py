@@ -9,6 +9,7 @@ import pytest
 
 from primbench.device import require_gpu
 from primbench.errors import NoGPUError
+from primbench.records import SCHEMA_VERSION
 from tests.run_copies import SCHEMA_1_ARCHIVED_RUN
 
 
@@ -116,10 +117,11 @@ def test_bench_run_without_a_gpu_says_so_and_points_to_make_report(repo):
 @pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
 def test_resuming_an_interrupted_run_checks_the_file_then_needs_the_gpu(repo, newest_run, tmp_path):
     # Test-only transformation of a real run: drop its end record, as an interrupted run lacks it,
-    # and number it schema 3 (the schema-2 fixture differs from schema 3 only in that number).
+    # and number it with the current schema (the schema-2 fixture differs from schemas 3 and 4 only
+    # in that number).
     interrupted = tmp_path / newest_run.name
     lines = newest_run.read_text().splitlines(keepends=True)[:-1]
-    lines[0] = json.dumps(dict(json.loads(lines[0]), schema=3)) + "\n"
+    lines[0] = json.dumps(dict(json.loads(lines[0]), schema=SCHEMA_VERSION)) + "\n"
     interrupted.write_text("".join(lines))
     assert_one_line_error(bench(repo, "run", "--resume", str(interrupted)), 3, "no NVIDIA GPU")
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from primbench.records import SCHEMA_VERSION
 from primbench.results import load_run
 from tests.conftest import REPO
 from tests.hostile import harness
@@ -68,7 +69,7 @@ def test_shard_merges_every_gpus_cases_into_one_run_file_each_naming_its_gpu(tmp
     assert result.returncode == 0, result.stderr
     [path] = _runs(tmp_path)
     run = load_run(path)
-    assert run.finished and run.header.schema == 3 and run.header.gpus["mode"] == "shard"
+    assert run.finished and run.header.schema == SCHEMA_VERSION and run.header.gpus["mode"] == "shard"
     assert run.header.config_path == str(config)  # as the one-GPU run records it
     assert [d["device"]["uuid"] for d in run.header.gpus["devices"]] == ["GPU-stand-in-0", "GPU-stand-in-1"]
     assert len(run.cases) == KEYS and len({c.key for c in run.cases}) == KEYS

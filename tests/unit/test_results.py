@@ -67,7 +67,7 @@ def test_a_corrupted_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
 
 def test_a_newer_schema_is_refused_with_the_versions(tmp_path):
     path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=99)])
-    with pytest.raises(RunFileError, match="schema version 99 is newer than this primbench reads \\(3\\)"):
+    with pytest.raises(RunFileError, match=f"schema version 99 is newer than this primbench reads \\({results.SCHEMA_VERSION}\\)"):
         load_run(path)
 
 
