@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from primbench import registry
-from primbench import __version__, inputs, ops, results, stats
+from primbench import __version__, ceilings, inputs, ops, results, stats
 from primbench.build import KernelBuildError, load_module
 from primbench.checking import verify_case
 from primbench.config import Config, config_from_header
@@ -150,6 +150,7 @@ class Runner:
                   "python": platform.python_version(), "processor": platform.processor() or platform.machine()},
             device=self.device.info,
             copy=self.measure_copy(),
+            read=ceilings.measure_read(self.timer, self.config.timing, self.device),
             software=software_versions(),
             timing=self.config.timing.as_dict(),
             variants={v.key: v.describe() for v in variants_used},
