@@ -52,6 +52,9 @@ class OpChecks:
     # the (compensated, plain) pair the accuracy study's headline sets side by side.
     baseline: str | None = None
     accuracy_pair: tuple[str, str] | None = None
+    # The story's one line per step: what each variant of the progression removes (divergence,
+    # bank conflicts, ...), shown beside its time in the report's opening chart.
+    step_reasons: dict[str, str] | None = None
 
 _CHECKS: dict[str, OpChecks] = {}
 _LOADED = False

@@ -125,7 +125,25 @@ def _checks(op: str) -> OpChecks:
         story=op == "reduce",
         baseline="cub_device_reduce" if op == "reduce" else "cub_device_max",
         accuracy_pair=("vector_compensated_sum", "vector_load_sum") if op == "reduce" else None,
+        step_reasons=STEP_REASONS if op == "reduce" else None,
     )
+
+
+# What each step of the seeds' progression (Harris's slides, seed 002) changes, in one line.
+STEP_REASONS = {
+    "reduce0_interleaved_divergent": "start: tid % (2s) leaves most lanes of each warp idle (divergence)",
+    "reduce1_interleaved_strided": "no divergent branch, but a strided index: shared-memory bank conflicts",
+    "reduce2_sequential": "sequential addressing: no bank conflicts, but half the threads idle from the first step",
+    "reduce3_first_add_during_load": "first add during the load: no thread idles in the first step",
+    "reduce4_unroll_last_warp_volatile": "last warp unrolled: no loop or __syncthreads for 6 steps (volatile: a hazard)",
+    "reduce4_unroll_last_warp_syncwarp": "the same, made safe with __syncwarp()",
+    "reduce5_complete_unroll_volatile": "block size a template: every loop unrolled, no loop overhead (hazard)",
+    "reduce5_complete_unroll_syncwarp": "the same, made safe with __syncwarp()",
+    "reduce6_grid_stride_shuffle": "many elements per thread (grid stride), warp shuffles instead of shared memory",
+    "vector_load_sum": "past the seeds: 16-byte loads, 8 in flight per thread, one wave",
+    "vector_fixed_tree_deterministic": "16-byte loads on a tree fixed by n: the same bits every run",
+    "cub_device_reduce": "the library: CUB DeviceReduce::Sum",
+}
 
 
 REDUCE = register(_checks("reduce"))

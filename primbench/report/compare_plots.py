@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 
-from primbench.report.plots import _data_uri, _figure, _label
+from primbench.report.plot_base import data_uri as _data_uri
+from primbench.report.plot_base import figure
+from primbench.report.plot_base import label as _label
 
 VERDICT_COLOURS = {"SLOWER": "#c0392b", "FAILED": "#8a1c12", "FASTER": "#1e8449", "UNSURE": "#b7950b",
                    "SAME": "#95a5a6", "MISSING": "#bdc3c7", "OTHER_GPU": "#2e86c1", "PUBLISHED": "#2e86c1"}
@@ -19,8 +21,8 @@ def ratio_chart(pairs_by_op: dict, metric: str) -> str | None:
     rows = {op: pairs for op, pairs in rows.items() if pairs}
     if not rows:
         return None
-    figure = _figure(11.0, 1.6 * len(rows) + 0.6)
-    axes = figure.subplots(len(rows), 1, squeeze=False)[:, 0]
+    fig, axes = figure(12.0, 1.6 * len(rows) + 0.6, left=0.9, right=0.3, top=0.4, bottom=0.2, rows=len(rows),
+                       hspace=0.15)
     for axis, (op, pairs) in zip(axes, rows.items()):
         for index, p in enumerate(pairs):
             colour = VERDICT_COLOURS.get(p["verdict"], "#7f8c8d")
@@ -36,7 +38,7 @@ def ratio_chart(pairs_by_op: dict, metric: str) -> str | None:
     axes[0].set_title(("new ÷ baseline median time (below 1: faster)" if metric == "time" else
                        "new ÷ baseline % of each GPU's peak (above 1: closer to its peak)")
                       + ", cases sorted by ratio; colour: verdict", fontsize=9)
-    return _data_uri(figure)
+    return _data_uri(fig)
 
 
 def peak_chart(pairs: list[dict], base_name: str, new_name: str) -> str | None:
@@ -44,8 +46,7 @@ def peak_chart(pairs: list[dict], base_name: str, new_name: str) -> str | None:
     points = [p for p in pairs if math.isfinite(p["base_pct_peak"]) and math.isfinite(p["new_pct_peak"])]
     if not points:
         return None
-    figure = _figure(6.0, 5.0)
-    axis = figure.subplots()
+    fig, (axis,) = figure(6.0, 5.0, left=0.8, right=0.3, top=0.3, bottom=0.7)
     ops = sorted({p["op"] for p in points})
     for index, op in enumerate(ops):
         mine = [p for p in points if p["op"] == op]
@@ -59,4 +60,4 @@ def peak_chart(pairs: list[dict], base_name: str, new_name: str) -> str | None:
     axis.set_ylabel(_label(f"% of peak on {new_name[:40]}"), fontsize=8)
     axis.legend(fontsize=7)
     axis.tick_params(labelsize=7)
-    return _data_uri(figure)
+    return _data_uri(fig)

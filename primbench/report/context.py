@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from collections import Counter
 
 from primbench import inputs, ops, stats
-from primbench.report import quality, sections, selection, story
+from primbench import progress
+from primbench.report import headline, quality, sections, selection, story
 from primbench.report.render import as_records, annotated_frame, size_text
 from primbench.results import run_stem
 
@@ -19,7 +19,11 @@ def build_context(run, references=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
     from primbench.report import counters_section
     from primbench.report import plots
+    from primbench.report.charts import ChartBatch
 
+    # Charts are handed to worker processes as they are asked for and drawn while the tables are
+    # built; the template prints each one's data URI once `finish` has them all.
+    plots = ChartBatch(plots)
     device = run.device
     if frame is None:
         frame = annotated_frame(run)
@@ -31,7 +35,7 @@ def build_context(run, references=(), frame=None) -> dict:
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
     logs = {record.key: record.log for record in run.cases if record.log}
     per_op = [_op_section(frame, op, device, run.copy_gbps, plots, logs) for op in selection.ops_in(frame)]
-    return {
+    context = {
         "run": _run_facts(run, frame, device_name),
         "peak_gbps": device.get("peak_gbps"),
         "copy_gbps": run.copy_gbps,
@@ -41,7 +45,11 @@ def build_context(run, references=(), frame=None) -> dict:
         "quality": _timing_quality(frame),
         "meta": _meta(run),
         "counters": counters_section.build(run, frame),
+        "headlines": [op["headline"] for op in per_op if op["headline"]],
     }
+    progress.say(f"drawing {plots.count} charts ({plots.where()})")
+    plots.finish()
+    return context
 
 
 def _run_facts(run, frame, device_name: str) -> dict:
@@ -122,43 +130,29 @@ def _copy_alternatives(copy: dict) -> list[dict]:
 
 
 def _story(frame, references, device_name, plots) -> dict:
-    """The reduce story: summary, progression at the seed's size, ranking, and the progression chart."""
+    """The reduce story: the opening sentence and chart, the progression at the seed's size, the ranking."""
     op = selection.story_op(frame)
     dtype, distribution = selection.primary_slice(frame, op)
     n, exact = selection.choose_progression_size(frame, op)
     progression = story.progression_table(frame, n, references, op, dtype, distribution)
     ranking = story.ranking_table(frame, op, n, dtype, distribution)
-    shown = selection.slice_of(frame, op, dtype, distribution)
-    largest = max(shown[shown["valid"]]["n"], default=n)
-    summary = []
-    for size in dict.fromkeys([n, int(largest)]):
-        best = selection.best_case(frame, op, size, dtype=dtype, distribution=distribution)
-        cub_ms = selection.baseline_time_ms(frame, op, size, dtype, distribution)
-        if best is None:
-            summary.append({"n": size, "best": None})
-            continue
-        summary.append(
-            {
-                "n": size,
-                "best": as_records(best.to_frame().T)[0],
-                "cub_us": cub_ms * 1e3,
-                "ratio_to_cub": best["median_ms"] / cub_ms if math.isfinite(cub_ms) else None,
-            }
-        )
+    rows = as_records(progression)
     hazards = {}
-    for row in as_records(progression):
+    for row in rows:
         if row.get("hazard"):
             hazards.setdefault(row["hazard"], []).append(row["variant"])
+    steps = headline.story_steps(rows, references, op)
     chart = None
-    if not progression.empty and progression["cumulative_speedup"].notna().any():
-        chart = plots.progression_chart(progression, references, f"{device_name} (this run)")
+    if steps:
+        devices = headline.device_labels(device_name, size_text(n), dtype, references)
+        chart = plots.story_chart(steps, devices, f"Summing {size_text(n)} {dtype}: time per step of the progression")
     return {
         "n": n,
         "n_exact": exact,
         "preferred_n": selection.PROGRESSION_N,
         "dtype": dtype,
         "distribution": distribution,
-        "progression": as_records(progression),
+        "progression": rows,
         "references": [
             {"id": r.id, "label": r.label, "device": r.device, "n": r.n, "dtype": r.dtype, "peak_gbps": r.peak_gbps,
              "citation": r.citation, "url_text": _without_scheme(r.url)}
@@ -169,7 +163,8 @@ def _story(frame, references, device_name, plots) -> dict:
         "hazards": [{"text": text, "variants": names} for text, names in hazards.items()],
         "ranking": as_records(ranking),
         "unranked": as_records(story.unranked_cases(frame, op, n)),
-        "summary": summary,
+        "opening": headline.opening(rows, references, n, dtype),
+        "steps": steps,
         "chart": chart,
         "cub_variant": selection.baseline_variant(frame, op) or ops.declared(op, "baseline"),
     }
@@ -218,14 +213,8 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
     bandwidth_chart = None
     if not lines.empty:
         bandwidth_chart = plots.bandwidth_vs_size(
-            lines,
-            peak_gbps=device.get("peak_gbps"),
-            copy_gbps=copy_gbps,
-            l2_bytes=device.get("l2_bytes"),
-            itemsize=itemsize,
-            title=f"{op}: bandwidth vs size ({dtype}, {distribution})",
-            styles=styles,
-        )
+            lines, peak_gbps=device.get("peak_gbps"), copy_gbps=copy_gbps, l2_bytes=device.get("l2_bytes"),
+            itemsize=itemsize, title=f"{op}: bandwidth vs size ({dtype}, {distribution})", styles=styles)
     sweeps = _sweep_charts(frame, op, dtype, distribution, plots, styles)
     # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
     params = selection.primary_params(frame, op, dtype, distribution)
@@ -240,6 +229,8 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
             "rows": as_records(bars),
         }
     progression = _op_progression(frame, compared, op, dtype, distribution)
+    best_per_size = as_records(story.best_per_size(compared, op, dtype, distribution))
+    headline_n = progression["n"] if progression else selection.choose_progression_size(compared, op)[0]
     other_slices = sorted(
         {(d, s) for d, s in zip(frame[frame["op"] == op]["dtype"], frame[frame["op"] == op]["distribution"])}
         - {(dtype, distribution)},
@@ -254,7 +245,8 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
         "progression": progression,
         "tables": {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()},  # the op's own
         "params": params.text if params else None,  # shown in headings: "bins=256,replicas=8"
-        "best_per_size": as_records(story.best_per_size(compared, op, dtype, distribution)),
+        "best_per_size": best_per_size,
+        "headline": headline.op_headline(op, best_per_size, headline_n, selection.baseline_variant(frame, op)),
         "bandwidth_chart": bandwidth_chart,
         "distribution_chart": distribution_chart,
         "sweeps": sweeps,
@@ -268,15 +260,11 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
 def _sweep_charts(frame, op: str, dtype, distribution, plots, styles) -> list[dict]:
     """GB/s against block size at each size swept, then against each of the variants' own parameters."""
     sweeps = []
-    for n, sweep in sections.block_sweeps(frame, op, dtype, distribution).items():
-        sweeps.append(
-            {
-                "n": n,
-                "param": None,
-                "variants": sweep["variant"].nunique(),
-                "chart": plots.block_sweep_chart(sweep, n=n, title=f"{op}: GB/s vs block size at n = {size_text(n)}", styles=styles),
-            }
-        )
+    by_size = sections.block_sweeps(frame, op, dtype, distribution)
+    if by_size:  # one figure of small multiples: a panel per size, not a near-empty chart each
+        sweeps.append({"n": None, "sizes": sorted(by_size), "param": None,
+                       "variants": len({v for sweep in by_size.values() for v in sweep["variant"]}),
+                       "chart": plots.block_sweep_multiples(by_size, title=f"{op}: GB/s against block size, a panel per size", styles=styles)})
     for slice_dtype, slice_distribution in selection.slices_by_dtype(frame, op, (dtype, distribution)):
         for sweep in sections.param_sweeps(frame, op, slice_dtype, slice_distribution):
             title = f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"

@@ -1,125 +1,40 @@
-"""The report's figures (matplotlib, Agg), each returned as a PNG data URI so the page needs no files."""
+"""The report's figures (matplotlib, Agg), each returned as a PNG data URI so the page needs no files.
+charts.ChartBatch draws them in worker processes; plot_base holds what they share."""
 
 from __future__ import annotations
 
-import base64
-import io
 import math
 
-FIGURE_DPI = 110
-MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
+from primbench.report.plot_base import (
+    data_uri,
+    figure,
+    finish,
+    label,
+    legend_width,
+    line_styles,
+    log2_axis,
+    side_legend,
+    styles_by_variant,  # noqa: F401 (part of this module's interface: context asks plots for styles)
+    styles_for,
+)
+from primbench.report.story_plot import history_chart, story_chart  # noqa: F401 (drawn through this module)
 
-
-def _figure(width: float, height: float):
-    # A bare Figure (no pyplot) keeps no global state between reports and needs no display.
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), dpi=FIGURE_DPI, layout="constrained")
-
-
-def _data_uri(figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _label(text) -> str:
-    # Run-file strings are plain text: a '$' would start mathtext, a leading '_' hides a legend entry.
-    text = str(text).replace("$", r"\$")
-    return " " + text if text.startswith("_") else text
-
-
-def line_styles(count: int) -> list[dict]:
-    """Colour, line style and marker for `count` lines, distinguishable well past 16."""
-    from matplotlib import colormaps
-
-    # tab20's dark shades first, then its light ones (dashed), then tab20b: neighbours differ.
-    tab20 = colormaps["tab20"].colors
-    colours = list(tab20[0::2]) + list(tab20[1::2]) + list(colormaps["tab20b"].colors)
-    styles = []
-    for i in range(count):
-        styles.append(
-            {
-                "color": colours[i % len(colours)],
-                "linestyle": ("-", "--", ":", "-.")[(i // 10) % 4],
-                "marker": MARKERS[i % len(MARKERS)],
-            }
-        )
-    return styles
-
-
-def styles_by_variant(variants) -> dict:
-    """A fixed style per variant, so that one variant looks the same in every plot of an op."""
-    return dict(zip(variants, line_styles(len(variants))))
-
-
-def _styles_for(variants, styles):
-    styles = styles or {}
-    spare = iter(line_styles(len(variants) + len(styles)))
-    return [styles.get(v) or next(spare) for v in variants]
-
-
-def _log2_axis(axis, values, as_powers: bool) -> None:
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
-
-    axis.set_xscale("log", base=2)
-    ticks = sorted({int(v) for v in values})
-    axis.xaxis.set_major_locator(FixedLocator(ticks))
-    axis.xaxis.set_minor_locator(NullLocator())
-    axis.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _pow2_label(v) if as_powers else f"{v:g}"))
-
-
-def _pow2_label(value: float) -> str:
-    exponent = math.log2(value) if value > 0 else 0.5
-    if abs(exponent - round(exponent)) < 1e-9:
-        return f"$2^{{{int(round(exponent))}}}$"
-    return f"{value:g}"
-
-
-def progression_chart(progression, references, device_label: str) -> str:
-    """Grouped bars, log y: cumulative speedup of each progression step here and in each reference."""
-    import numpy as np
-
-    figure = _figure(10, 4.2)
-    axis = figure.add_subplot()
-    variants = list(progression["variant"])
-    groups = [(device_label, list(progression["cumulative_speedup"]))]
-    for reference in references:
-        groups.append((f"{reference.label} (published)", list(progression[f"{reference.id}_cumulative"])))
-    width = 0.8 / len(groups)
-    x = np.arange(len(variants))
-    colours = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
-    for i, (label, values) in enumerate(groups):
-        heights = [v if v is not None and math.isfinite(v) else 0 for v in values]
-        bars = axis.bar(x + (i - (len(groups) - 1) / 2) * width, heights, width, label=_label(label),
-                        color=colours[i % len(colours)])
-        for bar, value in zip(bars, values):
-            if value is not None and math.isfinite(value):
-                axis.annotate(f"{value:.1f}", (bar.get_x() + bar.get_width() / 2, value), ha="center",
-                              va="bottom", fontsize=7, xytext=(0, 1), textcoords="offset points")
-    axis.set_yscale("log")
-    axis.axhline(1.0, color="#888", linewidth=0.8)
-    axis.set_xticks(x, [_label(v) for v in variants], rotation=30, ha="right", fontsize=8)
-    axis.set_ylabel("cumulative speedup over the first kernel (log)")
-    axis.set_title("Reduce progression: each device against its own first kernel")
-    axis.legend(fontsize=8, loc="upper left")
-    axis.grid(axis="y", which="both", alpha=0.3)
-    return _data_uri(figure)
+WIDTH = 12.0  # inches: the content column
 
 
 def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, title: str, styles=None) -> str:
     """GB/s against n (log2) per variant, with both peaks and the L2-resident sizes shaded."""
-    figure = _figure(11, 5.5)
-    axis = figure.add_subplot()
     variants = list(dict.fromkeys(lines["variant"]))
-    for style, variant in zip(_styles_for(variants, styles), variants):
+    labels = []
+    for variant in variants:
+        block = lines.loc[lines["variant"] == variant, "chosen_block"].iloc[0]
+        missing = block is None or (isinstance(block, float) and math.isnan(block))
+        labels.append(f"{variant} ({'library block' if missing else int(block)})")
+    right = legend_width(labels)
+    fig, (axis,) = figure(WIDTH, 5.2, right=right)
+    for style, variant, text in zip(styles_for(variants, styles), variants, labels):
         mine = lines[lines["variant"] == variant]
-        block = mine["chosen_block"].iloc[0]
-        suffix = " (library block)" if block is None or (isinstance(block, float) and math.isnan(block)) else f" ({int(block)})"
-        axis.plot(mine["n"], mine["gbps"], label=_label(f"{variant}{suffix}"), markersize=4, linewidth=1.3, **style)
+        axis.plot(mine["n"], mine["gbps"], label=label(text), markersize=4, linewidth=1.4, **style)
     if peak_gbps and math.isfinite(peak_gbps):
         axis.axhline(peak_gbps, color="black", linewidth=1.2, linestyle="-")
         axis.annotate(f"NVML peak {peak_gbps:.0f} GB/s", (0.01, peak_gbps), xycoords=("axes fraction", "data"),
@@ -137,72 +52,81 @@ def bandwidth_vs_size(lines, *, peak_gbps, copy_gbps, l2_bytes, itemsize: int, t
         axis.annotate("fits in L2:\nnot DRAM bandwidth", (l2_n, 0.6), xycoords=("data", "axes fraction"),
                       ha="right", va="center", fontsize=9, color="#8a6d00", xytext=(-6, 0), textcoords="offset points")
         axis.set_xlim(left=low)
-    _log2_axis(axis, sizes, as_powers=True)
+    log2_axis(axis, sizes, as_powers=True, width_in=WIDTH - right - 0.8)
     axis.set_xlabel("n (elements, log2)")
     axis.set_ylabel("GB/s (minimal bytes / median cold time)")
-    return _finish_with_side_legend(figure, axis, title)
+    return finish(fig, axis, title)
 
 
-def _finish_with_side_legend(figure, axis, title: str, *, from_zero: bool = True, grid_axis: str = "both",
-                             grid_which: str = "major") -> str:
-    """Common ending of the charts: y from 0 (not on a log axis), title, grid, legend beside the plot."""
-    if from_zero:
+def block_sweep_multiples(sweeps: dict, *, title: str, styles=None) -> str:
+    """Small multiples: one panel per size n, GB/s against block size (log2), a line per variant
+    measured at more than one block; one legend for all panels."""
+    sizes = sorted(sweeps)
+    variants = list(dict.fromkeys(v for n in sizes for v in sweeps[n]["variant"]))
+    style_of = dict(zip(variants, styles_for(variants, styles)))
+    columns = min(3, len(sizes))
+    rows = math.ceil(len(sizes) / columns)
+    right = legend_width(variants)
+    panel_width = (WIDTH - right - 0.7) / columns
+    fig, axes = figure(WIDTH, 0.7 + 2.3 * rows, right=right, top=0.5, bottom=0.55, rows=rows, columns=columns,
+                       hspace=0.45, wspace=0.22)
+    from primbench.report.render import size_text
+
+    for axis, n in zip(axes, sizes):
+        sweep = sweeps[n]
+        for variant, mine in sweep.groupby("variant", sort=False):
+            mine = mine.sort_values("block")
+            axis.plot([int(b) for b in mine["block"]], mine["gbps"], markersize=4, linewidth=1.3, **style_of[variant])
+        log2_axis(axis, [int(b) for b in sweep["block"]], as_powers=False, width_in=panel_width)
         axis.set_ylim(bottom=0)
-    axis.set_title(_label(title))
-    axis.grid(alpha=0.3, axis=grid_axis, which=grid_which)
-    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return _data_uri(figure)
-
-
-def block_sweep_chart(sweep, *, n: int, title: str, styles=None) -> str:
-    """GB/s against block size (log2) per variant, at one size n."""
-    figure = _figure(10, 4.5)
-    axis = figure.add_subplot()
-    variants = list(dict.fromkeys(sweep["variant"]))
-    for style, variant in zip(_styles_for(variants, styles), variants):
-        mine = sweep[sweep["variant"] == variant].sort_values("block")
-        axis.plot([int(b) for b in mine["block"]], mine["gbps"], label=_label(variant), markersize=5,
-                  linewidth=1.3, **style)
-    _log2_axis(axis, [int(b) for b in sweep["block"]], as_powers=False)
-    axis.set_xlabel("block size (threads, log2)")
-    axis.set_ylabel("GB/s")
-    return _finish_with_side_legend(figure, axis, title)
+        axis.set_title(f"n = {size_text(n)}", fontsize=9, loc="left")
+        axis.tick_params(labelsize=8)
+        axis.grid(alpha=0.3)
+    for axis in axes[len(sizes):]:
+        axis.set_visible(False)
+    for axis in axes[::columns]:
+        axis.set_ylabel("GB/s", fontsize=8)
+    for axis in axes[max(0, len(sizes) - columns):len(sizes)]:
+        axis.set_xlabel("block size (threads)", fontsize=8)
+    handles = [axes[0].plot([], [], label=label(v), **style_of[v])[0] for v in variants]
+    fig.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1 - (right - 0.1) / WIDTH, 1 - 0.5 / fig.get_figheight()))
+    fig.suptitle(label(title), x=0.7 / WIDTH, ha="left", fontsize=10)
+    return data_uri(fig)
 
 
 def distribution_bars_chart(bars, *, title: str, styles=None) -> str:
     """Grouped bars: one group per input distribution, one bar per variant (GB/s, log scale: the
     contended variants are 100x slower than the fast ones)."""
-    figure = _figure(10, 4.5)
-    axis = figure.add_subplot()
     distributions = list(dict.fromkeys(bars["distribution"]))
     variants = list(dict.fromkeys(bars["variant"]))
+    fig, (axis,) = figure(WIDTH, 4.3, right=legend_width(variants))
     width = 0.8 / max(1, len(variants))
-    for i, (style, variant) in enumerate(zip(_styles_for(variants, styles), variants)):
+    for i, (style, variant) in enumerate(zip(styles_for(variants, styles), variants)):
         mine = bars[bars["variant"] == variant].set_index("distribution")["gbps"]
         positions = [d + (i - (len(variants) - 1) / 2) * width for d in range(len(distributions))]
         axis.bar(positions, [mine.get(d, float("nan")) for d in distributions], width=width * 0.95,
-                 color=style["color"], label=_label(variant))
+                 color=style["color"], label=label(variant))
     axis.set_yscale("log")
-    axis.set_xticks(range(len(distributions)), [_label(d) for d in distributions])
+    axis.set_xticks(range(len(distributions)), [label(d) for d in distributions])
     axis.set_xlabel("input distribution")
     axis.set_ylabel("GB/s (log)")
-    return _finish_with_side_legend(figure, axis, title, from_zero=False, grid_axis="y")
+    return finish(fig, axis, title, from_zero=False, grid_axis="y")
 
 
 def param_sweep_chart(sweep: dict, *, title: str) -> str:
     """GB/s against one parameter's value (log2), a line per variant and block size."""
-    figure = _figure(10, 4.5)
-    axis = figure.add_subplot()
     labels = list(sweep["lines"])
+    right = legend_width(labels)
+    fig, (axis,) = figure(WIDTH, 4.3, right=right)
     values = []
-    for style, label in zip(line_styles(len(labels)), labels):
-        points = sweep["lines"][label]
+    for style, text in zip(line_styles(len(labels)), labels):
+        points = sweep["lines"][text]
         values += [v for v, _ in points]
-        axis.plot([v for v, _ in points], [g for _, g in points], label=_label(label), markersize=5, linewidth=1.3, **style)
-    _log2_axis(axis, values, as_powers=False)
+        axis.plot([v for v, _ in points], [g for _, g in points], label=label(text), markersize=5, linewidth=1.3, **style)
+    log2_axis(axis, values, as_powers=False, width_in=WIDTH - right - 0.8)
     axis.set_xlabel(f"{sweep['param']} (log2)")
     axis.set_ylabel("GB/s")
-    return _finish_with_side_legend(figure, axis, title)
+    return finish(fig, axis, title)
 
 
 SEED_SERIES = ("harris", "seed000", "seed004")  # drawn grey in the accuracy chart: context, not the point
@@ -211,49 +135,30 @@ ZERO_DRAWN_AT = 1e-17  # where an error of exactly 0 is drawn on the log axis
 
 def accuracy_chart(accuracy, title: str) -> str:
     """Relative error against n (both log) per variant: the serial loop, the trees, the floor."""
-    figure = _figure(11, 5.5)
-    axis = figure.add_subplot()
     highlighted = [r for r in accuracy.rows if r["kind"] not in SEED_SERIES]
-    styles = line_styles(len(highlighted))
-    style_of = {id(r): s for r, s in zip(highlighted, styles)}
+    fig, (axis,) = figure(WIDTH, 5.2, right=legend_width([r["label"] for r in highlighted]))
+    style_of = {id(r): s for r, s in zip(highlighted, line_styles(len(highlighted)))}
     for row in accuracy.rows:
         points = [(n, max(e, ZERO_DRAWN_AT)) for n, e in zip(accuracy.sizes, row["errors"]) if e is not None]
         if not points:
             continue
         xs, ys = zip(*points)
         if row["kind"] == "floor":
-            axis.plot(xs, ys, color="black", linestyle="--", linewidth=1.2, label=_label(row["label"]))
+            axis.plot(xs, ys, color="black", linestyle="--", linewidth=1.2, label=label(row["label"]))
         elif row["kind"] == "serial":
-            axis.plot(xs, ys, color="#c0392b", linewidth=2.2, marker="o", label=_label(row["label"]))
+            axis.plot(xs, ys, color="#c0392b", linewidth=2.2, marker="o", label=label(row["label"]))
         elif id(row) in style_of:
-            axis.plot(xs, ys, linewidth=1.6, markersize=5, label=_label(row["label"]), **style_of[id(row)])
+            axis.plot(xs, ys, linewidth=1.6, markersize=5, label=label(row["label"]), **style_of[id(row)])
         else:  # the seeds' kernels: context, not the point
             axis.plot(xs, ys, color="#bbbbbb", linewidth=0.8, label=None)
-    axis.set_xscale("log", base=2)
+    log2_axis(axis, accuracy.sizes, as_powers=True, width_in=8)
     axis.set_yscale("log")
     axis.axhline(ZERO_DRAWN_AT, color="#888", linewidth=0.6, linestyle=":")
     axis.annotate("exactly 0", (0.99, ZERO_DRAWN_AT), xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize=8, color="#666")
     axis.set_xlabel("n (elements, log2)")
     axis.set_ylabel("|result - exact sum| / |exact sum| (log)")
-    return _finish_with_side_legend(figure, axis, title, from_zero=False, grid_which="both")
+    return finish(fig, axis, title, from_zero=False, grid_which="both")
 
 
-def history_chart(lines: dict, labels: list[str], title: str) -> str:
-    """Median time (us, log) of each variant across runs in time order; a red ring marks a run
-    that `compare` found SLOWER than the one before it."""
-    figure = _figure(11, 4.8)
-    axis = figure.add_subplot()
-    variants = list(lines)
-    for style, variant in zip(line_styles(len(variants)), variants):
-        points = sorted(lines[variant])
-        xs, ys = [p[0] for p in points], [p[1] for p in points]
-        axis.plot(xs, ys, label=_label(variant), markersize=4, linewidth=1.2, **style)
-        slow = [(p[0], p[1]) for p in points if p[2]]
-        if slow:
-            axis.scatter([x for x, _ in slow], [y for _, y in slow], s=140, facecolors="none", edgecolors="#c0392b",
-                         linewidths=2, zorder=5)
-    axis.set_yscale("log")
-    axis.set_xticks(range(len(labels)), [_label(label) for label in labels], rotation=30, ha="right", fontsize=7)
-    axis.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
-    axis.set_ylabel("median time, us (log)")
-    return _finish_with_side_legend(figure, axis, title, from_zero=False, grid_which="both")
+__all__ = ["accuracy_chart", "bandwidth_vs_size", "block_sweep_multiples", "distribution_bars_chart", "history_chart",
+           "param_sweep_chart", "side_legend", "story_chart"]

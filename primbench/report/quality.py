@@ -125,7 +125,10 @@ def reproducibility_table(frame, op: str):
     block measured at that size) and across grids (the runner's probe), as yes / no / mixed / ''."""
     import pandas as pd
 
-    cases = frame[(frame["op"] == op) & (frame["status"] == "ok")]
+    # Only the columns read below: each selection copies every column it carries.
+    columns = [c for c in ("variant", "order", "n", "dtype", "distribution", "block", "result_hex", "bitwise_equal",
+                           "grids_probed", "grids_bitwise_equal", "deterministic_expected") if c in frame]
+    cases = frame.loc[(frame["op"] == op) & (frame["status"] == "ok"), columns]
     rows = []
     for variant, mine in cases.groupby("variant", sort=False):
         across_blocks = []

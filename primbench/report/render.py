@@ -23,7 +23,14 @@ STYLESHEET = "style.css"
 
 def render_report(run_path, out_path, *, reference_path=None) -> Path:
     """Write the HTML report of the run file at `run_path` to `out_path` and return that path."""
-    return write_report(load_run(run_path), out_path, story_references(reference_path))
+    from primbench import progress
+    from primbench.outputs import check_writable
+
+    # Bad input stays one line: the output and the run are checked before progress is shown.
+    check_writable(out_path)
+    run = load_run(run_path)
+    progress.say(f"read {run_path}: {len(run.cases)} cases; rendering {out_path}")
+    return write_report(run, out_path, story_references(reference_path))
 
 
 def story_references(reference_path=None) -> list:
@@ -31,12 +38,12 @@ def story_references(reference_path=None) -> list:
     return [r for r in load_published(reference_path) if ops.story_op({r.op}) == r.op]
 
 
-def write_report(run, out_path, references=(), frame=None) -> Path:
+def write_report(run, out_path, references=(), frame=None, index_href: str | None = None) -> Path:
     """Write the report of an already loaded run to `out_path` (`frame`: its annotated case frame,
-    where the caller has it already)."""
+    where the caller has it already; `index_href`: the site's index, on a published site)."""
     from primbench.report.context import build_context
 
-    return write_page(REPORT_TEMPLATE, out_path, **build_context(run, references, frame))
+    return write_page(REPORT_TEMPLATE, out_path, index_href=index_href, **build_context(run, references, frame))
 
 
 def render_page(template: str, **context) -> str:

@@ -130,9 +130,30 @@ def matches(column, value):
     return column == value
 
 
+def _memo(frame, key, compute):
+    """`compute()` once per (frame, key) while `frame` lives: a report asks for the same slice and
+    baseline ~300 times, and each pandas selection of a 1,300-case frame costs milliseconds.
+    Callers treat what they get as read-only (they select from it, never assign into it)."""
+    import weakref
+
+    memo = _MEMOS.get(id(frame))
+    if memo is None:
+        memo = _MEMOS[id(frame)] = {}
+        weakref.finalize(frame, _MEMOS.pop, id(frame), None)  # the id may be reused once it is gone
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+_MEMOS: dict[int, dict] = {}
+
+
 def slice_of(frame, op: str, dtype, distribution):
     """The cases of one op, dtype and input distribution."""
-    return frame[(frame["op"] == op) & matches(frame["dtype"], dtype) & matches(frame["distribution"], distribution)]
+    def compute():
+        return frame[(frame["op"] == op) & matches(frame["dtype"], dtype) & matches(frame["distribution"], distribution)]
+
+    return _memo(frame, ("slice", op, dtype, distribution), compute)
 
 
 def choose_progression_size(frame, op: str, preferred: int = PROGRESSION_N) -> tuple[int | None, bool]:
@@ -186,12 +207,15 @@ def baseline_variant(frame, op: str) -> str | None:
     its baseline series."""
     from primbench import ops
 
-    cases = frame[(frame["op"] == op) & (frame["series"] == BASELINE_SERIES)]
-    names = list(cases.sort_values(["order", "variant"])["variant"].drop_duplicates())
-    declared = ops.declared(op, "baseline")
-    if declared in names:
-        return declared
-    return names[0] if names else None
+    def compute():
+        cases = frame[(frame["op"] == op) & (frame["series"] == BASELINE_SERIES)]
+        names = list(cases.sort_values(["order", "variant"])["variant"].drop_duplicates())
+        declared = ops.declared(op, "baseline")
+        if declared in names:
+            return declared
+        return names[0] if names else None
+
+    return _memo(frame, ("baseline", op), compute)
 
 
 def name_of(frame, variant: str) -> str:

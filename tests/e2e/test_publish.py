@@ -1,9 +1,9 @@
 """primbench publish on real recorded runs (tests/data/runs): one entry per run, a history per GPU
-that marks what compare calls SLOWER, and the GPU models side by side. Nothing here needs a GPU.
+that marks where step detection finds a slowdown begin, and the GPU models side by side. Nothing here needs a GPU.
 
 The regression test copies a real run twice into tmp_path as two later runs (a test-only
 transformation: new run ids and start times, and in the second one case's samples multiplied by
-1.10); nothing under tests/data is modified."""
+1.10); nothing under tests/data is modified. tools/site_scale.py measures a site of 365 runs."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_the_site_lists_each_run_once_and_links_every_report(published_site):
     assert all((published_site / "runs" / f"{run_id}.html").exists() for run_id in linked)
 
 
-def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_run, tmp_path, bench):
+def test_the_history_marks_where_a_run_10_percent_slower_began(newest_run, tmp_path, bench):
     runs = tmp_path / "runs"
     runs.mkdir()
     _copy_as(newest_run, runs / "a.jsonl", "test-run-a", "2030-01-01T00:00:00+00:00")
@@ -45,8 +45,29 @@ def test_the_history_marks_a_run_10_percent_slower_than_the_one_before(newest_ru
     result = bench("publish", str(runs), "-o", str(tmp_path / "site"))
     assert result.returncode == 0, result.stderr
     history = next((tmp_path / "site").glob("history-*.html")).read_text()
-    marked = dict(re.findall(r"<h2>(reduce at n = 2<sup>\d+</sup>)</h2>\s*<p>\d+ variant\(s\); (\d+) step", history))
-    assert marked == {"reduce at n = 2<sup>25</sup>": "1"}  # the slowed case is at 2^25; the fixture has no 2^28
+    found = re.findall(r"<li><strong>(\w+)</strong> at n = 2<sup>(\d+)</sup>: <code>([^<]+)</code> ([\d.]+) % slower "
+                       r'from <a href="([^"]+)">', history)
+    # Only the slowed case (at 2^25; the fixture has no 2^28), dated at the run where it began.
+    assert found == [("reduce", "25", "cub_device_reduce", "10.0", "runs/test-run-b.html")]
+    assert 'href="index.html"' in history  # and the page links back to the index
+
+
+def test_adding_a_run_reads_and_renders_only_that_run(newest_run, tmp_path, monkeypatch):
+    from primbench.report import publish as publishing
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    first = _copy_as(newest_run, runs / "a.jsonl", "test-run-a", "2030-01-01T00:00:00+00:00")
+    publishing.publish([first], tmp_path / "site")
+    page = tmp_path / "site" / "runs" / "test-run-a.html"
+    rendered = page.stat().st_mtime_ns
+    read = []
+    monkeypatch.setattr(publishing, "load_run", lambda path: read.append(Path(path).name) or load_run(path))
+    second = _copy_as(newest_run, runs / "b.jsonl", "test-run-b", "2030-01-02T00:00:00+00:00")
+    index = publishing.publish([first, second], tmp_path / "site").read_text()
+    assert read == ["b.jsonl"]  # the first run's digest and page came from the cache
+    assert page.stat().st_mtime_ns == rendered
+    assert "test-run-a" in index and "test-run-b" in index
 
 
 def test_publishing_a_folder_without_runs_is_one_line_and_exit_2(tmp_path, bench):

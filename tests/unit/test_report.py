@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import plots, quality, render_report, sections, selection, story
+from primbench.report import plots, quality, render, render_report, sections, selection, story
 from primbench.report.reference import load_published
 from primbench.results import load_run
 
@@ -535,3 +535,72 @@ def test_each_dtype_gets_its_own_slice_for_the_parameter_sweeps():
     other = frame[frame["distribution"] == "all_equal"].assign(dtype="int32")  # fewer cases than uint8, uniform
     both = pd.concat([frame, other], ignore_index=True)
     assert selection.slices_by_dtype(both, "histogram", selection.primary_slice(both, "histogram")) == [("uint8", "uniform"), ("int32", "all_equal")]
+
+
+# --- the top of the report: the story in one sentence and one chart, one line per op -----------
+
+
+def test_the_report_opens_with_the_story_sentence_its_time_chart_and_one_line_per_op(newest_run, real_report):
+    html = real_report[1]
+    import re
+
+    page = _parse(html)
+    start = html.index('id="summary"')
+    sentence = " ".join(re.sub(r"<[^>]+>", "", html[start:html.index("</p>", start)]).split())
+    frame = render.annotated_frame(load_run(newest_run))
+    table = story.progression_table(frame, 2**25, load_published(), "reduce")
+    seeds = table[(table["series"] == "harris") & table["time_us"].notna()]
+    first, last = seeds["time_us"].iloc[0], seeds["time_us"].iloc[-1]
+    assert f"takes {first:,.1f} µs with the seeds' first kernel and {last:,.1f} µs with warp shuffles ({first / last:.2f}×)" in sentence
+    assert "seed 002, RTX 3080 went from 5.7 ms to 1.01 ms (5.64×)" in sentence  # the published figures
+    # The chart comes before any table: the story is at the top, not 3,000 px down.
+    assert html.index('id="story-chart"') < html.index('id="progression"') < html.index('<table')
+    (chart,) = page.inside("story-chart", "img")
+    assert chart["src"].startswith("data:image/png;base64,")
+    ops_measured = sorted(set(frame["op"]))
+    start = html.index('id="headlines"')
+    lines = " ".join(re.sub(r"<[^>]+>", "", html[start:html.index("</section>", start)]).split())
+    assert [op for op in ops_measured if f"{op} at n =" in lines] == ops_measured
+    assert "% of peak" in lines and "the time of cub_device_reduce" in lines
+
+
+def test_each_step_of_the_story_chart_has_its_reason_and_its_published_times():
+    from primbench.report import headline
+    from primbench.report.reference import load_published
+
+    references = load_published()
+    rows = [{"variant": "reduce0_interleaved_divergent", "series": "harris", "time_us": 400.0, "origin": "o0"},
+            {"variant": "reduce6_grid_stride_shuffle", "series": "harris", "time_us": 80.0, "origin": "o6"},
+            {"variant": "my_kernel", "series": "beyond", "time_us": 40.0, "origin": "a user's kernel"},
+            {"variant": "cub_device_reduce", "series": "baseline", "time_us": 50.0, "origin": "o"}]
+    steps = headline.story_steps(rows, references, "reduce")
+    assert "divergence" in steps[0]["reason"] and steps[2]["reason"] == "a user's kernel"  # undeclared: its origin
+    assert steps[0]["times"] == [400.0, 5700.0, pytest.approx(8054.0)]  # here, RTX 3080, G80 (µs)
+    assert steps[2]["times"] == [40.0, None, None]
+    assert [s["group"] for s in steps] == ["the seeds' steps", "the seeds' steps", "past the seeds", "the library"]
+    opening = headline.opening(rows, references, 2**25, "float32")
+    assert opening["last"]["speedup"] == 5.0 and opening["beyond"]["step"] == 2.0 and opening["library"]["us"] == 50.0
+    assert [(p["label"], p["speedup"], p["same_size"]) for p in opening["published"]] == [
+        ("seed 002, RTX 3080", pytest.approx(5.7 / 1.01), True), ("Harris, G80", pytest.approx(8.054 / 0.268), False)]
+    assert headline.opening(rows[2:], references, 2**25, "float32") is None  # no seeds' steps: no sentence
+
+
+def test_tick_labels_never_meet_1000_gets_none_beside_1024():
+    from primbench.report.plot_base import spaced_ticks
+
+    assert spaced_ticks([1000, 1024, 2048, 2**20], width_in=10) == [1024, 2048, 2**20]
+    crowded = spaced_ticks([2**k for k in range(10, 29)], width_in=3.3)
+    assert len(crowded) < 10 and crowded[0] == 1024 and crowded[-1] == 2**28
+
+
+def test_charts_drawn_in_worker_processes_are_the_charts_drawn_here():
+    import pandas as pd
+
+    from primbench.report.charts import ChartBatch
+
+    bars = pd.DataFrame({"variant": ["a", "b", "a", "b"], "distribution": ["x", "x", "y", "y"], "gbps": [1.0, 2.0, 3.0, 4.0]})
+    pooled = ChartBatch(plots, workers=2)
+    drawn = [pooled.distribution_bars_chart(bars, title=f"t{i}") for i in range(4)]
+    assert pooled.where() == "2 worker processes"
+    assert pooled.finish() == 4
+    assert [str(chart) for chart in drawn] == [plots.distribution_bars_chart(bars, title=f"t{i}") for i in range(4)]

@@ -1,0 +1,77 @@
+"""The top of the report: the story in one sentence and one chart (absolute time per progression
+step, this GPU beside the published ones, each step with its reason), then one line per op (its
+best hand-written variant against its baseline, and % of peak)."""
+
+from __future__ import annotations
+
+from primbench import ops
+from primbench.report.selection import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES, is_number
+
+GROUPS = {HARRIS_SERIES: "the seeds' steps", BEYOND_SERIES: "past the seeds", BASELINE_SERIES: "the library"}
+
+
+def _timed(rows, series):
+    return [r for r in rows if r.get("series") == series and is_number(r.get("time_us"))]
+
+
+def opening(rows: list[dict], references, n: int, dtype) -> dict | None:
+    """The sentence's numbers: the first kernel and the last of the seeds' steps (the shuffle
+    version) here and in each published progression, then the fastest kernel past the seeds, then
+    the library. None when the seeds' steps have fewer than two times."""
+    seeds = _timed(rows, HARRIS_SERIES)
+    if len(seeds) < 2:
+        return None
+    first, last = seeds[0], seeds[-1]
+    published = []
+    for reference in references:
+        start, end = reference.time_ms(first["variant"]), reference.time_ms(last["variant"])
+        if start and end:
+            published.append({"label": reference.label, "device": reference.device, "n": reference.n,
+                              "dtype": reference.dtype, "first_ms": start, "last_ms": end, "speedup": start / end,
+                              "same_size": reference.n == n and reference.dtype == dtype})
+    beyond = min(_timed(rows, BEYOND_SERIES), key=lambda r: r["time_us"], default=None)
+    library = next(iter(_timed(rows, BASELINE_SERIES)), None)
+    return {
+        "first": {"variant": first["variant"], "us": first["time_us"]},
+        "last": {"variant": last["variant"], "us": last["time_us"], "speedup": first["time_us"] / last["time_us"]},
+        "published": published,
+        "beyond": beyond and {"variant": beyond["variant"], "us": beyond["time_us"],
+                              "speedup": first["time_us"] / beyond["time_us"], "step": last["time_us"] / beyond["time_us"]},
+        "library": library and {"variant": library["variant"], "us": library["time_us"]},
+    }
+
+
+def story_steps(rows: list[dict], references, op: str) -> list[dict]:
+    """The chart's rows: every step of the progression with its reason (the op declares them; a
+    variant it does not name shows its origin), and its time here and in each reference (µs)."""
+    reasons = ops.declared(op, "step_reasons") or {}
+    steps = []
+    for row in rows:
+        times = [row["time_us"] if is_number(row.get("time_us")) else None]
+        for reference in references:
+            published = reference.time_ms(row["variant"])
+            times.append(published * 1e3 if published else None)
+        if any(times):
+            steps.append({"variant": row["variant"], "reason": reasons.get(row["variant"]) or row.get("origin") or "",
+                          "group": GROUPS.get(row.get("series"), row.get("series") or ""), "times": times})
+    return steps
+
+
+def device_labels(device_name: str, n_text: str, dtype, references) -> list[str]:
+    """The chart's legend: this run, then each published progression with its own size and dtype."""
+    from primbench.report.render import size_text
+
+    labels = [f"{device_name}: {n_text} {dtype} (this run)"]
+    labels += [f"{r.label}: {size_text(r.n)} {r.dtype} (published)" for r in references]
+    return labels
+
+
+def op_headline(op: str, best_per_size: list[dict], n: int | None, baseline: str | None) -> dict | None:
+    """One line for an op: at its progression size (else its largest), the fastest hand-written
+    variant, its time against the baseline's, and its % of the NVML peak."""
+    if not best_per_size:
+        return None
+    row = next((r for r in best_per_size if r["n"] == n), best_per_size[-1])
+    return {"op": op, "n": row["n"], "variant": row["variant"], "time_us": row["time_us"], "pct_peak": row["pct_peak"],
+            "baseline": baseline, "baseline_us": row["baseline_us"] if is_number(row["baseline_us"]) else None,
+            "ratio": row["ratio_to_baseline"] if is_number(row["ratio_to_baseline"]) else None}

@@ -1,0 +1,96 @@
+"""What the site's shared pages (index, history, GPU models) need of one run, kept in
+<site>/.primbench-digests.json under the run's page key: a publish reads a run file in full only
+when its digest or its page is missing or stale, so adding one run to a year of nightly runs
+costs that run's reading and rendering, not 365 (reading one takes ~1.5 s).
+
+A missing, damaged or foreign digest file only means every run is read again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from primbench.outputs import write_atomically
+from primbench.report import selection
+from primbench.results import run_stem
+
+DIGEST_NAME = ".primbench-digests.json"
+DIGEST_SCHEMA = 1
+# The cases whose history is drawn: the seed's size and the largest, in each op's primary slice.
+HISTORY_SIZES = (2**25, 2**28)
+
+
+def digest(run, frame, page: str) -> dict:
+    """One run as the index line (when, commit, headline numbers) and its headline cases: for each
+    op at the history sizes, each variant's median at its headline block (the history) and its
+    fastest case's time and % of peak (the GPU models page)."""
+    device = run.device
+    statuses = {str(k): int(v) for k, v in frame["status"].value_counts().items()} if not frame.empty else {}
+    git = run.git
+    return {"id": run.header.run_id or run_stem(run.path), "page": page, "gpu": device.get("name") or "unknown GPU",
+            "started": run.header.started, "git": git.get("sha"), "dirty": git.get("dirty"),
+            "config": run.header.config.get("name"), "cases": len(run.cases), "statuses": statuses,
+            "finished": bool(run.finished), "headline": _headline(frame), "points": _points(frame),
+            "source": str(run.path)}
+
+
+def _headline(frame) -> list[dict]:
+    op = selection.story_op(frame)
+    if frame.empty or op not in set(frame["op"]):
+        return []
+    dtype, distribution = selection.primary_slice(frame, op)
+    lines = []
+    for n in HISTORY_SIZES:
+        best = selection.best_case(frame, op, n, dtype=dtype, distribution=distribution)
+        if best is None:
+            continue
+        base = selection.baseline_time_ms(frame, op, n, dtype, distribution)
+        lines.append({"n": n, "variant": best["variant"], "time_us": float(best["median_ms"]) * 1e3,
+                      "pct_peak": _number(best["pct_peak"]),
+                      "ratio_to_cub": float(best["median_ms"]) / base if selection.is_number(base) else None})
+    return lines
+
+
+def _points(frame) -> list[dict]:
+    """Each headline case: op, n, variant, order, median at the headline block, fastest time and % of peak."""
+    if frame.empty:
+        return []
+    points = []
+    for op in selection.ops_in(frame):
+        dtype, distribution = selection.primary_slice(frame, op)
+        cases = selection.slice_of(frame, op, dtype, distribution)
+        for n in HISTORY_SIZES:
+            at_n = cases[(cases["n"] == n) & cases["valid"]]
+            for variant, mine in at_n.groupby("variant"):
+                block = selection.choose_block(mine, n)
+                chosen = mine if block is None else mine[mine["block"] == block]
+                fastest = mine.sort_values("median_ms").iloc[0]
+                points.append({"op": op, "n": int(n), "variant": variant, "order": int(fastest["order"]),
+                               "median_us": float(chosen["median_ms"].iloc[0]) * 1e3 if not chosen.empty else None,
+                               "best_us": float(fastest["median_ms"]) * 1e3, "pct_peak": _number(fastest["pct_peak"])})
+    return points
+
+
+def _number(value):
+    return float(value) if selection.is_number(value) else None
+
+
+class DigestCache:
+    """The digests of one site folder, by page key."""
+
+    def __init__(self, site: Path):
+        self.path = Path(site) / DIGEST_NAME
+        try:
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            valid = isinstance(loaded, dict) and loaded.get("schema") == DIGEST_SCHEMA
+            self.digests = dict(loaded["digests"]) if valid and isinstance(loaded.get("digests"), dict) else {}
+        except (OSError, ValueError):
+            self.digests = {}
+
+    def get(self, key: str) -> dict | None:
+        return self.digests.get(key)
+
+    def save(self, kept: dict) -> None:
+        """Keep `kept` ({key: digest}) only: a run no longer published drops out."""
+        self.digests = kept
+        write_atomically(self.path, json.dumps({"schema": DIGEST_SCHEMA, "digests": kept}, sort_keys=True) + "\n")
