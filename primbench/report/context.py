@@ -44,7 +44,7 @@ def build_context(run, references=(), frame=None) -> dict:
         "ops": per_op,
         "quality": _timing_quality(frame),
         "meta": _meta(run),
-        "counters": counters_section.build(run, frame),
+        "counters": counters_section.build(run, frame, plots),
         "headlines": [op["headline"] for op in per_op if op["headline"]],
     }
     progress.say(f"drawing {plots.count} charts ({plots.where()})")

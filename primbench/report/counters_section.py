@@ -53,8 +53,9 @@ def counters_of(run):
     return about, usable, stale, [c for c in cases if not c.profiled]
 
 
-def build(run, frame) -> dict | None:
-    """The template's `counters` value (None: no counters file beside the run)."""
+def build(run, frame, charts=None) -> dict | None:
+    """The template's `counters` value (None: no counters file beside the run). `charts`: the
+    page's ChartBatch, which draws the roofline in a worker while the tables are built."""
     try:
         found = counters_of(run)
     except UserError as exc:
@@ -72,10 +73,14 @@ def build(run, frame) -> dict | None:
         "steps": [{**step, "cells": step_cells(step)} for step in progression_steps(frame, usable, times)],
         "columns": [label for label, *_ in COLUMNS],
         "bytes": bytes_rows(usable),
-        "roofline": roofline_chart(roofline_points(usable, times, frame), roofs(run.device)) if usable else None,
+        "roofline": _draw(charts, roofline_chart, roofline_points(usable, times, frame), roofs(run.device)) if usable else None,
         "stale": stale,
         "unprofiled": [{"key": c.key, "reason": c.reason} for c in unprofiled],
     }
+
+
+def _draw(charts, function, *args):
+    return charts.defer(function, *args) if charts is not None else function(*args)
 
 
 def _value(case: counters.CaseCounters, name: str) -> float | None:

@@ -23,7 +23,9 @@ def roofline_chart(points: list[dict], roofs: dict) -> str | None:
     panels = [p for p in panels if any(point["float"] == p[0] for point in points)]
     if not panels or not roofs.get("dram"):
         return None
-    figure = Figure(figsize=(5.2 * len(panels), 3.8), dpi=DPI, layout="constrained")
+    # Fixed margins: constrained layout took 0.9 s of this figure's 1.1 s on the reference run.
+    figure = Figure(figsize=(5.2 * len(panels), 3.8), dpi=DPI)
+    figure.subplots_adjust(left=0.09 if len(panels) > 1 else 0.15, right=0.98, bottom=0.13, top=0.92, wspace=0.28)
     for index, (is_float, x_key, y_key, roof, x_label, y_label) in enumerate(panels, start=1):
         axis = figure.add_subplot(1, len(panels), index)
         chosen = [p for p in points if p["float"] == is_float and p[x_key] > 0 and p[y_key] > 0]
