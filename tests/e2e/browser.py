@@ -1,26 +1,50 @@
-"""Load a page in headless Chromium (Debian's `chromium`) and say what happened: console errors,
-network requests, and a screenshot. Used by tests/e2e/test_browser.py; skipped where there is none."""
+"""Open a page in headless Chromium (Debian's `chromium`) and say what happened: console errors,
+the requests the page itself made, what overflows sideways at a given width, which images did not
+decode, and a screenshot. Used by tests/e2e/test_browser.py.
+
+Chromium starts with its background traffic switched off (networking, component updates, sync,
+...), and the page's own requests are read from the page (the Resource Timing API), so whatever the
+browser fetches for itself can never count against a page, nor hide one of its requests."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
-# Chromium's own background traffic (time sync, accounts, dictionaries), seen with an empty page
-# here: not the page's requests. The flags below switch most of it off; these hosts are what is
-# left. Anything else (fonts.googleapis.com, a CDN) counts against the page.
-BROWSER_HOSTS = ("accounts.google.com", "clients2.google.com", "www.google.com", "android.clients.google.com")
-BROWSER_HOST_SUFFIXES = (".gvt1.com",)
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--disable-sync",
          "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
-         "--disable-domain-reliability", "--disable-client-side-phishing-detection",
+         "--disable-domain-reliability", "--disable-client-side-phishing-detection", "--no-default-browser-check",
          "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication",
          "--enable-logging=stderr", "--v=0")
+PROBE_ID = "primbench-probe"
+# Injected before </body>: once the page has loaded, open every <details> (long notes must fit
+# too), wait for every image to decode, then write what it found into a <pre> that --dump-dom prints.
+PROBE = """<script>
+window.addEventListener("load", async () => {
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  const images = await Promise.all([...document.images].map(async (img, i) => {
+    try { await img.decode(); } catch (e) { return {i, ok: false, why: String(e)}; }
+    return {i, ok: img.naturalWidth > 0 && img.naturalHeight > 0, width: img.naturalWidth};
+  }));
+  const root = document.documentElement;
+  const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+    (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+  const overflowing = [...document.body.querySelectorAll("*")]
+    .filter(el => el.id !== "%(id)s" && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+    .map(el => name(el) + " " + el.scrollWidth + ">" + el.clientWidth + " " + el.textContent.trim().slice(0, 60));
+  const requests = performance.getEntriesByType("resource").map(e => e.name);
+  const out = document.createElement("pre");
+  out.id = "%(id)s";
+  out.style.display = "none";
+  out.textContent = JSON.stringify({scroll: root.scrollWidth, client: root.clientWidth, overflowing, images, requests});
+  document.body.appendChild(out);
+});
+</script>""" % {"id": PROBE_ID}
 
 
 def chromium() -> str | None:
@@ -28,38 +52,46 @@ def chromium() -> str | None:
 
 
 @dataclass
-class PageLoad:
-    console: list[str]  # console messages and uncaught errors
-    requests: list[str]  # URLs the page asked for beyond file: and data:
-    screenshot: Path
+class Inspection:
+    scroll_width: int  # the page's (documentElement) scroll and client widths
+    client_width: int
+    overflowing: list[str]  # elements whose content is wider than their box (clipped or scrolled)
+    images: list[dict]  # {"i", "ok", ...} per <img>
+    requests: list[str]  # what the page itself fetched beyond file: and data:
+    console: list[str] = field(default_factory=list)  # console messages and uncaught errors
 
 
-def load(page: Path, screenshot: Path, *, width: int = 1400, height: int = 3000) -> PageLoad:
-    """Open `page` (a file) in headless Chromium; keep a screenshot."""
+def _run(arguments: list[str], profile: str) -> subprocess.CompletedProcess:
     browser = chromium()
     if browser is None:
         raise RuntimeError("no chromium")
-    screenshot.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        net_log = Path(tmp) / "net.json"
-        result = subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp}/profile", f"--log-net-log={net_log}",
-                                 f"--screenshot={screenshot}", f"--window-size={width},{height}", page.resolve().as_uri()],
-                                capture_output=True, text=True, timeout=120)
-        console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
-        urls = set()
-        if net_log.exists():
-            text = net_log.read_text()
-            try:
-                events = json.loads(text)["events"]
-            except (json.JSONDecodeError, KeyError):  # Chromium may leave the log's closing bracket off
-                events = json.loads(text.rstrip().rstrip(",") + "]}")["events"]
-            for event in events:
-                url = (event.get("params") or {}).get("url")
-                if url:
-                    urls.add(url)
-    def browser_own(url: str) -> bool:
-        host = urlparse(url).hostname or ""
-        return host in BROWSER_HOSTS or host.endswith(BROWSER_HOST_SUFFIXES)
+    return subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", *arguments], capture_output=True, text=True,
+                          timeout=120)
 
-    requests = sorted(u for u in urls if urlparse(u).scheme not in ("file", "data", "chrome", "about") and not browser_own(u))
-    return PageLoad(console=console, requests=requests, screenshot=screenshot)
+
+def inspect(page: Path, *, width: int = 1280, height: int = 900) -> Inspection:
+    """Load a probed copy of `page` at `width` x `height` px and read back what the probe found."""
+    with tempfile.TemporaryDirectory() as tmp:
+        probed = Path(tmp) / page.name
+        html = page.read_text(encoding="utf-8")
+        probed.write_text(html.replace("</body>", PROBE + "</body>") if "</body>" in html else html + PROBE, encoding="utf-8")
+        result = _run([f"--window-size={width},{height}", "--virtual-time-budget=15000", "--dump-dom",
+                       probed.resolve().as_uri()], f"{tmp}/profile")
+    found = re.search(rf'<pre id="{PROBE_ID}"[^>]*>(.*?)</pre>', result.stdout, re.S)
+    if not found:
+        raise AssertionError("the probe did not report: " + result.stdout[-300:] + result.stderr[-500:])
+    import html as html_module
+
+    data = json.loads(html_module.unescape(found.group(1)))
+    console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
+    requests = sorted({u for u in data["requests"] if not u.startswith(("data:", "file:", "blob:", "about:"))})
+    return Inspection(data["scroll"], data["client"], data["overflowing"], data["images"], requests, console)
+
+
+def screenshot(page: Path, out: Path, *, width: int = 1280, height: int = 900) -> Path:
+    """A PNG of the top `width` x `height` px of `page`."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        _run([f"--screenshot={out.resolve()}", f"--window-size={width},{height}", page.resolve().as_uri()],
+             f"{tmp}/profile")
+    return out
