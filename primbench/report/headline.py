@@ -68,10 +68,12 @@ def device_labels(device_name: str, n_text: str, dtype, references) -> list[str]
 
 def op_headline(op: str, best_per_size: list[dict], n: int | None, baseline: str | None) -> dict | None:
     """One line for an op: at its progression size (else its largest), the fastest hand-written
-    variant, its time against the baseline's, and its % of the NVML peak."""
+    variant, its time against the baseline's, its % of the NVML peak, and its % of its speed of
+    light where the run measured the ceilings (schema 4)."""
     if not best_per_size:
         return None
     row = next((r for r in best_per_size if r["n"] == n), best_per_size[-1])
     return {"op": op, "n": row["n"], "variant": row["variant"], "time_us": row["time_us"], "pct_peak": row["pct_peak"],
+            "pct_sol": row["pct_sol"] if is_number(row.get("pct_sol")) else None,
             "baseline": baseline, "baseline_us": row["baseline_us"] if is_number(row["baseline_us"]) else None,
             "ratio": row["ratio_to_baseline"] if is_number(row["ratio_to_baseline"]) else None}

@@ -86,11 +86,7 @@ def progression_table(frame, n: int, references=(), op: str | None = None, dtype
             "key": None,
             "status": "absent",
             "reason": None,
-            "time_us": math.nan,
-            "noise_pct": math.nan,
-            "gbps": math.nan,
-            "pct_peak": math.nan,
-            "pct_copy": math.nan,
+            **dict.fromkeys(("time_us", "noise_pct", "gbps", "pct_peak", "pct_copy", "pct_sol"), math.nan),
         }
         if not valid.empty:
             case = valid.sort_values("median_ms").iloc[0]
@@ -102,6 +98,7 @@ def progression_table(frame, n: int, references=(), op: str | None = None, dtype
                 gbps=case["gbps"],
                 pct_peak=case["pct_peak"],
                 pct_copy=case["pct_copy"],
+                pct_sol=case.get("pct_sol", math.nan),  # hand-made frames (tests) may lack it
             )
         elif not at_n.empty:
             case = at_n.iloc[0]
@@ -222,6 +219,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
                 "gbps": chosen["gbps"],
                 "pct_peak": chosen["pct_peak"],
                 "pct_copy": chosen["pct_copy"],
+                "pct_sol": chosen.get("pct_sol", math.nan),
                 "l2_resident": bool(chosen["l2_resident"]),
                 "baseline_us": base * 1e3,
                 "ratio_to_baseline": chosen["median_ms"] / base if is_number(base) else math.nan,

@@ -59,3 +59,19 @@ def test_a_run_without_a_read_probe_has_no_speed_of_light_for_read_cases(tmp_pat
 def test_a_schema_3_run_reads_as_4_with_no_speed_of_light():
     run = load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz")
     assert run.header.schema == 4 and math.isnan(run.read_gbps) and run.frame()["sol_us"].isna().all()
+
+
+def test_the_report_shows_percent_of_light_and_a_line_per_op(tmp_path):
+    from primbench.report.render import write_report
+
+    run = _with_read_probe(tmp_path)
+    html = write_report(run, tmp_path / "report.html").read_text()
+    assert "% light</th>" in html and "% copy</th>" not in html
+    assert "% of its speed of light" in html
+
+
+def test_a_run_without_ceilings_keeps_percent_of_copy(tmp_path):
+    from primbench.report.render import write_report
+
+    html = write_report(_with_read_probe(tmp_path, probe=False), tmp_path / "report.html").read_text()
+    assert "% copy</th>" in html and "% light</th>" not in html and "of its speed of light" not in html
