@@ -69,16 +69,22 @@ def _run(arguments: list[str], profile: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-def inspect(page: Path, *, width: int = 1280, height: int = 900) -> Inspection:
-    """Load a probed copy of `page` at `width` x `height` px and read back what the probe found."""
-    with tempfile.TemporaryDirectory() as tmp:
-        probed = Path(tmp) / page.name
-        html = page.read_text(encoding="utf-8")
-        probed.write_text(html.replace("</body>", PROBE + "</body>") if "</body>" in html else html + PROBE, encoding="utf-8")
-        result = _run([f"--window-size={width},{height}", "--virtual-time-budget=15000", "--dump-dom",
-                       probed.resolve().as_uri()], f"{tmp}/profile")
-    found = re.search(rf'<pre id="{PROBE_ID}"[^>]*>(.*?)</pre>', result.stdout, re.S)
-    if not found:
+def inspect(page: Path, *, width: int = 1280, height: int = 900, attempts: int = 2) -> Inspection:
+    """Load a probed copy of `page` at `width` x `height` px and read back what the probe found.
+    Chromium is started once more if its dump lacks the probe's report (then the browser failed,
+    not the page); a report, whatever it says, is never retried."""
+    for _ in range(attempts):
+        with tempfile.TemporaryDirectory() as tmp:
+            probed = Path(tmp) / page.name
+            html = page.read_text(encoding="utf-8")
+            probed.write_text(html.replace("</body>", PROBE + "</body>") if "</body>" in html else html + PROBE,
+                              encoding="utf-8")
+            result = _run([f"--window-size={width},{height}", "--virtual-time-budget=15000", "--dump-dom",
+                           probed.resolve().as_uri()], f"{tmp}/profile")
+        found = re.search(rf'<pre id="{PROBE_ID}"[^>]*>(.*?)</pre>', result.stdout, re.S)
+        if found:
+            break
+    else:
         raise AssertionError("the probe did not report: " + result.stdout[-300:] + result.stderr[-500:])
     import html as html_module
 
