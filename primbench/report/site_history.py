@@ -20,6 +20,8 @@ def history(digests: list[dict], gpu: str) -> dict:
     for op in sorted({p["op"] for d in digests for p in d["points"]}):
         runs = [d for d in digests if any(p["op"] == op for p in d["points"])]
         dates = [f"{(d['started'] or '?')[:10]}" for d in runs]
+        if len(set(dates)) < len(dates):  # several runs a day: the day and the time
+            dates = [f"{(d['started'] or '?')[5:16].replace('T', ' ')}" for d in runs]
         panels = []
         for n in sorted({p["n"] for d in runs for p in d["points"] if p["op"] == op}):
             lines, order = defaultdict(list), {}

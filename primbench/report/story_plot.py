@@ -69,7 +69,9 @@ def history_chart(panels: list[dict], dates: list[str], title: str) -> str:
     variants = list(dict.fromkeys(v for panel in panels for v in panel["lines"]))
     style_of = dict(zip(variants, line_styles(len(variants))))
     right = legend_width(variants)
-    fig, axes = figure(12.0, 0.75 + 2.9 * len(panels), right=right, top=0.7, bottom=0.6, rows=len(panels), hspace=0.5)
+    # Tall enough for the legend too: one line of 7.5 pt text is ~0.17 in.
+    height = max(0.75 + 2.9 * len(panels), 1.5 + 0.17 * len(variants))
+    fig, axes = figure(12.0, height, right=right, top=0.7, bottom=0.6, rows=len(panels), hspace=0.5)
     many = len(dates) > 40  # a year of nightly runs: lines only, markers would cover them
     for axis, panel in zip(axes, panels):
         for variant, points in panel["lines"].items():
