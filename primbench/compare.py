@@ -81,12 +81,15 @@ class Thresholds:
         return max(relative, floor_us * 1e-3 / base_ms)
 
     def figure(self, base: CaseRecord, new: CaseRecord) -> str:
-        """The figure a pair's verdict uses: the graph batch under batch_below_us of cold median
-        where both runs timed one, else the cold samples."""
-        graphs = all(record.samples.batch_ms and record.timing.get("batch_method") == "graph" for record in (base, new))
-        if graphs and base.cold_ms and float(np.median(base.cold_ms)) * 1e3 < self.batch_below_us:
-            return BATCH
-        return COLD
+        """The figure a pair's verdict uses: the graph batch where both runs timed one and both
+        cold medians are under batch_below_us, else the cold samples. Both: the batch runs with a
+        hot L2, so a change that costs only cold traffic (a kernel now 10x slower cold) must leave
+        the batch's range and be judged cold."""
+        def small_graph(record: CaseRecord) -> bool:
+            return bool(record.samples.batch_ms and record.timing.get("batch_method") == "graph" and record.cold_ms
+                        and float(np.median(record.cold_ms)) * 1e3 < self.batch_below_us)
+
+        return BATCH if small_graph(base) and small_graph(new) else COLD
 
     def for_case(self, op: str, variant: str, figure: str = COLD) -> float:
         """The config's threshold for the variant (the most specific pattern wins), else the figure's default."""

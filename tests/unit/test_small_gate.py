@@ -79,3 +79,12 @@ def test_the_config_moves_the_limit(tmp_path):
     pairs = compare.compare_runs(base, _copy(tmp_path, "same"), thresholds)
     assert {p.figure for p in pairs} == {compare.COLD}
     assert json.dumps(compare.Thresholds().batch_below_us) == "40.0"
+
+
+def test_a_case_ten_times_slower_cold_leaves_the_batch_range_and_is_judged_cold(tmp_path):
+    """A change that costs only cold traffic: the batch (hot L2) did not move, the cold median
+    went from 8 to 83 us, past batch_below_us on the new side."""
+    base = _copy(tmp_path, "base")
+    code, pairs = compare.check(base, _copy(tmp_path, "cold10x", key=SMALL, figure="cold_ms", factor=10.0))
+    pair = _pair(pairs, SMALL)
+    assert pair.figure == compare.COLD and pair.verdict == compare.SLOWER and code == 1
