@@ -64,8 +64,6 @@ def build(run, frame, charts=None) -> dict | None:
         return None
     about, usable, stale, unprofiled = found
     times = {row.key: row.median_ms for row in frame.itertuples() if selection.is_number(row.median_ms)}
-    from primbench.report.roofline import roofline_chart
-
     return {
         "file": counters.counters_path_for(run.path).name,
         "ncu": (about.get("ncu") or {}).get("version", "unknown"),
@@ -73,14 +71,21 @@ def build(run, frame, charts=None) -> dict | None:
         "steps": [{**step, "cells": step_cells(step)} for step in progression_steps(frame, usable, times)],
         "columns": [label for label, *_ in COLUMNS],
         "bytes": bytes_rows(usable),
-        "roofline": _draw(charts, roofline_chart, roofline_points(usable, times, frame), roofs(run.device)) if usable else None,
+        "roofline": _roofline(charts, usable, times, frame, run.device),
         "stale": stale,
         "unprofiled": [{"key": c.key, "reason": c.reason} for c in unprofiled],
     }
 
 
-def _draw(charts, function, *args):
-    return charts.defer(function, *args) if charts is not None else function(*args)
+def _roofline(charts, usable: dict, times: dict, frame, device: dict):
+    """The roofline's data URI (or a Chart the page's pool draws), None when there is nothing to
+    draw: no point with a time, or no DRAM roof. Decided here, since a deferred chart is a value."""
+    from primbench.report.roofline import roofline_chart
+
+    points, limits = roofline_points(usable, times, frame), roofs(device)
+    if not points or not limits["dram"]:
+        return None
+    return charts.defer(roofline_chart, points, limits) if charts is not None else roofline_chart(points, limits)
 
 
 def _value(case: counters.CaseCounters, name: str) -> float | None:

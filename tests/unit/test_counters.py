@@ -154,3 +154,20 @@ def test_counters_of_a_changed_kernel_are_left_out(tmp_path):
     run = load_run(run_path)
     section = counters_section.build(run, annotated_frame(run))
     assert section["stale"] == 20 and not section["steps"] and not section["bytes"]
+
+
+def test_no_dram_roof_means_no_roofline_and_nothing_deferred(tmp_path):
+    run_path = tmp_path / REFERENCE.name
+    shutil.copy(REFERENCE, run_path)
+    text, manifest, cases = captured("fast-2-28")
+    counters.counters_path_for(run_path).write_text(json.dumps(counters.document(cases, about={})))
+    run = load_run(run_path)
+    run.header.device["peak_gbps"] = None  # a GPU whose NVML gave no peak
+
+    class Charts:
+        def defer(self, *args):
+            raise AssertionError("nothing to draw, so nothing may be deferred")
+
+    section = counters_section.build(run, annotated_frame(run), Charts())
+    assert section["roofline"] is None and section["bytes"]
+    assert "<img" not in _environment().get_template("_counters.html.j2").render(counters=section)
