@@ -154,6 +154,9 @@ def command(args) -> int:
         raise UserError(f"--rounds {args.rounds}: give 2 to 100000 samples a side")
     if not 0 <= args.threshold < 1:
         raise UserError(f"--threshold {args.threshold}: give a relative change from 0 to 1 (0.01 is 1 %)")
+    for side, name in (("A", args.a), ("B", args.b)):
+        if any(c in name for c in "*?["):
+            raise UserError(f"{side} {name[:80]!r}: give one variant, not a pattern (ab pairs two variants case by case)")
     if args.a.partition("/")[0] != args.b.partition("/")[0]:
         raise UserError(f"{args.a[:80]} and {args.b[:80]}: A and B must be variants of one op, to share an input")
     if args.chart:

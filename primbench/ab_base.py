@@ -1,9 +1,9 @@
 """`primbench ab A --base REV`: variant A as git revision REV declared it, to time against today's.
 
 The variant's own folder (kernels/ for a built-in one, the plugin's folder for a plugin's) is
-taken from REV with `git archive` into a temporary folder, and the Python file that declared the
-variant is imported from there, with two things redirected while it runs:
-- `register_variant` collects into a private dict, so that the old variant never meets today's
+taken from REV with `git archive` into a temporary folder (at a repository's root, only its top-level files), and the
+Python file that declared the variant is imported from there, with these redirected while it runs:
+- `register_variant` (and `registry.register`) collects into a private dict, so that the old variant never meets today's
   in the registry (both have the same name) and nothing else REV's file declares is kept;
 - `register_op` keeps today's op checks (a plugin that declares its op would declare it twice);
 - `KERNEL_DIR` is REV's folder, so that a module reading a constant from its .cu reads REV's.
@@ -76,13 +76,16 @@ def variant_at(rev: str, variant_key: str) -> Variant:
         raise UserError(f"--base {rev[:80]!r}: no such commit in {root}; give a sha, tag or branch (git log lists them)")
     sha = _git(root, "rev-parse", "--verify", f"{rev}^{{commit}}")
     inside = folder.relative_to(root).as_posix()
-    archive = _git(root, "archive", "--format=tar", sha, "--", inside, binary=True)
+    # A plugin at a repository's root takes only the root's own files, not the whole repository.
+    paths = [inside] if inside != "." else (_git(root, "ls-tree", "--name-only", sha) or "").splitlines()
+    archive = _git(root, "archive", "--format=tar", sha, "--", *paths, binary=True)
     if archive is None:
         raise UserError(f"--base {rev[:80]}: {inside}/ did not exist at {sha[:12]}")
     checkout = tempfile.TemporaryDirectory(prefix=f"primbench-base-{sha[:12]}-")
     _CHECKOUTS.append(checkout)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(checkout.name, filter="data")
+        # Python before 3.11.4 has no extraction filters; the archive is the user's own repository.
+        tar.extractall(checkout.name, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     old_folder = Path(checkout.name) / inside
     old_file = old_folder / declared_by.name
     if not old_file.is_file():
@@ -97,6 +100,13 @@ def variant_at(rev: str, variant_key: str) -> Variant:
 
     if old.source is not None and not Path(old.source).is_absolute() and folder == KERNEL_DIR.resolve():
         old = dataclasses.replace(old, source=str(old_folder / old.source))
+    if old.source is not None:
+        try:
+            old.source_text()  # the .cu and every header it includes, as REV had them
+        except OSError as exc:
+            missing = Path(exc.filename).name if getattr(exc, "filename", None) else old.source
+            raise UserError(f"--base {rev[:80]}: {missing} did not exist at {sha[:12]} (commit it, or pick a later "
+                            "revision)") from None
     return old
 
 

@@ -124,3 +124,16 @@ def test_a_plugin_reusing_a_built_in_kernel_keeps_todays_built_in_source(tmp_pat
     """)
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_a_source_not_committed_at_rev_is_one_line(tmp_path):
+    """The plugin's .py was committed, its .cu only added to the working tree afterwards."""
+    repo = tmp_path / "mine"
+    repo.mkdir()
+    shutil.copy(TOY / "toy_scale.py", repo / "toy_scale.py")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "the plan only")
+    shutil.copy(TOY / "toy_scale.cu", repo / "toy_scale.cu")
+    result = primbench(repo, "ab", "--plugin", repo / "toy_scale.py", "toy_scale/one_per_thread", "--base", "HEAD")
+    one_line_error(result, "toy_scale.cu", "did not exist")

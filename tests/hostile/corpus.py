@@ -317,6 +317,7 @@ def _argument_cases() -> list[Hostile]:
         "ab_base_option_like": (["ab", "reduce/vector_load_sum", "--base=--exec=/bin/false"], 2),
         "ab_base_range": (["ab", "reduce/vector_load_sum", "--base", "HEAD~1..HEAD"], 2),
         "ab_base_glob": (["ab", "reduce/*", "--base", "HEAD"], 2),
+        "ab_b_glob_with_base": (["ab", "reduce/vector_load_sum", "reduce/vector_*", "--base", "HEAD~1"], 2),
         "ab_no_b_and_no_base": (["ab", "reduce/vector_load_sum"], 2),
         "compare_metric_unknown": (["compare", "--metric", "speed", "{dir}/good.jsonl", "{dir}/good.jsonl"], 2),
         "compare_unknown_reference": (["compare", "ref:nothing", "{dir}/good.jsonl"], 2),
