@@ -91,7 +91,7 @@ def cub_prepare(ctx: LaunchContext) -> Plan:
 def _register(name, order, series, origin, prepare, kernel_names, notes="", params=(), bins=BINS, blocks=BLOCKS):
     register(Variant(
         op="histogram", name=name, origin=origin, series=series, order=order, prepare=prepare, block_sizes=blocks,
-        bytes_model=BYTES, tolerance_model="exact: counts", deterministic_expected=True, source=SOURCE,
+        bytes_model=BYTES, traffic="read", tolerance_model="exact: counts", deterministic_expected=True, source=SOURCE,
         kernels=kernel_names, dtypes=("uint8", "int32"), notes=notes, params=(("bins", bins), *params),
         grid_independent=True, work_span=("n", "1 (with atomics)"),
     ))
@@ -122,7 +122,8 @@ _register("packed_per_lane", 60, "beyond", "primbench: 16-byte loads, a private 
                 "flushed into registers before a counter can overflow. 8 KB per warp for 256 bins: blocks up to 512.")
 register(Variant(
     op="histogram", name="cub_histogram_even", origin="CUB DeviceHistogram::HistogramEven through cupy.cuda.cub (bins + 1 levels)",
-    series="baseline", order=90, prepare=cub_prepare, block_sizes=(), bytes_model=BYTES, tolerance_model="exact: counts",
+    series="baseline", order=90, prepare=cub_prepare, block_sizes=(), bytes_model=BYTES, traffic="read",
+    tolerance_model="exact: counts",
     deterministic_expected=True, dtypes=("uint8", "int32"), work_span=("n", "1 (with atomics)"), params=(("bins", BINS),),
     notes="CuPy's wrapper takes its workspace from the memory pool on every call (host work only).",
 ))

@@ -218,6 +218,7 @@ def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS
             prepare=prepare,
             block_sizes=block_sizes,
             bytes_model=BYTES,
+            traffic="read",
             tolerance_model=TOLERANCE,
             deterministic_expected=deterministic,
             source=SOURCE if kernels else None,

@@ -202,6 +202,7 @@ def _variant(op, name, order, origin, template, policies, *, tolerance, notes, s
             prepare=plan(policies),
             block_sizes=BLOCKS,
             bytes_model=BYTES,
+            traffic="read",
             tolerance_model=tolerance,
             deterministic_expected=True,
             grid_independent=grid_independent,
@@ -237,7 +238,7 @@ _variant("reduce_max", "vector_max", 50, "primbench: the 16-byte-load kernel wit
 register(
     Variant(
         op="reduce_max", name="cub_device_max", origin="CUB DeviceReduce::Max through cupy.cuda.cub", series="baseline", order=90,
-        prepare=cub_max_prepare, block_sizes=(), bytes_model=BYTES, tolerance_model="exact: max picks an element",
+        prepare=cub_max_prepare, block_sizes=(), bytes_model=BYTES, traffic="read", tolerance_model="exact: max picks an element",
         deterministic_expected=True, dtypes=("float32", "float16", "int32"),
         notes="CuPy has no bfloat16 dtype, so CUB is not measured on bfloat16.",
     )

@@ -86,7 +86,7 @@ def full_sort_prepare(ctx: LaunchContext) -> Plan:
                 launches=[{"kernel": "cupy.argsort (CUB segmented radix sort)", "grid": None, "block": None}], depth=0)
 
 
-_COMMON = dict(op="topk", bytes_model=BYTES, tolerance_model="exact: the indices a stable descending sort puts first",
+_COMMON = dict(op="topk", bytes_model=BYTES, traffic="read", tolerance_model="exact: the indices a stable descending sort puts first",
                deterministic_expected=True, dtypes=("float32",), params=(("vocab", VOCABS),), grid_independent=True)
 
 

@@ -56,7 +56,8 @@ def record_problem(record: dict) -> str | None:
 # One level down, what readers use: (record field, inner field) -> JSON types allowed.
 HEADER_INNER = {("device", "name"): ("string",), ("device", "peak_gbps"): ("number", "null"),
                 ("device", "l2_bytes"): ("integer", "null"), ("git", "sha"): ("string", "null"),
-                ("git", "dirty"): ("boolean", "null"), ("copy", "bytes"): ("number",), ("copy", "samples_ms"): ("array",)}
+                ("git", "dirty"): ("boolean", "null"), ("copy", "bytes"): ("number",), ("copy", "samples_ms"): ("array",),
+                ("read", "bytes"): ("number",), ("read", "samples_ms"): ("array",)}
 
 
 # What the report reads of each header variant (Variant.describe): field -> JSON types allowed.
@@ -64,7 +65,7 @@ TRAFFIC = ("read", "read_write")  # Variant.traffic
 VARIANT_INFO = {"op": ("string",), "name": ("string",), "hash": ("string",), "origin": ("string",), "series": ("string",),
                 "order": ("integer",), "notes": ("string",), "hazard": ("string", "null"),
                 "deterministic_expected": ("boolean", "null"), "grid_independent": ("boolean",),
-                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",), "traffic": ("string",)}
+                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",), "traffic": ("string", "null")}
 
 
 def _header_problem(header: dict) -> str | None:
@@ -84,8 +85,11 @@ def _header_problem(header: dict) -> str | None:
         samples = (header.get(probe) or {}).get("samples_ms") or []
         if not isinstance(samples, list) or any(not _a_time(t) for t in samples):
             return f"'{probe}.samples_ms' must hold finite times above 0"
+        nbytes = (header.get(probe) or {}).get("bytes")
+        if nbytes is not None and (isinstance(nbytes, bool) or not (isinstance(nbytes, (int, float)) and math.isfinite(nbytes) and nbytes > 0)):
+            return f"'{probe}.bytes' must be a number of bytes above 0"
     for name, info in (header.get("variants") or {}).items():
-        if info.get("traffic", "read") not in TRAFFIC:
+        if info.get("traffic") not in (*TRAFFIC, None):
             return f"'variants.{str(name)[:80]}.traffic' must be one of {', '.join(TRAFFIC)}"
     return None
 

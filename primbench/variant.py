@@ -149,8 +149,9 @@ class Variant:
     # "shared_load_bank_conflicts"). The report checks the claim against Nsight Compute.
     counter_claim: tuple[str, str] | None = None
     # The kind of traffic its minimal bytes are, which sets its speed of light: "read" (the run's
-    # pure-read ceiling) or "read_write" (as much written as read: the copy's).
-    traffic: str = "read"
+    # pure-read ceiling) or "read_write" (as much written as read: the copy's). None (a plugin that
+    # does not say): its speed of light is unknown, rather than priced at a guessed ceiling.
+    traffic: str | None = None
     # Part of the identity hash: bump it when the launch logic changes (the plan's grid, passes,
     # arguments, a constant a helper reads) in a way the CUDA source, kernel names and the values
     # `prepare` reads itself do not show.

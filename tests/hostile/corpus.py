@@ -185,6 +185,8 @@ RUN_DAMAGE = {
     "header_variant_order_a_string": _edit(lambda records: [info.update(order="first") for info in records[0]["variants"].values()]),
     "header_variant_work_span_a_number": _edit(lambda records: [info.update(work_span=7) for info in records[0]["variants"].values()]),
     "header_copy_samples_negative": _edit(_set("header.copy.samples_ms", [-1.0])),
+    "header_read_bytes_a_string": _edit(lambda records: records[0].update(read={"bytes": "x", "samples_ms": [1.0]})),
+    "header_variant_traffic_unknown": _edit(lambda records: [info.update(traffic="write_only") for info in records[0]["variants"].values()]),
     "schema_99": _edit(_set("header.schema", 99)),
     "schema_0": _edit(_set("header.schema", 0)),
     "schema_a_string": _edit(_set("header.schema", "2")),

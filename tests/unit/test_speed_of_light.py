@@ -75,3 +75,14 @@ def test_a_run_without_ceilings_keeps_percent_of_copy(tmp_path):
 
     html = write_report(_with_read_probe(tmp_path, probe=False), tmp_path / "report.html").read_text()
     assert "% copy</th>" in html and "% light</th>" not in html and "of its speed of light" not in html
+
+
+def test_a_variant_that_declares_no_traffic_has_no_speed_of_light(tmp_path):
+    """A plugin that does not say whether it writes (Variant.traffic None) is not priced at a
+    guessed ceiling."""
+    run = _with_read_probe(tmp_path)
+    run.header.variants["reduce/vector_load_sum"]["traffic"] = None
+    frame = run.frame()
+    mine = frame[frame["variant_name"] == "vector_load_sum"]
+    others = frame[(frame["op"] == "reduce") & (frame["variant_name"] != "vector_load_sum") & (frame["status"] == "ok")]
+    assert mine["sol_us"].isna().all() and others["sol_us"].notna().all()
