@@ -170,9 +170,26 @@ def merged(old: dict | None, cases: list[CaseCounters], about: dict) -> dict:
     return document(kept + cases, about=about)
 
 
+def _checked(raw) -> dict:
+    """A case entry whose fields have the types the report relies on (ValueError otherwise)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("key"), str):
+        raise ValueError("a case without a text key")
+    if raw.get("minimal_bytes") is not None and (isinstance(raw["minimal_bytes"], bool) or not isinstance(raw["minimal_bytes"], int)):
+        raise ValueError(f"{raw['key'][:80]}: minimal_bytes is not a whole number")
+    for name in ("variant_hash", "reason"):
+        if raw.get(name) is not None and not isinstance(raw[name], str):
+            raise ValueError(f"{raw['key'][:80]}: {name} is not text")
+    for launch in raw.get("launches", []):
+        values = launch["counters"].values()
+        if not isinstance(launch["name"], str) or any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))
+                                                       for v in values):
+            raise ValueError(f"{raw['key'][:80]}: a launch with a name that is not text or a counter that is not a number")
+    return raw
+
+
 def read_cases(doc: dict) -> list[CaseCounters]:
     cases = []
-    for raw in doc.get("cases", []):
+    for raw in map(_checked, doc.get("cases", [])):
         launches = [Launch(l["name"], tuple(l["grid"]), tuple(l["block"]), dict(l["counters"])) for l in raw.get("launches", [])]
         claim = raw.get("counter_claim")
         cases.append(CaseCounters(raw["key"], raw.get("variant_hash"), raw.get("minimal_bytes"), launches, raw.get("reason"),

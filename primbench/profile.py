@@ -119,7 +119,7 @@ def command(args) -> int:
         old = counters.document(cases_old, about=about_old)
     sizes, blocks = subset.parse_sizes(args.sizes), subset.parse_sizes(args.blocks, "--blocks")
     only = subset.parse_patterns(args.only)
-    selected = _selected_cases(target, is_run, only, sizes, blocks)  # config and filter mistakes before ncu
+    selected, run_gpu = _selected_cases(target, is_run, only, sizes, blocks)  # config and filter mistakes before ncu
     require_gpu()
     print(f"profile: {len(selected)} cases under Nsight Compute ({len(METRICS)} counters each; every kernel is "
           "replayed once per group of counters)", flush=True)
@@ -130,6 +130,9 @@ def command(args) -> int:
         manifest = json.loads(manifest_path.read_text())
         cases = counters.cases_from_capture(log.read_text(errors="replace"), manifest, METRICS)
     device = manifest.get("device") or {}
+    if run_gpu and device.get("name") != run_gpu:
+        raise UserError(f"profile: {target.name} was measured on {run_gpu}, this GPU is {device.get('name')}; counters "
+                        "describe a run only on its own GPU model (nothing written)")
     if output is None:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
         slug = results.gpu_slug(device.get("name", "gpu"))
@@ -137,24 +140,40 @@ def command(args) -> int:
     about = {"created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
              "tool": {"name": "primbench", "version": _version()}, "git": git_state(), "device": device,
              "ncu": {"version": ncu_version()}, "metrics": dict(METRICS), "run": target.name if is_run else None}
-    write_atomically(output, json.dumps(counters.merged(old, cases, about), indent=1))
+    write_atomically(output, json.dumps(counters.merged(_same_source(old, about, output), cases, about), indent=1))
     for case in cases:
         print(counters.case_line(case))
     print(f"counters: {output} ({sum(c.profiled for c in cases)} of {len(cases)} cases profiled)")
     return 0
 
 
-def _selected_cases(target: Path, is_run: bool, only, sizes, blocks) -> list:
+def _selected_cases(target: Path, is_run: bool, only, sizes, blocks) -> tuple[list, str | None]:
+    """(the cases to profile, the GPU model the run was measured on; None for a config)."""
     from primbench import subset
     from primbench.config import config_from_header, load_config
 
+    run_gpu = None
     if is_run:
         from primbench.results import load_run
 
-        config = config_from_header(load_run(target).header, target)
+        header = load_run(target).header
+        config, run_gpu = config_from_header(header, target), header.device_name
     else:
         config = load_config(resolve_config(str(target)))
-    return subset.narrow(config, only=only, sizes=sizes, blocks=blocks).cases()
+    return subset.narrow(config, only=only, sizes=sizes, blocks=blocks).cases(), run_gpu
+
+
+def _same_source(old: dict | None, about: dict, output: Path) -> dict | None:
+    """The file's earlier counters, kept only if the same GPU model and ncu version made them:
+    counts from two sources side by side would read as one profile."""
+    if old is None:
+        return None
+    before = ((old.get("device") or {}).get("name"), (old.get("ncu") or {}).get("version"))
+    now = ((about.get("device") or {}).get("name"), about["ncu"]["version"])
+    if before != now:
+        print(f"profile: {output} held counters from {before[0]} with ncu {before[1]}; they are replaced, not merged")
+        return None
+    return old
 
 
 def resolve_config(argument: str) -> str:

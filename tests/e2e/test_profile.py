@@ -108,3 +108,32 @@ def test_an_output_that_is_not_a_counters_file_is_refused_before_ncu_runs(stand_
     with pytest.raises(UserError, match="not a primbench counters file"):
         profile.command(_args(run, sizes="2^25", only=["reduce/*"]))
     assert target.read_text() == "my notes, not counters\n" and not (folder / "argv.jsonl").exists()
+
+
+def test_counters_from_another_ncu_are_replaced_not_merged(stand_in, capsys):
+    folder, run = stand_in
+    _stand_in_ncu(folder, "progression")
+    profile.command(_args(run, sizes="2^25", only=["reduce/*"], blocks="256"))
+    written = counters.counters_path_for(run)
+    doc = json.loads(written.read_text())
+    doc["ncu"]["version"] = "2023.1"
+    written.write_text(json.dumps(doc))
+    _stand_in_ncu(folder, "fast-2-28")
+    profile.command(_args(run, sizes="2^28", blocks="256"))
+    _, cases = counters.load(written)
+    assert len(cases) == 31 and "replaced, not merged" in capsys.readouterr().out
+
+
+def test_a_run_from_another_gpu_model_is_refused(stand_in):
+    folder, run = stand_in
+    _stand_in_ncu(folder, "progression")
+    import gzip
+
+    lines = gzip.decompress(run.read_bytes()).decode().splitlines()
+    header = json.loads(lines[0])
+    header["device"]["name"] = "NVIDIA A100-SXM4-80GB"
+    other = run.with_name("a100.jsonl")
+    other.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    with pytest.raises(UserError, match="measured on NVIDIA A100.*nothing written"):
+        profile.command(_args(other, sizes="2^25", only=["reduce/*"], blocks="256"))
+    assert not counters.counters_path_for(other).exists()

@@ -171,3 +171,17 @@ def test_no_dram_roof_means_no_roofline_and_nothing_deferred(tmp_path):
     section = counters_section.build(run, annotated_frame(run), Charts())
     assert section["roofline"] is None and section["bytes"]
     assert "<img" not in _environment().get_template("_counters.html.j2").render(counters=section)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda case: case.update(key=["x"]), lambda case: case.update(minimal_bytes="1e9"),
+    lambda case: case["launches"][0]["counters"].update(dram_read_bytes="many"),
+    lambda case: case["launches"][0].update(name=7),
+])
+def test_a_counters_file_with_wrong_types_is_one_line(tmp_path, edit):
+    doc = counters.document(captured("topk")[2], about={})
+    edit(doc["cases"][0])
+    path = tmp_path / "x.counters.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(UserError, match="damaged counters file"):
+        counters.load(path)
