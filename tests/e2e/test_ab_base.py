@@ -22,19 +22,25 @@ def _git(folder, *args):
                         "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin", "HOME": str(folder)})
 
 
+def _committed_repo(tmp_path, names, message="first"):
+    """A fresh git repository holding copies of tests/plugins/<name> for each name, committed."""
+    repo = tmp_path / "mine"
+    repo.mkdir()
+    for name in names:
+        shutil.copy(TOY / name, repo / name)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", message)
+    return repo
+
+
 @pytest.fixture
 def plugin_repo(tmp_path):
     """A user's git repository holding the toy op's plugin (it declares an op of its own, too):
     one commit, then an uncommitted edit of its .cu."""
     if shutil.which("git") is None:
         pytest.fail("git is missing; the CI image must have it (primbench records the commit of every run)")
-    repo = tmp_path / "mine"
-    repo.mkdir()
-    for name in ("toy_scale.py", "toy_scale.cu"):
-        shutil.copy(TOY / name, repo / name)
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "first")
+    repo = _committed_repo(tmp_path, ("toy_scale.py", "toy_scale.cu"))
     with open(repo / "toy_scale.cu", "a") as cu:
         cu.write("\n// edited after the commit\n")
     return repo
@@ -107,12 +113,7 @@ def test_a_revision_before_the_variant_existed_is_one_line(plugin_repo):
 def test_a_plugin_reusing_a_built_in_kernel_keeps_todays_built_in_source(tmp_path):
     """tests/plugins/slower_sum.py wraps vector_load_sum: its source names the built-in
     reduce_vector.cu, which the plugin's repository does not hold."""
-    repo = tmp_path / "mine"
-    repo.mkdir()
-    shutil.copy(TOY / "slower_sum.py", repo / "slower_sum.py")
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "first")
+    repo = _committed_repo(tmp_path, ("slower_sum.py",))
     code = textwrap.dedent(f"""
         from primbench import build, registry
         from primbench.ab_base import variant_at
@@ -128,12 +129,7 @@ def test_a_plugin_reusing_a_built_in_kernel_keeps_todays_built_in_source(tmp_pat
 
 def test_a_source_not_committed_at_rev_is_one_line(tmp_path):
     """The plugin's .py was committed, its .cu only added to the working tree afterwards."""
-    repo = tmp_path / "mine"
-    repo.mkdir()
-    shutil.copy(TOY / "toy_scale.py", repo / "toy_scale.py")
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "the plan only")
+    repo = _committed_repo(tmp_path, ("toy_scale.py",), "the plan only")
     shutil.copy(TOY / "toy_scale.cu", repo / "toy_scale.cu")
     result = primbench(repo, "ab", "--plugin", repo / "toy_scale.py", "toy_scale/one_per_thread", "--base", "HEAD")
     one_line_error(result, "toy_scale.cu", "did not exist")
