@@ -45,7 +45,9 @@ def run_on_gpus(args, run_config) -> int:
         summary = gpu_runs.run(config, args.gpus, args.mode or "shard", args.output)
     for path in summary.paths:
         print(f"run file: {path}")
-    finish = "; ".join(f"primbench run --resume {path}" for path in summary.paths)
+    # Only the files with cases left: a replica that finished needs no --resume (it would refuse it).
+    finish = "; ".join(f"primbench run --resume {path}" for path in summary.unfinished) or \
+        "nothing to resume: every run file is complete (a GPU whose worker never started has no file; run it again)"
     if summary.interrupted:
         kept = f"every finished case is kept. Finish with: {finish}" if summary.paths else "no run file was started"
         print(f"primbench: interrupted; {kept}", file=sys.stderr)

@@ -102,6 +102,8 @@ def resume(path, gpus_text: str | None = None) -> GpusSummary:
     done = {c.key for c in existing.cases}
     remaining = order_cases(config.cases(), done)
     shards = split(remaining, len(gpus)) if mode == "shard" else [remaining]
+    if not remaining:  # every case was recorded before the stop, only the end record is missing
+        return _close_complete(path, existing, done, mode)
 
     def open_sinks(started, workers):
         results.repair_truncated_tail(path)
@@ -120,6 +122,19 @@ def resume(path, gpus_text: str | None = None) -> GpusSummary:
 
     job = {"config": config.resolved(), "config_path": existing.header.config_path}
     return execute(Plan(mode, gpus, shards, job, open_sinks, check_worker))
+
+
+def _close_complete(path: Path, existing, done: set, mode: str) -> GpusSummary:
+    """A run stopped after its last case but before its end record: no GPU is needed to finish it."""
+    from primbench.runner import _now
+
+    results.repair_truncated_tail(path)
+    counts = {status: sum(1 for c in existing.cases if c.status == status) for status in ("ok", "failed", "skipped")}
+    writer = results.RunWriter(path, create=False)
+    writer.append(RunResume(at=_now(), done_before=len(done)))
+    writer.append(RunEnd(finished=_now(), **counts))
+    writer.close()
+    return GpusSummary(paths=[path], mode=mode, interrupted=False, **counts)
 
 
 def started_on_several(path) -> bool:
@@ -257,7 +272,9 @@ def _finish(scheduler: Scheduler, plan: Plan, sinks: list[Sink]) -> GpusSummary:
     for sink in sinks:
         summary.ok, summary.failed, summary.skipped = summary.ok + sink.ok, summary.failed + sink.failed, summary.skipped + sink.skipped
         summary.not_run += len(sink.missing)
-        if not sink.missing and not scheduler.stopping:
+        if sink.missing:
+            summary.unfinished.append(sink.writer.path)
+        else:  # complete, even when a stop came after its last case
             sink.writer.append(RunEnd(finished=_now(), ok=sink.ok, failed=sink.failed, skipped=sink.skipped))
         sink.writer.close()
     return summary

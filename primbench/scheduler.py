@@ -91,6 +91,7 @@ class GpusSummary:
     interrupted: bool = False
     crashes: list[str] = field(default_factory=list)  # one line per worker that left cases unrun
     not_run: int = 0
+    unfinished: list[Path] = field(default_factory=list)  # the run files that --resume would complete
 
 
 class Scheduler:

@@ -236,3 +236,18 @@ def test_a_fleets_runs_in_one_shared_folder_publish_by_gpu_model(tmp_path, confi
     assert published.returncode == 0, published.stderr
     assert sorted(p.name for p in site.glob("history-*.html")) == ["history-stand-in-gpu.html"]
     assert sorted(p.stem for p in (site / "runs").glob("*.html")) == sorted(load_run(p).header.run_id for p in runs)
+
+
+def test_a_run_stopped_after_its_last_case_is_finished_by_resume_without_a_gpu_worker(tmp_path, config):
+    """A stop that lands after the last case but before the end record (replicas on GPUs of
+    different speeds, under Slurm's --signal) leaves a complete file without its end."""
+    result = _bench(tmp_path, "run", config, "--gpus", "all", "--output", tmp_path / "out", "--no-report")
+    assert result.returncode == 0, result.stderr
+    [path] = _runs(tmp_path)
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[-1])["kind"] == "end"
+    path.write_text("\n".join(lines[:-1]) + "\n")
+    resumed = _bench(tmp_path, "run", "--resume", path, "--no-report")
+    assert resumed.returncode == 0, resumed.stderr
+    run = load_run(path)
+    assert run.finished and run.end.ok == KEYS and len(run.cases) == KEYS and len(run.resumes) == 1
