@@ -67,3 +67,19 @@ def test_replicas_of_two_models_or_one_run_are_refused(newest_run, tmp_path):
                                    _replica(newest_run, tmp_path, "b", device_name="NVIDIA A100-SXM4-80GB")])
     with pytest.raises(UserError, match="at least two runs"):
         replicas.compare_replicas([_replica(newest_run, tmp_path, "c")])
+
+
+def test_one_slow_gpu_of_three_is_the_only_one_flagged(newest_run, tmp_path):
+    # Review finding: with three GPUs, a sibling 15 % slow made the two healthy ones "fast" by
+    # about 7 %, past the threshold, and the gate failed three times over.
+    paths = [_replica(newest_run, tmp_path, "a", _jitter(1)), _replica(newest_run, tmp_path, "b", _jitter(2)),
+             _replica(newest_run, tmp_path, "c", lambda key: 1.15 * _jitter(3)(key))]
+    result = replicas.compare_replicas(paths)
+    assert [gpu.label.split()[-1] for gpu in replicas.flagged(result)] == ["GPU-c"]
+
+
+def test_seven_cases_are_too_few_for_the_test_and_the_note_says_so(newest_run, tmp_path):
+    keys = [json.loads(line)["key"] for line in newest_run.read_text().splitlines()[1:8]]
+    paths = [_replica(newest_run, tmp_path, "a", keep=keys), _replica(newest_run, tmp_path, "b", lambda key: 2.0, keep=keys)]
+    result = replicas.compare_replicas(paths)
+    assert result.common == 7 and not replicas.flagged(result) and "needs 8" in result.note
