@@ -1,7 +1,8 @@
 """Where a series of median times steps up or down, as asv's step detection does: the best
 piecewise-constant fit of the log times, each step paying a penalty scaled by the series' own
-noise, so that noise makes no step and a lasting change of a few per cent does. A regression is
-a step up of at least `threshold`; it is dated at the first run of the slower level."""
+noise, so that noise makes no step and a sudden lasting change of a few per cent does (a slow
+drift over many runs does not). A regression is a step up of at least `threshold`; it is dated at
+the first run of the slower level."""
 
 from __future__ import annotations
 
@@ -56,12 +57,24 @@ def segments(values, penalty_scale: float = 4.0) -> list[tuple[int, int, float]]
 
 def regressions(values, threshold: float = REGRESSION_THRESHOLD) -> list[tuple[int, float]]:
     """(index of the first run at the slower level, relative increase) of every step up of at
-    least `threshold` in a series of times (oldest first). One slow run that the next run undoes
-    is an outlier, not a regression; the newest run alone may be one (it has no next run yet)."""
+    least `threshold` in a series of times (oldest first). A single run that is not the newest is
+    an outlier whichever way it went (a slow one the next run undoes, or a fast glitch before the
+    usual level): it is left out, and the levels on either side of it are compared. The newest
+    run alone may be a regression (it has no next run yet). A slow drift spread over many small
+    steps is not reported: each level is compared with the one before it."""
     fitted = segments(values)
+    last = len(fitted) - 1
+
+    def a_level(index: int) -> bool:
+        start, end, _ = fitted[index]
+        if end - start > 1 or index == last:
+            return True
+        # A single first run is the baseline of a short history, but a glitch before a lasting level.
+        return index == 0 and fitted[1][1] - fitted[1][0] == 1
+
+    levels = [segment for index, segment in enumerate(fitted) if a_level(index)]
     found = []
-    for position, (before, after) in enumerate(zip(fitted, fitted[1:]), start=1):
-        outlier = after[1] - after[0] == 1 and position < len(fitted) - 1
-        if after[2] / before[2] - 1 >= threshold and not outlier:
+    for before, after in zip(levels, levels[1:]):
+        if after[2] / before[2] - 1 >= threshold:
             found.append((int(after[0]), after[2] / before[2] - 1))
     return found

@@ -33,3 +33,11 @@ def test_two_runs_ten_percent_apart_are_a_step_and_one_percent_is_not():
     assert abs(step_detect.regressions([100.0, 110.0])[0][1] - 0.10) < 1e-9
     assert step_detect.regressions([100.0, 101.0]) == []
     assert step_detect.regressions([]) == [] and step_detect.regressions([5.0]) == []
+
+
+def test_a_fast_glitch_is_no_regression_and_does_not_move_the_date_of_a_real_step():
+    # Review finding: a single fast run before the usual level read as a 25 % step up.
+    assert step_detect.regressions([100] * 20 + [80] + [100] * 20) == []
+    assert step_detect.regressions([60] + [100] * 30) == []
+    ((index, rise),) = step_detect.regressions([100] * 20 + [80] + [110] * 20)
+    assert index == 21 and abs(rise - 0.10) < 1e-9
