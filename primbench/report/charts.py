@@ -23,12 +23,15 @@ class Chart:
     """A chart whose drawing may still be under way; prints as its data URI."""
 
     def __init__(self, future=None, uri: str | None = None):
-        self._future, self._uri = future, uri
+        self._future, self._uri, self._drawn = future, uri, uri is not None
 
     @property
     def uri(self) -> str:
-        if self._uri is None:
-            self._uri = self._future.result()
+        if not self._drawn:
+            self._uri, self._drawn = self._future.result(), True
+        if not isinstance(self._uri, str):  # a chart function must return a data URI, never None
+            raise TypeError(f"a deferred chart returned {type(self._uri).__name__}, not a data URI; decide "
+                            "whether there is a chart before deferring it")
         return self._uri
 
     def __html__(self) -> str:  # Jinja prints it as is: a data URI has nothing to escape
@@ -100,7 +103,7 @@ class ChartBatch:
     def finish(self) -> int:
         """Draw what is left and wait for every chart; return how many were drawn."""
         for chart, function, args, kwargs in self._pending:
-            chart._uri = _draw(function, args, kwargs)
+            chart._uri, chart._drawn = _draw(function, args, kwargs), True
         self._pending.clear()
         try:
             for chart in self._charts:

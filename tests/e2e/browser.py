@@ -97,7 +97,10 @@ def inspect(page: Path, *, width: int = 1280, height: int = 900, attempts: int =
 def screenshot(page: Path, out: Path, *, width: int = 1280, height: int = 900) -> Path:
     """A PNG of the top `width` x `height` px of `page`."""
     out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)  # an earlier run's picture must not pass for this one
     with tempfile.TemporaryDirectory() as tmp:
-        _run([f"--screenshot={out.resolve()}", f"--window-size={width},{height}", page.resolve().as_uri()],
-             f"{tmp}/profile")
+        result = _run([f"--screenshot={out.resolve()}", f"--window-size={width},{height}", page.resolve().as_uri()],
+                      f"{tmp}/profile")
+    if result.returncode != 0 or not out.is_file():
+        raise RuntimeError(f"chromium exited {result.returncode} without a screenshot: {result.stderr[-300:]}")
     return out
