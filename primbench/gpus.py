@@ -47,6 +47,11 @@ def parse_selection(text: str) -> tuple[int, ...] | None:
 
 def visible_devices() -> list[str]:
     """The CUDA_VISIBLE_DEVICES entries this process may use, or '0'..'N-1' from NVML's count."""
+    from primbench.device import _nvml
+
+    # No driver or no GPU is one line here, before any worker starts (not one line per worker, plus
+    # the scheduler's, when CUDA_VISIBLE_DEVICES lists GPUs as Slurm and CI runners set it).
+    nvml = _nvml()
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
     if listed is not None:
         valid = []
@@ -55,9 +60,7 @@ def visible_devices() -> list[str]:
                 break
             valid.append(entry)
         return valid
-    from primbench.device import _nvml
-
-    return [str(i) for i in range(_nvml().nvmlDeviceGetCount())]
+    return [str(i) for i in range(nvml.nvmlDeviceGetCount())]
 
 
 def select(text: str, visible: list[str]) -> list[Gpu]:

@@ -251,3 +251,21 @@ def test_a_run_stopped_after_its_last_case_is_finished_by_resume_without_a_gpu_w
     assert resumed.returncode == 0, resumed.stderr
     run = load_run(path)
     assert run.finished and run.end.ok == KEYS and len(run.cases) == KEYS and len(run.resumes) == 1
+
+
+@pytest.mark.parametrize("visible, gpus", [("0,1,2", "all"), ("0,1", "1")])
+def test_no_gpu_is_one_line_even_when_cuda_visible_devices_lists_some(tmp_path, config, visible, gpus):
+    # Review finding: with CUDA_VISIBLE_DEVICES set (Slurm, CI runners) and no GPU, each worker
+    # printed its own "no NVIDIA GPU" line and the scheduler one more.
+    from primbench.device import require_gpu
+    from primbench.errors import NoGPUError
+
+    try:
+        require_gpu()
+        pytest.skip("this machine has a GPU")
+    except NoGPUError:
+        pass
+    result = subprocess.run([sys.executable, str(REPO / "bench.py"), "run", str(config), "--gpus", gpus],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, CUDA_VISIBLE_DEVICES=visible))
+    assert result.returncode == 3 and "no NVIDIA GPU" in _one_line(result.stderr)

@@ -34,6 +34,7 @@ def test_selected_indices_name_the_visible_entries_each_worker_gets():
 
 
 def test_cuda_visible_devices_decides_what_all_means(monkeypatch):
+    monkeypatch.setattr("primbench.device._nvml", lambda: None)  # a driver is there (checked first)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
     assert gpus.visible_devices() == ["2", "3"]
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,-1,2")  # CUDA stops at the first invalid entry
