@@ -24,7 +24,7 @@ from primbench.errors import UserError
 
 FORMAT = "primbench-counters"
 SCHEMA = 1
-MARKER_NAME = "primbench_case_marker"  # profile_child.MARKER_NAME (that module imports CuPy lazily only)
+MARKER_NAME = "primbench_case_marker"  # the kernel profile_child launches before each case's plan
 PERMISSION_HELP = ("profiling is not permitted on this machine (ERR_NVGPUCTRPERM): run as root, or load the driver "
                    "with NVreg_RestrictProfilingToAdminUsers=0 (https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
 

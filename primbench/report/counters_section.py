@@ -88,6 +88,12 @@ def _roofline(charts, usable: dict, times: dict, frame, device: dict):
     return charts.defer(roofline_chart, points, limits) if charts is not None else roofline_chart(points, limits)
 
 
+def _rows_by_key(frame, usable: dict) -> dict:
+    """The frame's row of each profiled case, by key: one selection, not one per case."""
+    wanted = frame[frame["key"].isin(list(usable))]
+    return {row["key"]: row for _, row in wanted.iterrows()}
+
+
 def _value(case: counters.CaseCounters, name: str) -> float | None:
     if name == "dram_bytes":
         return case.dram_bytes()
@@ -125,10 +131,10 @@ def progression_steps(frame, usable: dict, times: dict) -> list[dict]:
         return []
     order = story.progression_variants(frame, op)
     slices: dict = {}
+    rows = _rows_by_key(frame, usable)
     for key, case in usable.items():
-        row = frame[frame["key"] == key]
-        if len(row) and row.iloc[0]["op"] == op and row.iloc[0]["variant"] in order:
-            first = row.iloc[0]
+        first = rows.get(key)
+        if first is not None and first["op"] == op and first["variant"] in order:
             slices.setdefault((first["dtype"], first["n"], first["block"], first["distribution"]), {})[first["variant"]] = case
     if not slices:
         return []
@@ -222,11 +228,11 @@ def roofline_points(usable: dict, times: dict, frame) -> list[dict]:
     """One point per profiled case with a time in the run, at each variant's largest profiled size:
     FLOP/byte and FLOP/s for float work, warp instructions per byte and per second for the rest."""
     largest: dict = {}
+    rows = _rows_by_key(frame, usable)
     for key, case in usable.items():
-        row = frame[frame["key"] == key]
-        if not len(row) or key not in times or not case.dram_bytes():
+        first = rows.get(key)
+        if first is None or key not in times or not case.dram_bytes():
             continue
-        first = row.iloc[0]
         label = f"{first['op']}/{first['variant']}"
         if label not in largest or first["n"] > largest[label][0]:
             largest[label] = (first["n"], case, times[key])
