@@ -68,7 +68,12 @@ def main() -> None:
         print(f"{label:46} {nbytes / MiB:9.3f} MiB  read {row['read_us']:8.2f} us {row['read_gbps']:5d} GB/s   "
               f"copy {row['copy_us']:8.2f} us {row['copy_gbps']:5d} GB/s   read, clean flush "
               f"{row['read_clean_flush_us']:8.2f} us {row['read_clean_flush_gbps']:5d} GB/s", flush=True)
-    tuner.write_json(args.json)
+    if args.json:  # raw samples and the device, as a run file keeps them
+        import json
+        import os
+
+        Path(args.json).write_text(json.dumps({"tool": "tools/ceiling_probe.py", "git": os.environ.get("PRIMBENCH_GIT_SHA"),
+                                               "device": tuner.device.info, "rows": tuner.rows}, indent=1, default=str))
 
 
 def measure_target(tuner, read_probe, clean_flush, label: str, nbytes: int) -> dict:
@@ -76,20 +81,27 @@ def measure_target(tuner, read_probe, clean_flush, label: str, nbytes: int) -> d
     read flush, and a device-to-device copy of nbytes / 2."""
     import cupy
 
+    from primbench import stats
+
+    def cold_samples_ms(operation) -> list:
+        return [round(t, 6) for t in tuner.timer.measure(operation, tuner.policy).cold_ms]
+
     data = cupy.random.default_rng(7).integers(0, 2**31 - 1, size=nbytes // 4, dtype=cupy.int32)
-    read_us = tuner.cold_median_us(lambda: read_probe(data))
     half = data[: data.size // 2]
     dst = cupy.empty_like(half)
-    copy_us = tuner.cold_median_us(lambda: dst.data.copy_from_device_async(half.data, half.nbytes))
+    samples = {"read": cold_samples_ms(lambda: read_probe(data)),
+               "copy": cold_samples_ms(lambda: dst.data.copy_from_device_async(half.data, half.nbytes))}
     memset_flush = tuner.timer.flush_l2
     tuner.timer.flush_l2 = clean_flush
     try:
-        clean_us = tuner.cold_median_us(lambda: read_probe(data))
+        samples["read_clean_flush"] = cold_samples_ms(lambda: read_probe(data))
     finally:
         tuner.timer.flush_l2 = memset_flush
-    row = dict(label=label, bytes=nbytes, read_us=round(read_us, 2), read_gbps=round(gbps_of(nbytes, read_us)),
-               copy_us=round(copy_us, 2), copy_gbps=round(gbps_of(nbytes, copy_us)),
-               read_clean_flush_us=round(clean_us, 2), read_clean_flush_gbps=round(gbps_of(nbytes, clean_us)))
+    row = dict(label=label, bytes=nbytes, samples_ms=samples)
+    for name, values in samples.items():
+        us = stats.summarize(values).median * 1e3
+        row[f"{name}_us"] = round(us, 2)
+        row[f"{name}_gbps"] = round(gbps_of(nbytes, us))
     tuner.rows.append(row)
     return row
 
