@@ -193,6 +193,58 @@ def reduce_then_scan_plan(vecs: int = FAST_VECS):
     return prepare
 
 
+# The persistent look-back scan fed by asynchronous copies (kernels/scan_async.cu, issue 20). Its
+# tiles are smaller than the register-held scan's (16 elements per thread, not 32): the tile
+# buffers live in shared memory, 1024 x 16 x 4 bytes = 64 KB each, and the copies in flight, not
+# the tile's size, keep DRAM busy. Buffers: 3 where they fit (192 KB at block 1024: two tiles in
+# flight while one is scanned, so a look-back of up to two tiles' transfer time is hidden), else 2
+# (128 KB: an A100's 163 KB). docs/perf-notes.md, "Async copies into shared memory".
+ASYNC_SOURCE = "scan_async.cu"
+ASYNC_VECS = 4
+ASYNC_STAGES = (3, 2)  # the first that fits the GPU's shared memory per block
+ASYNC_STATIC_SHARED = 1024  # room left for the kernel's static shared memory (144 bytes today)
+
+
+def _async_name(t: str, vecs: int, stages: int) -> str:
+    return f"scan_lookback_async_copy<{t}, {vecs}, {stages}>"
+
+
+def async_copy_plan(vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
+    """One pass, one wave of persistent blocks (by occupancy) looping over tiles taken by atomic
+    ticket; each block keeps its next tiles in flight as cp.async copies into shared-memory buffers
+    while it scans and looks back (kernels/scan_async.cu). `stages`: buffers per block, the first
+    of them that fits the GPU's shared memory per block."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+
+        tile = _fast_tile(ctx, vecs)
+        tile_bytes = tile * ctx.x.itemsize
+        chosen = next((s for s in stages if s * tile_bytes + ASYNC_STATIC_SHARED <= ctx.shared_per_block_optin), stages[-1])
+        name = _async_name(CTYPE[ctx.dtype], vecs, chosen)
+        kernel = ctx.kernel(name)
+        shared = ctx.dynamic_shared(kernel, chosen * tile_bytes)  # CaseUnsupported where even that does not fit
+        tiles = _ceil_div(ctx.n, tile)
+        grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=vecs * 4, dynamic_shared=shared)
+        out = _output(ctx)
+        status = cupy.zeros(tiles, dtype=cupy.uint64)  # epoch 0: nothing published
+        counter = cupy.zeros(1, dtype=cupy.uint32)  # the tile ticket; the block drawing the last resets it
+        _check_aligned(ctx.x, out)
+        epoch = {"value": 0}
+
+        def run():
+            # A new epoch per call: what earlier calls left in `status` reads as unpublished.
+            epoch["value"] = epoch["value"] % (2**30 - 1) + 1
+            kernel((grid,), (ctx.block,), (ctx.x, out, status, counter, _u32(ctx.n), _u32(epoch["value"]), _u32(tiles)),
+                   shared_mem=shared)
+
+        return Plan(run=run, result=lambda: out,
+                    launches=[{"kernel": name, "grid": grid, "block": ctx.block, "tiles": tiles, "shared_bytes": shared}],
+                    depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
+
+    return prepare
+
+
 # CUB's tile and its look-back chain are not ours to see: the float tolerance assumes tiles of at
 # least this many elements (CUB's scan tiles hold thousands) and our look-back's roundings per tile.
 CUB_ASSUMED_MIN_TILE = 128
@@ -273,6 +325,19 @@ _register("decoupled_lookback_status_prefetch", 61, "beyond", "primbench: the lo
           deterministic=False,
           notes="One prefetch.global.L2 per tile: the look-back's first read then finds its predecessors' line in L2, "
                 "not in DRAM (kernels/scan.cu). float32 results can differ in the last bits from run to run; int32 is exact.")
+register(Variant(
+    op="scan", name="decoupled_lookback_async_copy", series="beyond", order=62,
+    origin="primbench: the look-back scan made persistent, its next tiles copied into shared memory by cp.async while it looks back",
+    prepare=async_copy_plan(), source=ASYNC_SOURCE,
+    kernels=tuple(_async_name(CTYPE[dtype], ASYNC_VECS, stages) for dtype in DTYPES for stages in ASYNC_STAGES),
+    block_sizes=FAST_BLOCKS, bytes_model=BYTES, traffic="read_write", dtypes=DTYPES,
+    tolerance_model="depth x 2^-24 x prefix sum|x| (see kernels/scan.py)", deterministic_expected=False,
+    work_span=("n", "log2 B + look-back"),
+    notes="One wave of blocks, each keeping its next tiles in flight as asynchronous copies into shared memory (16 "
+          "elements per thread, 3 buffers where they fit, else 2), so that DRAM stays busy while its first warp looks "
+          "back; tiles by atomic ticket, the status line prefetched as in decoupled_lookback_status_prefetch. "
+          "float32 results can differ in the last bits from run to run; int32 is exact.",
+))
 register(Variant(
     op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
     series="baseline", order=90, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES, traffic="read_write",

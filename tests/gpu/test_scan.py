@@ -70,7 +70,7 @@ def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_
     verify_every_block([_case(n, "float32", variant.name, block) for block in blocks], sm_count, case_inputs(n, "float32"))
 
 
-@pytest.mark.parametrize("name", ["decoupled_lookback", "decoupled_lookback_status_prefetch"])
+@pytest.mark.parametrize("name", ["decoupled_lookback", "decoupled_lookback_status_prefetch", "decoupled_lookback_async_copy"])
 def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_array(name, sm_count):
     # The tile status is never cleared: each call's epoch makes the words of the call before read
     # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix.
@@ -79,6 +79,25 @@ def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_arra
     exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=9)
     plan = run_plan(variant, exact, n, 256, sm_count, dtype="int32")
     for _ in range(10):
+        verify.poison(plan.scratch)
+        plan.run()
+        assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"]
+
+
+@pytest.mark.parametrize("grid_scale", [1e-6, 0.5], ids=["one block", "half a wave"])
+@pytest.mark.parametrize("block", [128, 1024])
+def test_the_persistent_async_copy_scan_is_exact_when_few_blocks_loop_over_every_tile(grid_scale, block, sm_count):
+    # decoupled_lookback_async_copy's blocks loop over tiles, each keeping its next tiles' copies in
+    # flight in a ring of shared-memory buffers: one block alone walks the whole ring many times
+    # over (and draws, then resets, every ticket), and n ends 5 elements into its last tile. Three
+    # calls on one plan, each checked, would catch a ticket counter left unreset.
+    variant = registry.get("scan", "decoupled_lookback_async_copy")
+    n = 2**22 + 5
+    exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=5)
+    plan = run_plan(variant, exact, n, block, sm_count, dtype="int32", grid_scale=grid_scale)
+    launch = plan.launches[0]
+    assert launch["grid"] < launch["tiles"] and (grid_scale > 1e-3 or launch["grid"] == 1)
+    for _ in range(3):
         verify.poison(plan.scratch)
         plan.run()
         assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"]
