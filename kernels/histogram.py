@@ -127,3 +127,65 @@ register(Variant(
     deterministic_expected=True, dtypes=("uint8", "int32"), work_span=("n", "1 (with atomics)"), params=(("bins", BINS),),
     notes="CuPy's wrapper takes its workspace from the memory pool on every call (host work only).",
 ))
+
+# Issue 20: histograms at the read ceiling (kernels/histogram_lanes.cu, a source of its own so that
+# the variants above keep their hashes). uint8 samples are counted in lane columns (lane l of every
+# warp adds into words b * 32 + l, bank l: no warp instruction can conflict, on any input), int32
+# samples in a sub-histogram per warp; both keep LANE_UNROLL 16-byte loads in flight per thread.
+LANES_SOURCE = "histogram_lanes.cu"
+LANE_COLUMN_BYTES = 256 * 32 * 4  # one copy of the lane columns: 256 bins x 32 lanes x 4 bytes
+# Copies of the lane columns per block (warp w adds into copy w % copies) and loads in flight per
+# thread: tools/tune_histogram.py measures the others (docs/perf-notes.md, issue 20).
+LANE_COPIES, LANE_UNROLL = 1, 4
+
+
+def lane_column_kernel(dtype: str, bins: int, copies: int, unroll: int) -> str:
+    """The kernel lane_columns launches for a case: lane columns for bytes, per-warp copies for int32."""
+    if dtype == "uint8":
+        return f"histogram_lane_columns<{copies},{unroll}>"
+    return kernel_name("histogram_batched_per_warp", dtype, bins, unroll)
+
+
+def lane_columns_plan(copies: int, unroll: int):
+    """memset, then one kernel of one wave by occupancy: histogram_lane_columns<copies, unroll> for
+    uint8 (copies x 32 KB of shared memory per block), histogram_batched_per_warp<int, bins, unroll>
+    for int32 (one sub-histogram of `bins` counts per warp). Each thread reads `unroll` 16-byte
+    vectors per step."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+        import numpy
+
+        bins = ctx.params["bins"]
+        name = lane_column_kernel(ctx.dtype, bins, copies, unroll)
+        kernel = ctx.kernel(name)
+        nbytes = copies * LANE_COLUMN_BYTES if ctx.dtype == "uint8" else (ctx.block // 32) * bins * 4
+        shared = ctx.dynamic_shared(kernel, nbytes)
+        per_thread = unroll * 16 // ctx.x.dtype.itemsize
+        grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=per_thread, dynamic_shared=shared)
+        out = cupy.empty(bins, dtype=cupy.uint32)
+        check_aligned_16(ctx.x)
+        n = numpy.int32(ctx.n)
+
+        def run():
+            _zero(out)
+            kernel((grid,), (ctx.block,), (ctx.x, n, out), shared_mem=shared)
+
+        return Plan(run=run, result=lambda: out, depth=0, scratch=[out],
+                    launches=[{"kernel": "memset", "grid": None, "block": None}, {"kernel": name, "grid": grid, "block": ctx.block}])
+
+    return prepare
+
+
+register(Variant(
+    op="histogram", name="lane_columns", order=70, series="beyond",
+    origin="primbench: 16-byte loads, several in flight; uint8 counted in lane columns (lane l's counters all in bank l, "
+           "shared by the block's warps through shared atomics: no conflicts on any input)",
+    prepare=lane_columns_plan(LANE_COPIES, LANE_UNROLL), block_sizes=BLOCKS, bytes_model=BYTES, traffic="read",
+    tolerance_model="exact: counts", deterministic_expected=True, source=LANES_SOURCE,
+    kernels=tuple(sorted({lane_column_kernel(dtype, bins, LANE_COPIES, LANE_UNROLL) for dtype, bins in TYPE_BINS})),
+    dtypes=("uint8", "int32"), params=(("bins", BINS),), grid_independent=True, work_span=("n", "1 (with atomics)"),
+    notes=f"uint8: 256 bins x 32 lane columns of 32-bit counters, {LANE_COPIES} x 32 KB per block whatever its size, "
+          f"one red.shared per sample, {LANE_UNROLL} loads in flight per thread. int32: a sub-histogram per warp "
+          "(vector_per_warp's counting) with the same loads in flight.",
+))
