@@ -106,6 +106,96 @@ def _two_stage(name, order, group):
 
 _two_stage("two_stage_b16", 10, 16)
 _two_stage("two_stage_b8", 20, 8)
+
+
+# One launch (kernels/topk_fused.cu, issue 20): stage 1 as above, and the last CUDA block to finish
+# a row refines it with one warp. Forms: (groups per thread, float4 loads in flight); the plan
+# takes the first whose grid (one block per chunk of a row) fills one wave of the GPU by the
+# kernel's occupancy, else the last: 8 groups per thread measured fastest for stage 1 at 512 rows
+# (docs/perf-notes.md), and fewer rows need more, smaller blocks to keep every SM reading.
+FUSED_SOURCE = "topk_fused.cu"
+FUSED_FORMS = ((8, 8), (4, 8), (2, 8))
+
+
+def fused_name(group: int, slots: int, per_thread: int, in_flight: int, persistent: bool = False, min_blocks: int = 4) -> str:
+    """topk_fused's instantiation. min_blocks: blocks of 256 threads per SM the registers must allow
+    (4: 64 registers, no spill for sm_90 in the one-chunk form; the persistent form needs 3: 80)."""
+    return f"topk_fused<{group}, {slots}, {per_thread}, {in_flight}, {'true' if persistent else 'false'}, {min_blocks}>"
+
+
+def _blocks_per_wave(ctx: LaunchContext, kernel) -> int:
+    """Blocks of ctx.block threads the GPU holds at once, by the kernel's occupancy (from the driver)."""
+    from cupy.cuda import driver
+
+    return ctx.sm_count * max(1, driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, ctx.block, 0))
+
+
+def fused_plan(group: int = 16, forms: tuple = FUSED_FORMS, persistent: bool = False, min_blocks: int = 4):
+    """One launch of topk_fused: one block per chunk of kPerThread x block groups of a row, with the
+    first form of `forms` that fills a wave (else the last); `persistent`: one wave of blocks by
+    occupancy instead, each looping over an equal share of the chunks (tools/tune_topk_fused.py;
+    give it min_blocks=3)."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+        import numpy
+
+        vocab = ctx.params["vocab"]
+        rows, stride = ctx.n, row_stride(vocab)
+        groups_per_row = _ceil_div(vocab, group)
+        slots = K + 1
+        for per_thread, in_flight in forms:
+            name = fused_name(group, slots, per_thread, in_flight, persistent, min_blocks)
+            kernel = ctx.kernel(name)
+            blocks_per_row = _ceil_div(groups_per_row, ctx.block * per_thread)
+            chunks = rows * blocks_per_row
+            wave = _blocks_per_wave(ctx, kernel)
+            if chunks >= wave:
+                break
+        if persistent:  # an equal number of chunks per block, in at most one wave
+            wave = max(1, min(chunks, round(wave * ctx.grid_scale)))
+            grid = _ceil_div(chunks, _ceil_div(chunks, wave))
+        else:
+            grid = chunks
+        picked_per_row = blocks_per_row * slots
+        picked_score = cupy.empty(rows * picked_per_row, dtype=cupy.float32)
+        picked_group = cupy.empty(rows * picked_per_row, dtype=cupy.int32)
+        tickets = cupy.zeros(rows, dtype=cupy.uint32)  # each row's last block wraps its ticket back to 0
+        index = cupy.empty(rows * K, dtype=cupy.int32)
+        value = cupy.empty(rows * K, dtype=cupy.float32)
+        _check_aligned(ctx.x)
+        i32 = numpy.int32
+        args = (ctx.x, picked_score, picked_group, tickets, index, value, i32(rows), i32(vocab), i32(stride),
+                i32(groups_per_row), i32(blocks_per_row))
+
+        def run():
+            kernel((grid,), (ctx.block,), args)
+
+        plan = Plan(run=run, result=lambda: index,
+                    launches=[{"kernel": name, "grid": grid, "block": ctx.block, "group": group, "groups_per_row": groups_per_row,
+                               "groups_per_thread": per_thread, "loads_in_flight": in_flight, "blocks_per_row": blocks_per_row,
+                               "picked_per_row": picked_per_row, "candidates": slots * group, "persistent": persistent}],
+                    # Not the tickets: they are state the kernel leaves zero, not an output (poisoned, no
+                    # block would see itself last).
+                    depth=0, scratch=[picked_score, picked_group, index, value])
+        plan.tickets = tickets  # for the tests and tools/tune_topk_fused.py: zero after every launch
+        return plan
+
+    return prepare
+
+
+register(Variant(
+    name="two_stage_b16_fused", origin="primbench: two_stage_b16 in one launch, the last block of each row refines it "
+                                       "(a per-row ticket, one warp)",
+    series="beyond", order=15, prepare=fused_plan(16), block_sizes=(64, 128, 256), source=FUSED_SOURCE,
+    kernels=tuple(fused_name(16, K + 1, p, f) for p, f in FUSED_FORMS),
+    work_span=("V + V/B + (k+1)B per row", "log2(V/B) + log2(kB)"),
+    notes="No second launch: each row's refine runs in the last of its blocks to finish, while later rows are read. "
+          "Groups per thread: 8 where the grid still fills a wave, else 4 or 2 (fewer rows).",
+    **_COMMON,
+))
+
+
 register(Variant(
     name="full_sort", origin="a full stable sort of every row (cupy.argsort), then the first 8", series="baseline", order=90,
     prepare=full_sort_prepare, block_sizes=(), work_span=("V log V per row", "log^2 V"),

@@ -123,7 +123,7 @@ def pruning_table(frame, copy_gbps: float | None):
                      & (cases["params"] == case["params"])]
         sort = same[same["series"] == BASELINE_SERIES]["median_ms"]
         one_read_ms = case["bytes"] / (copy_gbps * 1e9) * 1e3 if copy_gbps else math.nan
-        candidates = launches[1].get("candidates") if len(launches) > 1 else None
+        candidates = launches[-1].get("candidates")  # the refine's launch (the only one when fused)
         groups = launches[0].get("groups_per_row")
         rows.append({
             "variant": case["variant"], "order": case["order"], "rows": int(case["n"]), "distribution": case["distribution"],

@@ -104,3 +104,53 @@ def test_the_seeds_sentinel_with_only_8_groups_loses_the_8th_logit(sm_count):
     check = checks.check_random(plan.result(), checks.reference(x, case, 11), plan, case)
     assert not check["ok"] and check["mismatches"] >= 32  # most rows lose their 8th
     assert check["first_mismatch"]["index"] % 8 == 7  # and only the 8th place is wrong
+
+
+FUSED = "two_stage_b16_fused"
+
+
+@pytest.mark.parametrize("rows", [1, 3, 64, 77, 512])
+@pytest.mark.parametrize("distribution", ["normal", "many_ties", "max_in_last_group"])
+@pytest.mark.parametrize("vocab", [129280, 129287])
+def test_the_one_launch_topk_is_exact_at_every_row_count_and_block_size(vocab, distribution, rows, sm_count):
+    # The last block of each row refines it (kernels/topk_fused.cu): at 1 and 3 rows a grid of a few
+    # blocks per row (the plan then takes 2 groups per thread), at 512 the measured case. The runner's
+    # checks (exact input, the reference index for index, the same bits twice and at another grid)
+    # at every block size; the tickets are back to zero after each launch.
+    import cupy
+
+    variant = registry.get("topk", FUSED)
+    cases = [Case("topk", FUSED, "float32", rows, block, distribution, (("vocab", vocab),)) for block in variant.block_sizes]
+    inputs = op_inputs(cases[0], seed=rows + vocab % 97)
+    for case, verified in verify_every_block(cases, sm_count, inputs):
+        assert int(cupy.count_nonzero(verified.plan.tickets)) == 0, case.key
+        if distribution == "max_in_last_group":
+            assert (verified.plan.result().get().reshape(rows, 8)[:, 0] == vocab - 1).all(), case.key
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["one_chunk_per_block", "persistent"])
+@pytest.mark.parametrize("per_thread", [8, 4, 2])
+def test_every_one_launch_form_is_exact_and_leaves_its_tickets_zero(per_thread, persistent, sm_count):
+    # Each form tools/tune_topk_fused.py times, forced (the registered plan picks one by the row
+    # count), on many ties and a partial last group, three launches in a row.
+    import cupy
+
+    from primbench.kernels.topk import FUSED_SOURCE, K, fused_name, fused_plan
+
+    checks = ops.checks("topk")
+    min_blocks = 3 if persistent else 4
+    module = load_module(FUSED_SOURCE, (fused_name(16, K + 1, per_thread, 8, persistent, min_blocks),))
+    for rows, vocab, distribution in [(1, 129287, "many_ties"), (77, 129287, "max_in_last_group"), (512, 129280, "many_ties")]:
+        case = Case("topk", FUSED, "float32", rows, 256, distribution, (("vocab", vocab),))
+        x = checks.random_input(case, seed=rows)
+        wanted = checks.reference(x, case, rows)
+        plan = fused_plan(16, forms=((per_thread, 8),), persistent=persistent, min_blocks=min_blocks)(
+            LaunchContext(module, x, rows, 256, sm_count, params=dict(case.params), **device_limits()))
+        for _ in range(3):
+            plan.result().fill(-1)
+            plan.run()
+            check = checks.check_random(plan.result(), wanted, plan, case)
+            assert check["ok"], (rows, vocab, distribution, check.get("first_mismatch"))
+            assert int(cupy.count_nonzero(plan.tickets)) == 0
+        if persistent:
+            assert plan.launches[0]["grid"] <= rows * plan.launches[0]["blocks_per_row"]
