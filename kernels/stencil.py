@@ -82,3 +82,68 @@ _register("seed004_blur1d_shared_halo", 20, "seed004", "seed 004 §4.3: blur1d, 
           one_output_per_thread_plan("seed004_blur1d<{r}>", halo_in_shared=True), "seed004_blur1d<{r}>", notes="The article's kernel: one output per thread, scalar loads.")
 _register("blur1d_vector_shared_halo", 30, "beyond", f"primbench: blur1d with 16-byte loads and stores, {VECTOR_VECS * 4} outputs per thread, the halo padded to whole vectors",
           vector_plan(), "blur1d_vector<{r}, " + str(VECTOR_VECS) + ">")
+
+
+# Issue 20: the work per output cut (kernels/stencil_window.cu, its own file so that the variants above
+# keep their hashes). Each thread computes K consecutive outputs from the K + 2R inputs around them:
+# groups of G = min(K, 2R + 1) outputs share the sum of their common inputs, and the rest of each
+# window is a running suffix or prefix sum, so G outputs take 2R + 3G - 5 additions instead of 2R G.
+WINDOW_SOURCE = "stencil_window.cu"
+WINDOW_OUTPUTS = ((1, 8), (4, 8), (16, 16))  # (radius, outputs per thread K): tools/tune_stencil.py compares others
+
+
+def window_kernel_name(radius: int, outputs: int, staged_stores: bool = True, fast_divide: bool = True) -> str:
+    """The name expression of one blur1d_window instantiation (tools/tune_stencil.py builds others)."""
+    return f"blur1d_window<{radius}, {outputs}, {str(staged_stores).lower()}, {str(fast_divide).lower()}>"
+
+
+def window_shared_bytes(block: int, outputs: int, radius: int, staged_stores: bool = True) -> int:
+    """Dynamic shared memory of blur1d_window: a chunk of K / 4 float4 slots per thread, padded to an
+    odd number (the kernel's WindowLayout), the halo's chunks on each side, and the staged outputs."""
+    vecs = outputs // 4
+    stride = vecs + 1 if vecs % 2 == 0 else vecs
+    halo_chunks = _ceil_div(_ceil_div(radius, 4), vecs)
+    return 16 * stride * (block + 2 * halo_chunks + (block if staged_stores else 0))
+
+
+def window_plan(outputs: int | None = None, staged_stores: bool = True, fast_divide: bool = True):
+    """blur1d_window<R, K, ...><<<ceil(n / (K block)), block>>>: K outputs per thread, K from
+    WINDOW_OUTPUTS by radius unless given (the tuning tool's other forms)."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+        import numpy
+
+        radius = ctx.params["radius"]
+        per_thread = outputs or dict(WINDOW_OUTPUTS)[radius]
+        if ctx.block % 32:
+            raise ValueError(f"blur1d_window needs a block of whole warps, not {ctx.block}")
+        name = window_kernel_name(radius, per_thread, staged_stores, fast_divide)
+        kernel = ctx.kernel(name)
+        out = cupy.empty(ctx.n, dtype=cupy.float32)
+        grid = _ceil_div(ctx.n, per_thread * ctx.block)
+        shared = ctx.dynamic_shared(kernel, window_shared_bytes(ctx.block, per_thread, radius, staged_stores))
+        _check_aligned(ctx.x, out)
+
+        def run():
+            kernel((grid,), (ctx.block,), (ctx.x, out, numpy.int32(ctx.n)), shared_mem=shared)
+
+        return Plan(run=run, result=lambda: out, launches=[{"kernel": name, "grid": grid, "block": ctx.block}],
+                    depth=2 * radius + 1, scratch=[out])
+
+    return prepare
+
+
+register(Variant(
+    op="stencil", name="blur1d_core_edge_window", series="beyond", order=40,
+    origin="primbench (issue 20): K outputs per thread from K + 2R inputs in registers; each group of outputs shares "
+           "the sum of its common inputs (the core) and adds running suffix and prefix sums of the rest (the edges)",
+    prepare=window_plan(), block_sizes=BLOCKS, bytes_model=BYTES,
+    tolerance_model="(2R + 1) roundings of 2^-24 x the window's sum|x| / (2R + 1), + one of |y|: each output still adds "
+                    "exactly its own 2R + 1 inputs, in a tree no deeper than the chain",
+    deterministic_expected=True, source=WINDOW_SOURCE, kernels=tuple(window_kernel_name(r, k) for r, k in WINDOW_OUTPUTS),
+    dtypes=("float32",), params=(("radius", RADII),), grid_independent=True, work_span=("(2R + 3K - 5) n / K", "2R + 1"),
+    traffic="read_write",
+    notes="At R = 16 and K = 16, 75 additions per 16 outputs instead of 512, 12 float4 shared reads instead of 36, and a "
+          "3-instruction division (same bits as IEEE's) instead of about 10. K = 8 at R = 1 and 4.",
+))
