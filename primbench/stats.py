@@ -34,10 +34,12 @@ class Summary:
 def robust_noise(samples) -> float:
     """Relative spread of the samples: 1.4826 * MAD / median (inf for fewer than two samples)."""
     values = np.asarray(samples, dtype=np.float64)
-    if values.size < 2:
-        return math.inf
-    median = float(np.median(values))
-    if median <= 0:
+    return _noise(values, float(np.median(values))) if values.size else math.inf
+
+
+def _noise(values, median: float) -> float:
+    # robust_noise of `values`, whose median the caller has: summarize computes it once.
+    if values.size < 2 or median <= 0:
         return math.inf
     mad = float(np.median(np.abs(values - median)))
     return MAD_TO_SIGMA * mad / median
@@ -60,16 +62,20 @@ def summarize(samples) -> Summary | None:
     values = np.asarray(samples, dtype=np.float64)
     if values.size == 0:
         return None
+    # A run's frame summarizes ~2,600 lists: the median once, both percentiles in one call (the
+    # same figures, bit for bit, at half the cost).
+    median = float(np.median(values))
+    p05, p95 = np.percentile(values, (5, 95)).tolist()
     return Summary(
         count=int(values.size),
-        median=float(np.median(values)),
+        median=median,
         mean=float(values.mean()),
         stdev=float(values.std(ddof=1)) if values.size > 1 else 0.0,
         min=float(values.min()),
         max=float(values.max()),
-        p05=float(np.percentile(values, 5)),
-        p95=float(np.percentile(values, 95)),
-        noise=robust_noise(values),
+        p05=p05,
+        p95=p95,
+        noise=_noise(values, median),
     )
 
 

@@ -33,9 +33,15 @@ def build_context(run, references=(), frame=None) -> dict:
     if selection.story_op(frame):
         story = _story(frame, references, device_name, plots)
         accuracy = _accuracy_section(frame, device_name, plots)
+    # Its roofline is one of the longest charts: queued early, it is not the last one drawn.
+    counters = counters_section.build(run, frame, plots)
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
     logs = {record.key: record.log for record in run.cases if record.log}
-    per_op = [_op_section(frame, op, device, run.copy_gbps, plots, logs) for op in selection.ops_in(frame)]
+    # Each op's cases are selected once: every table of a section reads only its own op, and each
+    # selection of the whole (55-column) frame costs about a millisecond.
+    by_op = dict(tuple(frame.groupby("op", sort=False))) if not frame.empty else {}
+    story_op = selection.story_op(frame)
+    per_op = [_op_section(by_op[op], op, op == story_op, device, run.copy_gbps, plots, logs) for op in selection.ops_in(frame)]
     context = {
         "run": _run_facts(run, frame, device_name),
         "peak_gbps": device.get("peak_gbps"),
@@ -45,7 +51,7 @@ def build_context(run, references=(), frame=None) -> dict:
         "ops": per_op,
         "quality": _timing_quality(frame),
         "meta": _meta(run),
-        "counters": counters_section.build(run, frame, plots),
+        "counters": counters,
         "headlines": [op["headline"] for op in per_op if op["headline"]],
     }
     progress.say(f"drawing {plots.count} charts ({plots.where()})")
@@ -204,14 +210,15 @@ def _without_scheme(url) -> str | None:
     return url.split("://", 1)[-1]
 
 
-def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
-    """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures."""
+def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
+    """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures.
+    `frame` holds the op's cases only; `is_story`: the op has the story's own, larger section."""
     import numpy as np
 
     dtype, distribution = selection.primary_slice(frame, op)
     lines = sections.bandwidth_lines(frame, op, dtype, distribution)
     # One colour per variant across all of the op's plots, in progression order.
-    ordered = frame[frame["op"] == op].sort_values(["order", "variant"])["variant"].drop_duplicates()
+    ordered = frame.sort_values(["order", "variant"])["variant"].drop_duplicates()
     styles = plots.styles_by_variant(list(ordered))
     itemsize = inputs.ITEMSIZE.get(dtype) or (np.dtype(dtype).itemsize if dtype else 0)
     bandwidth_chart = None
@@ -232,11 +239,11 @@ def _op_section(frame, op, device, copy_gbps, plots, logs) -> dict:
                 bars, title=f"{op}: GB/s by input distribution at n = {size_text(int(bars['n'].iloc[0]))} ({dtype})", styles=styles),
             "rows": as_records(bars),
         }
-    progression = _op_progression(frame, compared, op, dtype, distribution)
+    progression = None if is_story else _op_progression(compared, op, dtype, distribution)
     best_per_size = as_records(story.best_per_size(compared, op, dtype, distribution))
     headline_n = progression["n"] if progression else selection.choose_progression_size(compared, op)[0]
     other_slices = sorted(
-        {(d, s) for d, s in zip(frame[frame["op"] == op]["dtype"], frame[frame["op"] == op]["distribution"])}
+        {(d, s) for d, s in zip(frame["dtype"], frame["distribution"])}
         - {(dtype, distribution)},
         key=str,
     )
@@ -277,11 +284,9 @@ def _sweep_charts(frame, op: str, dtype, distribution, plots, styles) -> list[di
     return sweeps
 
 
-def _op_progression(frame, compared, op: str, dtype, distribution) -> dict | None:
-    """A non-story op's progression at its chosen size; the story op has its own, larger section.
+def _op_progression(compared, op: str, dtype, distribution) -> dict | None:
+    """A non-story op's progression at its chosen size (the story op has its own, larger section).
     Variants never run at this size (a one-block kernel past its block) are named, not rowed."""
-    if op == selection.story_op(frame):
-        return None
     n, exact = selection.choose_progression_size(compared, op)
     table = story.progression_table(compared, n, (), op, dtype, distribution) if n else None
     if table is None or table.empty:

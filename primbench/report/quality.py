@@ -38,7 +38,10 @@ def verification_table(frame, op: str):
     """Per variant of `op`: case counts by status, exact and random-input checks, determinism vs declared."""
     import pandas as pd
 
-    cases = frame[frame["op"] == op]
+    # Only the columns read below: each selection copies every column it carries.
+    columns = [c for c in ("variant", "order", "status", "error", "tolerance", "bitwise_equal", "deterministic_expected",
+                           "exact_ok", "random_ok", "hazard", "notes") if c in frame]
+    cases = frame.loc[frame["op"] == op, columns]
     rows = []
     for variant, mine in cases.groupby("variant", sort=False):
         statuses = Counter(mine["status"])
@@ -129,12 +132,17 @@ def reproducibility_table(frame, op: str):
     columns = [c for c in ("variant", "order", "n", "dtype", "distribution", "block", "result_hex", "bitwise_equal",
                            "grids_probed", "grids_bitwise_equal", "deterministic_expected") if c in frame]
     cases = frame.loc[(frame["op"] == op) & (frame["status"] == "ok"), columns]
+    # For each input (variant, size, dtype, distribution) measured at more than one block size:
+    # whether every block gave the same bits. One grouping for the op, not one per variant.
+    across = {}
+    hashed = cases[cases["result_hex"].notna()]
+    spread = hashed.groupby(["variant", "n", "dtype", "distribution"])[["block", "result_hex"]].nunique()
+    for (variant, *_input), blocks, results in zip(spread.index, spread["block"], spread["result_hex"]):
+        if blocks > 1:
+            across.setdefault(variant, []).append(bool(results == 1))
     rows = []
     for variant, mine in cases.groupby("variant", sort=False):
-        across_blocks = []
-        for _key, same_input in mine[mine["result_hex"].notna()].groupby(["n", "dtype", "distribution"]):
-            if same_input["block"].nunique() > 1:
-                across_blocks.append(same_input["result_hex"].nunique() == 1)
+        across_blocks = across.get(variant, [])
         recorded = mine["result_hex"].notna().any() if "result_hex" in mine else False
         probed = bool(mine["grids_probed"].any()) if "grids_probed" in mine else False
         rows.append({

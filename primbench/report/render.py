@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from pathlib import Path
 
 from primbench import ops
@@ -170,7 +171,11 @@ def as_records(frame) -> list[dict]:
     for record in frame.to_dict("records"):
         clean = {}
         for key, value in record.items():
-            if not isinstance(value, (list, tuple, dict)) and pd.isna(value):
+            if type(value) in (str, int, bool):  # most values: never missing, no numpy scalar to unwrap
+                pass
+            elif type(value) is float:
+                value = None if math.isnan(value) else value
+            elif not isinstance(value, (list, tuple, dict)) and pd.isna(value):
                 value = None
             elif hasattr(value, "item"):  # numpy scalars
                 value = value.item()

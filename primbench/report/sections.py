@@ -31,21 +31,22 @@ from primbench.report.selection import (
 
 def bandwidth_lines(frame, op: str, dtype=None, distribution=None):
     """GB/s against n for each variant at one block size (256, the library's, or its most measured)."""
+    import numpy as np
     import pandas as pd
 
     if dtype is None:
         dtype, distribution = primary_slice(frame, op)
     cases = slice_of(frame, op, dtype, distribution)
-    parts = []
-    for variant, mine in cases.groupby("variant", sort=False):
-        block = choose_block(mine)
-        chosen = rows_with_block(mine, block)
-        chosen = chosen[chosen["valid"]].sort_values("n")
-        if not chosen.empty:
-            parts.append(chosen.assign(chosen_block=block))
-    if not parts:
+    blocks = {variant: choose_block(mine) for variant, mine in cases.groupby("variant", sort=False)}
+    # Each variant's valid cases at its block, in one selection; a variant has one case per size
+    # at a block, so the sort alone sets the order.
+    chosen_block = [blocks[variant] for variant in cases["variant"]]
+    at_block = [block_or_none(b) == chosen for b, chosen in zip(cases["block"], chosen_block)]
+    keep = cases["valid"].to_numpy(dtype=bool) & np.array(at_block, dtype=bool)
+    if not keep.any():
         return pd.DataFrame(columns=["variant", "n", "gbps", "order", "chosen_block"])
-    return pd.concat(parts).sort_values(["order", "variant", "n"]).reset_index(drop=True)
+    chosen = cases[keep].assign(chosen_block=[b for b, kept in zip(chosen_block, keep) if kept])
+    return chosen.sort_values(["order", "variant", "n"]).reset_index(drop=True)
 
 
 def block_sweeps(frame, op: str, dtype=None, distribution=None) -> dict:
@@ -54,13 +55,10 @@ def block_sweeps(frame, op: str, dtype=None, distribution=None) -> dict:
         dtype, distribution = primary_slice(frame, op)
     cases = slice_of(frame, op, dtype, distribution)
     cases = cases[cases["valid"] & cases["block"].notna()]
-    sweeps = {}
-    for n, at_n in cases.groupby("n"):
-        swept = [v for v, mine in at_n.groupby("variant") if mine["block"].nunique() > 1]
-        if swept:
-            chosen = at_n[at_n["variant"].isin(swept)]
-            sweeps[int(n)] = chosen.sort_values(["order", "variant", "block"]).reset_index(drop=True)
-    return sweeps
+    # The cases of each (size, variant) measured at more than one block size, counted in one pass.
+    swept = cases[cases.groupby(["n", "variant"])["block"].transform("nunique") > 1]
+    return {int(n): at_n.sort_values(["order", "variant", "block"]).reset_index(drop=True)
+            for n, at_n in swept.groupby("n")}
 
 
 def distribution_bars(frame, op: str, dtype):
@@ -98,14 +96,15 @@ def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> li
         names = sorted({name for items in at_n["param_items"] for name, _ in items})
         for name in names:
             lines: dict[str, list] = {}
-            for _, row in at_n.iterrows():
-                params = dict(row["param_items"])
+            # The four columns read, not iterrows: a Series per row costs more than the rest.
+            for items, variant_name, block, gbps in zip(at_n["param_items"], at_n["variant_name"], at_n["block"], at_n["gbps"]):
+                params = dict(items)
                 if name not in params:
                     continue
                 others = ",".join(f"{k}={v}" for k, v in sorted(params.items()) if k != name)
-                block = block_or_none(row["block"])
-                label = f"{row['variant_name']}{f'[{others}]' if others else ''}, block {block if block else 'lib'}"
-                lines.setdefault(label, []).append((int(params[name]), row["gbps"]))
+                block = block_or_none(block)
+                label = f"{variant_name}{f'[{others}]' if others else ''}, block {block if block else 'lib'}"
+                lines.setdefault(label, []).append((int(params[name]), gbps))
             lines = {label: sorted(points) for label, points in lines.items() if len({v for v, _ in points}) >= min_values}
             if lines:  # a larger size replaces a smaller one
                 sweeps[name] = {"n": int(n), "param": name, "lines": lines}
@@ -125,13 +124,18 @@ def dtype_table(frame, op: str):
     n = max(sizes)
     at_n = cases[cases["n"] == n]
     distribution = mode(at_n["distribution"])
-    at_n = at_n[matches(at_n["distribution"], distribution)]
+    columns = ["variant", "order", "series", "dtype", "block", "median_ms", "gbps", "pct_peak", "param_items"]
+    at_n = at_n.loc[matches(at_n["distribution"], distribution), columns]  # a selection copies every column
     baseline = baseline_variant(frame, op)
+    base_times = {}  # (dtype, parameters) -> the baseline's time: variants share them
     rows = []
     for (variant, dtype), mine in at_n.groupby(["variant", "dtype"], sort=False):
         best = mine.sort_values("median_ms").iloc[0]
         # The baseline at this row's own parameter values.
-        base = baseline_time_ms(frame, op, n, dtype, distribution, baseline, params=dict(best["param_items"])) if baseline else math.nan
+        key = (dtype, tuple(best["param_items"]))
+        if key not in base_times:
+            base_times[key] = baseline_time_ms(frame, op, n, dtype, distribution, baseline, params=dict(best["param_items"])) if baseline else math.nan
+        base = base_times[key]
         rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
                      "block": block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
                      "pct_peak": best["pct_peak"], "ratio_to_baseline": best["median_ms"] / base if is_number(base) else math.nan})
