@@ -89,7 +89,10 @@ _register("blur1d_vector_shared_halo", 30, "beyond", f"primbench: blur1d with 16
 # groups of G = min(K, 2R + 1) outputs share the sum of their common inputs, and the rest of each
 # window is a running suffix or prefix sum, so G outputs take 2R + 3G - 5 additions instead of 2R G.
 WINDOW_SOURCE = "stencil_window.cu"
-WINDOW_OUTPUTS = ((1, 8), (4, 8), (16, 16))  # (radius, outputs per thread K): tools/tune_stencil.py compares others
+# K per radius as measured by tools/tune_stencil.py on the H200 (2^26, block 256, docs/perf-notes.md):
+# at R = 16, K = 8 took 143.5 us against 150.4 at K = 16 (fewer adds, but 48 registers and 40 KB of
+# shared memory a block against 32 and 24 KB) and 143.4 at K = 32.
+WINDOW_OUTPUTS = ((1, 8), (4, 8), (16, 8))  # (radius, outputs per thread K)
 
 
 def window_kernel_name(radius: int, outputs: int, staged_stores: bool = True, fast_divide: bool = True) -> str:
@@ -144,6 +147,6 @@ register(Variant(
     deterministic_expected=True, source=WINDOW_SOURCE, kernels=tuple(window_kernel_name(r, k) for r, k in WINDOW_OUTPUTS),
     dtypes=("float32",), params=(("radius", RADII),), grid_independent=True, work_span=("(2R + 3K - 5) n / K", "2R + 1"),
     traffic="read_write",
-    notes="At R = 16 and K = 16, 75 additions per 16 outputs instead of 512, 12 float4 shared reads instead of 36, and a "
-          "3-instruction division (same bits as IEEE's) instead of about 10. K = 8 at R = 1 and 4.",
+    notes="At R = 16 and K = 8, 51 additions per 8 outputs instead of 256, and a 3-instruction division (same bits as "
+          "IEEE's) instead of about 10. K = 8 at every radius: K = 16 adds less but holds fewer blocks per SM.",
 ))
