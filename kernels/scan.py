@@ -197,16 +197,52 @@ def reduce_then_scan_plan(vecs: int = FAST_VECS):
 # tiles are smaller than the register-held scan's (16 elements per thread, not 32): the tile
 # buffers live in shared memory, 1024 x 16 x 4 bytes = 64 KB each, and the copies in flight, not
 # the tile's size, keep DRAM busy. Buffers: 3 where they fit (192 KB at block 1024: two tiles in
-# flight while one is scanned, so a look-back of up to two tiles' transfer time is hidden), else 2
-# (128 KB: an A100's 163 KB). docs/perf-notes.md, "Async copies into shared memory".
+# flight while one is scanned), else 2 (128 KB: an A100's 163 KB). docs/perf-notes.md, "Async
+# copies into shared memory".
 ASYNC_SOURCE = "scan_async.cu"
 ASYNC_VECS = 4
 ASYNC_STAGES = (3, 2)  # the first that fits the GPU's shared memory per block
-ASYNC_STATIC_SHARED = 1024  # room left for the kernel's static shared memory (144 bytes today)
 
 
 def _async_name(t: str, vecs: int, stages: int) -> str:
     return f"scan_lookback_async_copy<{t}, {vecs}, {stages}>"
+
+
+def _shared_optin_limit(ctx: LaunchContext) -> int:
+    """The opt-in shared memory per block: the device's own where CuPy can ask it, never above the context's."""
+    try:
+        import cupy
+
+        return min(ctx.shared_per_block_optin, int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]))
+    except Exception:  # no device to ask (the context's figure is the runner's, from the same device)
+        return ctx.shared_per_block_optin
+
+
+def async_kernel_with_shared(ctx: LaunchContext, stages: tuple, name_of):
+    """(kernel, name, stages, dynamic bytes) for the first of `stages` whose buffers and the kernel's
+    static shared memory fit this device's opt-in limit at ctx.block, with that kernel's maximum
+    dynamic shared memory raised to exactly its buffers (any size: CUDA's default maximum is
+    48 KB minus the static part, which at block 256 x 3 buffers of 16 KB was 144 bytes short:
+    the launch failed with CUDA_ERROR_INVALID_VALUE). The attribute is set on the very object
+    that launches. CaseUnsupported where no choice fits."""
+    from primbench.api import CaseUnsupported
+
+    limit = _shared_optin_limit(ctx)
+    for count in stages:
+        name = name_of(count)
+        kernel = ctx.kernel(name)
+        dynamic = count * tile_bytes_of(ctx, name)
+        static = int(kernel.shared_size_bytes)
+        if dynamic + static <= limit:
+            kernel.max_dynamic_shared_size_bytes = dynamic  # whatever the size: see above
+            return kernel, name, count, dynamic
+    raise CaseUnsupported(f"block {ctx.block}: no buffer count of {stages} fits {limit / 1024:.0f} KB of shared memory per block")
+
+
+def tile_bytes_of(ctx: LaunchContext, name: str) -> int:
+    """One tile's bytes for an async-copy kernel name (its second template argument is kVecs)."""
+    vecs = int(name.split("<", 1)[1].split(",")[1])
+    return _fast_tile(ctx, vecs) * ctx.x.itemsize
 
 
 def async_copy_plan(vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
@@ -218,12 +254,8 @@ def async_copy_plan(vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
     def prepare(ctx: LaunchContext) -> Plan:
         import cupy
 
+        kernel, name, chosen, shared = async_kernel_with_shared(ctx, stages, lambda s: _async_name(CTYPE[ctx.dtype], vecs, s))
         tile = _fast_tile(ctx, vecs)
-        tile_bytes = tile * ctx.x.itemsize
-        chosen = next((s for s in stages if s * tile_bytes + ASYNC_STATIC_SHARED <= ctx.shared_per_block_optin), stages[-1])
-        name = _async_name(CTYPE[ctx.dtype], vecs, chosen)
-        kernel = ctx.kernel(name)
-        shared = ctx.dynamic_shared(kernel, chosen * tile_bytes)  # CaseUnsupported where even that does not fit
         tiles = _ceil_div(ctx.n, tile)
         grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=vecs * 4, dynamic_shared=shared)
         out = _output(ctx)
@@ -239,7 +271,8 @@ def async_copy_plan(vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
                    shared_mem=shared)
 
         return Plan(run=run, result=lambda: out,
-                    launches=[{"kernel": name, "grid": grid, "block": ctx.block, "tiles": tiles, "shared_bytes": shared}],
+                    launches=[{"kernel": name, "grid": grid, "block": ctx.block, "tiles": tiles, "shared_bytes": shared,
+                               "stages": chosen}],
                     depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
 
     return prepare

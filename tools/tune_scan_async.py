@@ -13,6 +13,8 @@ BLOCK x VECS x 4 elements) and tile buffers in shared memory (STAGES x the tile'
   python3 tools/tune_scan_async.py                      # 2^28, int32 and float32, the settings below
   python3 tools/tune_scan_async.py --settings 1024x4x3 512x8x2 --sizes 28 25 --json out.json
   python3 tools/tune_scan_async.py --ptxas              # no GPU needed: registers and spills per setting
+Then the diagnostic forms (FORMS, int32 unless --form-dtypes says otherwise): the same pipeline with
+one suspect of the 3666c3d slowness switched on or off, each checked exactly against the cumsum.
 docs/perf-notes.md records what it found.
 """
 
@@ -28,6 +30,34 @@ from tuning import Tuner, gbps_of
 # 1024x2x3: 32 KB tiles, 96 KB per block: two blocks per SM where the registers allow (32 per thread),
 #           so that one block's look-back overlaps the other's scan.
 SETTINGS = ("1024x4x3", "1024x4x2", "512x8x2", "1024x2x3")
+
+# Diagnostic forms of the same kernel (kernels/scan_async.cu, scan_async_copy_form<T, kVecs, kStages,
+# kForm>), each one suspect of 3666c3d's 1040 us (docs/perf-notes.md) switched on or off, timed at
+# 1024x4x3 (FORM_STAGES where given). Bits as in the .cu file.
+PREFIX_GIVEN, BLOCK_ORDER, EARLY_REFILL, AS_3666C3D = 1, 2, 4, 8
+FORMS = (
+    ("as 3666c3d (ticket tested at its draw, status prefetched 2 tiles early)", AS_3666C3D, 3),
+    ("prefix given, tickets (the async pipeline alone)", PREFIX_GIVEN, 3),
+    ("prefix given, tickets, as 3666c3d (+ thread 0 waits for the atomic)", PREFIX_GIVEN | AS_3666C3D, 3),
+    ("prefix given, blockIdx order (no atomics)", PREFIX_GIVEN | BLOCK_ORDER, 3),
+    ("look-back, blockIdx order (no atomics)", BLOCK_ORDER, 3),
+    ("look-back, early refill (3 tiles in flight during it)", EARLY_REFILL, 3),
+    ("look-back, early refill, 2 buffers", EARLY_REFILL, 2),
+    ("prefix given, early refill, 2 buffers", PREFIX_GIVEN | EARLY_REFILL, 2),
+)
+FORM_BLOCK, FORM_VECS = 1024, 4
+
+
+def form_name(t: str, vecs: int, stages: int, form: int) -> str:
+    return f"scan_async_copy_form<{t}, {vecs}, {stages}, {form}>"
+
+
+def form_names(vecs: int = FORM_VECS) -> list[str]:
+    import primbench.kernels.scan as scan
+
+    names = [form_name(scan.CTYPE[d], vecs, stages, form) for d in scan.DTYPES for _, form, stages in FORMS]
+    names += [f"tile_reduce<{scan.CTYPE[d]}, {vecs}>" for d in scan.DTYPES]
+    return names + [f"scan_tile_sums_exclusive<{scan.CTYPE[d]}>" for d in scan.DTYPES]
 
 
 def parse_setting(text: str) -> tuple[int, int, int]:
@@ -47,6 +77,7 @@ def ptxas_report(settings, archs=("sm_90", "sm_80")) -> None:
     path = source_path(scan.ASYNC_SOURCE)
     names = [scan._async_name(scan.CTYPE[d], vecs, stages) for d in scan.DTYPES for _, vecs, stages in settings]
     names += [scan._lookback_name(scan.CTYPE[d], scan.FAST_VECS, scan.LOOKBACK_WINDOW, True) for d in scan.DTYPES]
+    names += [name for name in form_names() if name.startswith("scan_async_copy_form")]
     for arch in archs:
         program = nvrtc.createProgram(path.read_text(), path.name, [], [])
         try:
@@ -69,7 +100,37 @@ def ptxas_report(settings, archs=("sm_90", "sm_80")) -> None:
                 print(f"{arch} {current:48} {registers}; {spills}")
 
 
-def tune_one(tuner, modules, dtype: str, n: int, settings) -> None:
+def form_plan(module, x, n: int, dtype: str, device, form: int, stages: int):
+    """(run, result, extra) for one diagnostic form at FORM_BLOCK x FORM_VECS x stages; the
+    PREFIX_GIVEN forms get each tile's exclusive prefix from scan.cu's tile_reduce and
+    scan_tile_sums_exclusive first (not timed), so their output is the exact cumsum too."""
+    import cupy
+
+    import primbench.kernels.scan as scan
+    from primbench.api import LaunchContext
+
+    t = scan.CTYPE[dtype]
+    ctx = LaunchContext(module, x, n, FORM_BLOCK, device.sm_count, dtype=dtype, **device.sm_limits)
+    kernel, _, _, shared = scan.async_kernel_with_shared(ctx, (stages,), lambda s: form_name(t, FORM_VECS, s, form))
+    tiles = -(-n // (FORM_BLOCK * FORM_VECS * 4))
+    grid = ctx.occupancy_grid(kernel, FORM_BLOCK, elements_per_thread=FORM_VECS * 4, dynamic_shared=shared)
+    out = cupy.empty_like(x)
+    status = cupy.zeros(tiles, dtype=cupy.uint64)
+    counter = cupy.zeros(1, dtype=cupy.uint32)
+    sums = cupy.empty(tiles, dtype=x.dtype)
+    module.get_function(f"tile_reduce<{t}, {FORM_VECS}>")((tiles,), (FORM_BLOCK,), (x, sums, cupy.uint32(n)))
+    module.get_function(f"scan_tile_sums_exclusive<{t}>")((1,), (1024,), (sums, cupy.uint32(tiles)))
+    epoch = {"value": 0}
+
+    def run():
+        epoch["value"] = epoch["value"] % (2**30 - 1) + 1
+        kernel((grid,), (FORM_BLOCK,), (x, out, status, counter, cupy.uint32(n), cupy.uint32(epoch["value"]), cupy.uint32(tiles), sums),
+               shared_mem=shared)
+
+    return run, lambda: out, dict(grid=grid, tiles=tiles, shared_kb=shared // 1024)
+
+
+def tune_one(tuner, modules, dtype: str, n: int, settings, forms=FORMS) -> None:
     """The copy, CUB, the register-held look-back scan, the tile scan with its prefix given, then each
     async-copy setting, at one dtype and size; each output checked exactly on its first call."""
     import cupy
@@ -80,7 +141,7 @@ def tune_one(tuner, modules, dtype: str, n: int, settings) -> None:
     from primbench.api import CaseUnsupported, LaunchContext
     from primbench.model import CaseId
 
-    fast_module, async_module = modules
+    fast_module, async_module, form_module = modules
     device = tuner.device
     x, expected = ops.checks("scan").exact_input(CaseId("scan", "tune", dtype, n, None, "uniform"), 7)
     wanted = expected.astype(x.dtype)  # exact in the dtype (int32 wrapped, float32 integers)
@@ -116,6 +177,13 @@ def tune_one(tuner, modules, dtype: str, n: int, settings) -> None:
         launch = plan.launches[0]
         measure(f"async copy {block}x{vecs}x{stages}", plan.run, plan.result, grid=launch["grid"], tiles=launch["tiles"],
                 shared_kb=launch["shared_bytes"] // 1024)
+    for label, form, stages in forms:
+        try:
+            run, result, extra = form_plan(form_module, x, n, dtype, device, form, stages)
+        except CaseUnsupported as exc:
+            print(f"{dtype} form {form} {label}: skipped, {exc}", flush=True)
+            continue
+        measure(f"form {form:2d} {FORM_BLOCK}x{FORM_VECS}x{stages} {label}", run, result, **extra)
 
 
 def main() -> int:
@@ -124,6 +192,8 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[28], help="log2 of n")
     parser.add_argument("--dtypes", nargs="+", default=["int32", "float32"], choices=["int32", "float32"])
     parser.add_argument("--ptxas", action="store_true", help="print registers and spills (NVRTC, no GPU) and stop")
+    parser.add_argument("--form-dtypes", nargs="*", default=["int32"], choices=["int32", "float32"],
+                        help="dtypes at which the diagnostic forms run (none: skip them)")
     parser.add_argument("--json")
     args = parser.parse_args()
     settings = [parse_setting(s) for s in args.settings]
@@ -136,10 +206,11 @@ def main() -> int:
 
     tuner = Tuner()
     names = tuple({scan._async_name(scan.CTYPE[d], vecs, stages) for d in scan.DTYPES for _, vecs, stages in settings})
-    modules = load_module(scan.SOURCE, scan._fast_names()), load_module(scan.ASYNC_SOURCE, names)
+    modules = (load_module(scan.SOURCE, scan._fast_names()), load_module(scan.ASYNC_SOURCE, names),
+               load_module(scan.ASYNC_SOURCE, tuple(form_names())))
     for dtype in args.dtypes:
         for log_n in args.sizes:
-            tune_one(tuner, modules, dtype, 2**log_n, settings)
+            tune_one(tuner, modules, dtype, 2**log_n, settings, FORMS if dtype in args.form_dtypes else ())
     tuner.write_json(args.json)
     return 0
 
