@@ -1,4 +1,4 @@
-"""The report's figures (matplotlib, Agg), each returned as a PNG data URI so the page needs no files.
+"""The report's figures (matplotlib), each returned as an SVG data URI so the page needs no files.
 charts.ChartBatch draws them in worker processes; plot_base holds what they share."""
 
 from __future__ import annotations

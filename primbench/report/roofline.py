@@ -4,14 +4,11 @@ intensity, under the GPU's DRAM slope and compute roof. Float work on FLOP axes;
 
 from __future__ import annotations
 
-import base64
-import io
-
-DPI = 100
+from primbench.report.plot_base import FIGURE_DPI as DPI, data_uri
 
 
 def roofline_chart(points: list[dict], roofs: dict) -> str | None:
-    """A PNG data URI of one or two panels (float and integer work), or None with no points."""
+    """An SVG data URI of one or two panels (float and integer work), or None with no points."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -59,6 +56,4 @@ def roofline_chart(points: list[dict], roofs: dict) -> str | None:
                        fontsize=9)
         axis.tick_params(labelsize=7)
         axis.grid(True, which="major", linewidth=0.3)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return data_uri(figure)

@@ -141,7 +141,7 @@ def test_the_report_names_the_bank_conflict_drop_and_the_divergence_change(repor
 def test_the_bytes_check_covers_every_profiled_case_and_flags_none_here(report_section):
     assert len(report_section["bytes"]) >= 60
     assert not [row["key"] for row in report_section["bytes"] if row["flag"]]
-    assert report_section["roofline"].startswith("data:image/png;base64,")
+    assert report_section["roofline"].startswith("data:image/svg+xml;base64,")
 
 
 def test_counters_of_a_changed_kernel_are_left_out(tmp_path):

@@ -129,7 +129,7 @@ def test_every_image_is_a_data_uri_and_nothing_points_at_the_network(real_report
     page = _parse(real_report[1])
     images = [attrs for tag, attrs, _ in page.tags if tag == "img"]
     assert images, "the report should carry its plots"
-    assert all(a.get("src", "").startswith("data:image/png;base64,") for a in images)
+    assert all(a.get("src", "").startswith("data:image/svg+xml;base64,") for a in images)
     for tag, attrs, _ in page.tags:
         for name, value in attrs.items():
             value = (value or "").strip().lower()
@@ -494,7 +494,7 @@ def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block
     assert set(bars["block"].dropna()) == {256} and bars["block"].isna().sum() == 2  # CUB chooses its own
     fast = bars[(bars["variant"] == "vector_per_warp[bins=256]") & (bars["distribution"] == "all_equal")]
     assert fast["gbps"].item() == 1000.0
-    assert plots.distribution_bars_chart(bars, title="t").startswith("data:image/png;base64,")
+    assert plots.distribution_bars_chart(bars, title="t").startswith("data:image/svg+xml;base64,")
     single = frame[frame["distribution"] == "uniform"]
     assert sections.distribution_bars(single, "histogram", "uint8").empty
 
@@ -505,7 +505,7 @@ def test_a_parameter_swept_with_all_else_fixed_is_one_line_per_variant_and_block
     assert set(by_param) == {"replicas"}  # bins has two values here: a check, not a sweep
     assert by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"] == [(2, 200.0), (8, 800.0), (32, 3200.0)]
     assert len(sections.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform", min_values=2)) == 2
-    assert plots.param_sweep_chart(by_param["replicas"], title="t").startswith("data:image/png;base64,")
+    assert plots.param_sweep_chart(by_param["replicas"], title="t").startswith("data:image/svg+xml;base64,")
 
 
 def test_the_dtype_table_compares_each_row_with_the_baseline_at_its_own_parameters():
@@ -556,7 +556,7 @@ def test_the_report_opens_with_the_story_sentence_its_time_chart_and_one_line_pe
     # The chart comes before any table: the story is at the top, not 3,000 px down.
     assert html.index('id="story-chart"') < html.index('id="progression"') < html.index('<table')
     (chart,) = page.inside("story-chart", "img")
-    assert chart["src"].startswith("data:image/png;base64,")
+    assert chart["src"].startswith("data:image/svg+xml;base64,")
     ops_measured = sorted(set(frame["op"]))
     start = html.index('id="headlines"')
     lines = " ".join(re.sub(r"<[^>]+>", "", html[start:html.index("</section>", start)]).split())
