@@ -75,5 +75,6 @@ def op_headline(op: str, best_per_size: list[dict], n: int | None, baseline: str
     row = next((r for r in best_per_size if r["n"] == n), best_per_size[-1])
     return {"op": op, "n": row["n"], "variant": row["variant"], "time_us": row["time_us"], "pct_peak": row["pct_peak"],
             "pct_sol": row["pct_sol"] if is_number(row.get("pct_sol")) else None,
-            "baseline": baseline, "baseline_us": row["baseline_us"] if is_number(row["baseline_us"]) else None,
+            # The baseline best_per_size timed (with its params), not a label chosen over the whole run.
+            "baseline": row.get("baseline") or baseline, "baseline_us": row["baseline_us"] if is_number(row["baseline_us"]) else None,
             "ratio": row["ratio_to_baseline"] if is_number(row["ratio_to_baseline"]) else None}

@@ -81,6 +81,7 @@ def _environment():
         pct=format_pct,
         speedup=format_speedup,
         ratio=format_ratio,
+        ratio3=format_ratio3,
         size=format_size,
         block=format_block,
         value=format_value,
@@ -113,6 +114,7 @@ format_gbps = _number_format(",.0f", doc="GB/s as an integer.")
 format_pct = _number_format(".1f", doc="A percentage with one decimal.")
 format_speedup = _number_format(".2f", "\u00d7", doc="A speedup as '2.34x'.")
 format_ratio = _number_format(".2f", doc="A plain ratio with two decimals.")
+format_ratio3 = _number_format(".3g", doc="A ratio to three significant digits: top-k's 0.0031 of a sort is not 0.00.")
 format_sci = _number_format(".2e", doc="A small quantity in scientific notation.")
 format_number = _number_format(".6g", doc="A number for a data-value attribute (sorting), blank when missing.")
 

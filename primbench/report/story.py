@@ -230,6 +230,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
                 "pct_copy": chosen["pct_copy"],
                 "pct_sol": chosen.get("pct_sol", math.nan),
                 "l2_resident": bool(chosen["l2_resident"]),
+                "baseline": baseline,  # the label timed here (its params), for the headline
                 "baseline_us": base * 1e3,
                 "ratio_to_baseline": chosen["median_ms"] / base if is_number(base) else math.nan,
                 "fastest_overall": overall["variant"],

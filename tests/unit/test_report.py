@@ -604,3 +604,23 @@ def test_charts_drawn_in_worker_processes_are_the_charts_drawn_here():
     assert pooled.where() == "2 worker processes"
     assert pooled.finish() == 4
     assert [str(chart) for chart in drawn] == [plots.distribution_bars_chart(bars, title=f"t{i}") for i in range(4)]
+
+
+def test_each_headline_names_the_baseline_whose_time_it_quotes():
+    # The histogram line once quoted cub_histogram_even[bins=256]'s time under the name of the
+    # bins=1024 case: the label came from the whole run, the time from the headline's slice.
+    from primbench.report import headline
+
+    frame = render.annotated_frame(load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"))
+    for op in sorted(set(frame["op"])):
+        rows = story.best_per_size(frame, op).to_dict("records")
+        line = headline.op_headline(op, rows, None, "a label from elsewhere")
+        if line["baseline_us"] is None:
+            continue
+        cases = story.slice_of(frame, op, *story.primary_slice(frame, op))  # best_per_size's slice
+        timed = cases[(cases["variant"] == line["baseline"]) & (cases["n"] == line["n"]) & cases["valid"]]
+        assert line["baseline_us"] == pytest.approx(timed["median_ms"].min() * 1e3), op
+
+
+def test_a_ratio_far_below_one_keeps_its_digits():
+    assert render.format_ratio3(0.0031094) == "0.00311" and render.format_ratio3(0.89) == "0.89"
