@@ -56,9 +56,17 @@ def test_a_run_without_a_read_probe_has_no_speed_of_light_for_read_cases(tmp_pat
     assert reads["sol_us"].isna().all() and writes["sol_us"].notna().all()
 
 
-def test_a_schema_3_run_reads_as_4_with_no_speed_of_light():
-    run = load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz")
+def test_a_run_from_before_the_read_probe_reads_as_4_with_no_speed_of_light():
+    # The H200 baseline was written in schema 2, before the read probe (schema 4).
+    run = load_run(REPO / "results" / "baselines" / "nvidia-h200.jsonl.gz")
+    assert run.written_schema < 4
     assert run.header.schema == 4 and math.isnan(run.read_gbps) and run.frame()["sol_us"].isna().all()
+
+
+def test_the_reference_run_has_a_speed_of_light_for_every_case():
+    run = load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz")
+    ok = run.frame().query("status == 'ok'")
+    assert run.read_gbps > 0 and ok["sol_us"].notna().all() and (ok["pct_sol"] > 0).all()
 
 
 def test_the_report_shows_percent_of_light_and_a_line_per_op(tmp_path):
