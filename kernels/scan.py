@@ -278,6 +278,50 @@ def async_copy_plan(vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
     return prepare
 
 
+# The async-copy scan with a wide look-back window (kernels/scan_async_wide.cu): the persistent grid
+# scans ~132 consecutive tiles at once, so a window of 32 tiles made the k-th of them walk back
+# k / 32 round trips. WIDE_WINDOW x 32 = 256 tiles covers a round in one read. WIDE_FORM: 0 (the
+# registered async kernel's pipeline) or 4 (early refill: the freed buffer refilled right after the
+# first barrier, which took the pipeline alone from 593 to 549 us). docs/perf-notes.md.
+WIDE_SOURCE = "scan_async_wide.cu"
+WIDE_WINDOW = 8
+WIDE_FORM = 0
+
+
+def _wide_name(t: str, vecs: int, stages: int, window: int, form: int) -> str:
+    return f"scan_lookback_async_wide<{t}, {vecs}, {stages}, {window}, {form}>"
+
+
+def async_wide_plan(window: int = WIDE_WINDOW, form: int = WIDE_FORM, vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
+    """async_copy_plan's launch with the wide-window kernel (tools/tune_scan_wide.py builds others)."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+
+        kernel, name, chosen, shared = async_kernel_with_shared(
+            ctx, stages, lambda s: _wide_name(CTYPE[ctx.dtype], vecs, s, window, form))
+        tile = _fast_tile(ctx, vecs)
+        tiles = _ceil_div(ctx.n, tile)
+        grid = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=vecs * 4, dynamic_shared=shared)
+        out = _output(ctx)
+        status = cupy.zeros(tiles, dtype=cupy.uint64)  # epoch 0: nothing published
+        counter = cupy.zeros(1, dtype=cupy.uint32)  # the tile ticket; the block drawing the last resets it
+        _check_aligned(ctx.x, out)
+        epoch = {"value": 0}
+
+        def run():
+            epoch["value"] = epoch["value"] % (2**30 - 1) + 1  # what earlier calls left reads as unpublished
+            kernel((grid,), (ctx.block,), (ctx.x, out, status, counter, _u32(ctx.n), _u32(epoch["value"]), _u32(tiles)),
+                   shared_mem=shared)
+
+        return Plan(run=run, result=lambda: out,
+                    launches=[{"kernel": name, "grid": grid, "block": ctx.block, "tiles": tiles, "shared_bytes": shared,
+                               "stages": chosen, "window_tiles": 32 * window}],
+                    depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
+
+    return prepare
+
+
 # CUB's tile and its look-back chain are not ours to see: the float tolerance assumes tiles of at
 # least this many elements (CUB's scan tiles hold thousands) and our look-back's roundings per tile.
 CUB_ASSUMED_MIN_TILE = 128
@@ -370,6 +414,18 @@ register(Variant(
           "elements per thread, 3 buffers where they fit, else 2), so that DRAM stays busy while its first warp looks "
           "back; tiles by atomic ticket, the status line prefetched as in decoupled_lookback_status_prefetch. "
           "float32 results can differ in the last bits from run to run; int32 is exact.",
+))
+register(Variant(
+    op="scan", name="decoupled_lookback_async_wide", series="beyond", order=63,
+    origin="primbench: the async-copy look-back scan with a look-back window of 256 tiles, a whole round of the persistent grid",
+    prepare=async_wide_plan(), source=WIDE_SOURCE,
+    kernels=tuple(_wide_name(CTYPE[dtype], ASYNC_VECS, stages, WIDE_WINDOW, WIDE_FORM) for dtype in DTYPES for stages in ASYNC_STAGES),
+    block_sizes=FAST_BLOCKS, bytes_model=BYTES, traffic="read_write", dtypes=DTYPES,
+    tolerance_model="depth x 2^-24 x prefix sum|x| (see kernels/scan.py)", deterministic_expected=False,
+    work_span=("n", "log2 B + look-back"),
+    notes="decoupled_lookback_async_copy, its first warp reading 8 status words per lane (256 tiles) per look-back read "
+          "instead of 1 (32 tiles): the tiles a lock-step persistent grid scans at once find the previous round's "
+          "prefixes in one read. float32 results can differ in the last bits from run to run; int32 is exact.",
 ))
 register(Variant(
     op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
