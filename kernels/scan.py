@@ -281,8 +281,9 @@ def async_copy_plan(vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
 # The async-copy scan with a wide look-back window (kernels/scan_async_wide.cu): the persistent grid
 # scans ~132 consecutive tiles at once, so a window of 32 tiles made the k-th of them walk back
 # k / 32 round trips. WIDE_WINDOW x 32 = 256 tiles covers a round in one read. WIDE_FORM: 0 (the
-# registered async kernel's pipeline) or 4 (early refill: the freed buffer refilled right after the
-# first barrier, which took the pipeline alone from 593 to 549 us). docs/perf-notes.md.
+# registered async kernel's pipeline) or 4 (early refill). Measured on the H200, no faster than the
+# 32-tile window (1033-1059 us at 2^28): the chain was not the cost, so it is not registered; only
+# tools/tune_scan_wide.py builds it. docs/perf-notes.md, "A look-back window of a whole round".
 WIDE_SOURCE = "scan_async_wide.cu"
 WIDE_WINDOW = 8
 WIDE_FORM = 0
@@ -414,18 +415,6 @@ register(Variant(
           "elements per thread, 3 buffers where they fit, else 2), so that DRAM stays busy while its first warp looks "
           "back; tiles by atomic ticket, the status line prefetched as in decoupled_lookback_status_prefetch. "
           "float32 results can differ in the last bits from run to run; int32 is exact.",
-))
-register(Variant(
-    op="scan", name="decoupled_lookback_async_wide", series="beyond", order=63,
-    origin="primbench: the async-copy look-back scan with a look-back window of 256 tiles, a whole round of the persistent grid",
-    prepare=async_wide_plan(), source=WIDE_SOURCE,
-    kernels=tuple(_wide_name(CTYPE[dtype], ASYNC_VECS, stages, WIDE_WINDOW, WIDE_FORM) for dtype in DTYPES for stages in ASYNC_STAGES),
-    block_sizes=FAST_BLOCKS, bytes_model=BYTES, traffic="read_write", dtypes=DTYPES,
-    tolerance_model="depth x 2^-24 x prefix sum|x| (see kernels/scan.py)", deterministic_expected=False,
-    work_span=("n", "log2 B + look-back"),
-    notes="decoupled_lookback_async_copy, its first warp reading 8 status words per lane (256 tiles) per look-back read "
-          "instead of 1 (32 tiles): the tiles a lock-step persistent grid scans at once find the previous round's "
-          "prefixes in one read. float32 results can differ in the last bits from run to run; int32 is exact.",
 ))
 register(Variant(
     op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
