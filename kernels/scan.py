@@ -323,6 +323,54 @@ def async_wide_plan(window: int = WIDE_WINDOW, form: int = WIDE_FORM, vecs: int 
     return prepare
 
 
+# The async-copy scan with its look-back off the per-tile path (kernels/scan_async_deferred.cu): tile
+# k is scanned locally and left in its buffer, its aggregate published, and the first warp looks
+# back (for tile k with DEFERRED_LAG 1, for tile k - 1 with lag 2) while every warp stores the tile
+# scanned `lag` iterations before and scans the next. Not registered, not yet run on a GPU: only
+# tools/tune_scan_deferred.py builds it. docs/perf-notes.md, "The look-back off the per-tile path".
+DEFERRED_SOURCE = "scan_async_deferred.cu"
+DEFERRED_LAG = 1
+DEFERRED_STAGES = (3,)  # with lag 1: one 64 KB tile in flight while one is scanned and one waits for its stores
+
+
+def _deferred_name(t: str, vecs: int, stages: int, lag: int, window: int) -> str:
+    return f"scan_lookback_async_deferred<{t}, {vecs}, {stages}, {lag}, {window}>"
+
+
+def async_deferred_plan(lag: int = DEFERRED_LAG, window: int = LOOKBACK_WINDOW, vecs: int = ASYNC_VECS,
+                        stages: tuple = DEFERRED_STAGES, grid: int | None = None):
+    """async_copy_plan's launch with the deferred kernel. `stages` must exceed lag + 1 (the kernel
+    asserts it); `grid`: a fixed grid instead of one wave by occupancy (tools/tune_scan_deferred.py
+    runs one block), never more blocks than tiles."""
+
+    def prepare(ctx: LaunchContext) -> Plan:
+        import cupy
+
+        kernel, name, chosen, shared = async_kernel_with_shared(
+            ctx, stages, lambda s: _deferred_name(CTYPE[ctx.dtype], vecs, s, lag, window))
+        tiles = _ceil_div(ctx.n, _fast_tile(ctx, vecs))
+        blocks = ctx.occupancy_grid(kernel, ctx.block, elements_per_thread=vecs * 4, dynamic_shared=shared)
+        if grid is not None:
+            blocks = max(1, min(grid, tiles))
+        out = _output(ctx)
+        status = cupy.zeros(tiles, dtype=cupy.uint64)  # epoch 0: nothing published
+        counter = cupy.zeros(1, dtype=cupy.uint32)  # the tile ticket; the block drawing the last resets it
+        _check_aligned(ctx.x, out)
+        epoch = {"value": 0}
+
+        def run():
+            epoch["value"] = epoch["value"] % (2**30 - 1) + 1  # what earlier calls left reads as unpublished
+            kernel((blocks,), (ctx.block,), (ctx.x, out, status, counter, _u32(ctx.n), _u32(epoch["value"]), _u32(tiles)),
+                   shared_mem=shared)
+
+        return Plan(run=run, result=lambda: out,
+                    launches=[{"kernel": name, "grid": blocks, "block": ctx.block, "tiles": tiles, "shared_bytes": shared,
+                               "stages": chosen, "lag": lag, "window_tiles": 32 * window}],
+                    depth=_fast_depth(ctx, vecs) + LOOKBACK_ROUNDINGS_PER_TILE * tiles, scratch=[out])
+
+    return prepare
+
+
 # CUB's tile and its look-back chain are not ours to see: the float tolerance assumes tiles of at
 # least this many elements (CUB's scan tiles hold thousands) and our look-back's roundings per tile.
 CUB_ASSUMED_MIN_TILE = 128
