@@ -55,7 +55,7 @@ class CompiledSource:
     log: str
 
 
-def compile_for_arch(source: str, name_expressions, arch: str) -> CompiledSource:
+def compile_for_arch(source: str, name_expressions, arch: str, extra_options: tuple[str, ...] = ()) -> CompiledSource:
     """Compile `source` to a cubin for `arch` (e.g. 'sm_90') with NVRTC; needs no GPU or driver."""
     from cupy.cuda import nvrtc
 
@@ -66,7 +66,7 @@ def compile_for_arch(source: str, name_expressions, arch: str) -> CompiledSource
         for expression in name_expressions:
             nvrtc.addNameExpression(program, expression)
         try:
-            nvrtc.compileProgram(program, [*_options(path), f"-arch={arch}"])
+            nvrtc.compileProgram(program, [*_options(path), f"-arch={arch}", *extra_options])
         except nvrtc.NVRTCError:
             raise KernelBuildError(f"{source} for {arch}: NVRTC failed:\n{nvrtc.getProgramLog(program)}") from None
         lowered = {expr: nvrtc.getLoweredName(program, expr) for expr in name_expressions}
@@ -74,3 +74,36 @@ def compile_for_arch(source: str, name_expressions, arch: str) -> CompiledSource
         return CompiledSource(source, arch, len(cubin), lowered, nvrtc.getProgramLog(program))
     finally:
         nvrtc.destroyProgram(program)
+
+
+@dataclass(frozen=True)
+class KernelUsage:
+    """What ptxas reports for one kernel: registers per thread, stack frame and spill bytes."""
+
+    registers: int
+    stack_bytes: int
+    spill_stores: int
+    spill_loads: int
+
+    @property
+    def spilled(self) -> int:
+        return self.spill_stores + self.spill_loads
+
+
+def ptxas_usage(source: str, name_expressions, arch: str) -> tuple[dict[str, KernelUsage], str]:
+    """({name expression: its KernelUsage}, ptxas's log) for `source` compiled for `arch` with
+    `--ptxas-options=-v` (no GPU needed): how the tuning tools and tests check registers and spills."""
+    import re
+
+    compiled = compile_for_arch(source, name_expressions, arch, ("--ptxas-options=-v",))
+    log = compiled.log.decode() if isinstance(compiled.log, bytes) else compiled.log
+    expression_of = {lowered: expression for expression, lowered in compiled.lowered_names.items()}
+    usage, current, frame = {}, None, (0, 0, 0)
+    for line in log.splitlines():
+        if entry := re.search(r"Compiling entry function '(\w+)'", line):
+            current, frame = expression_of.get(entry.group(1), entry.group(1)), (0, 0, 0)
+        elif match := re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line):
+            frame = tuple(int(g) for g in match.groups())
+        elif current and (used := re.search(r"Used (\d+) registers", line)):
+            usage[current] = KernelUsage(int(used.group(1)), *frame)
+    return usage, log

@@ -22,7 +22,7 @@ import argparse
 import re
 import sys
 
-from tuning import Tuner, gbps_of
+from tuning import Tuner, gbps_of, print_ptxas
 
 # 1024x4x3: the registered default on the H200 (3 x 64 KB buffers, two tiles in flight);
 # 1024x4x2: what it falls back to where 192 KB does not fit (A100), one tile in flight;
@@ -67,37 +67,14 @@ def parse_setting(text: str) -> tuple[int, int, int]:
     return tuple(int(v) for v in match.groups())
 
 
-def ptxas_report(settings, archs=("sm_90", "sm_80")) -> None:
+def ptxas_report(settings) -> None:
     """Registers, stack and spills of each instantiation, from ptxas through NVRTC (no GPU)."""
-    from cupy.cuda import nvrtc
-
     import primbench.kernels.scan as scan
-    from primbench.build import _options, source_path
 
-    path = source_path(scan.ASYNC_SOURCE)
     names = [scan._async_name(scan.CTYPE[d], vecs, stages) for d in scan.DTYPES for _, vecs, stages in settings]
     names += [scan._lookback_name(scan.CTYPE[d], scan.FAST_VECS, scan.LOOKBACK_WINDOW, True) for d in scan.DTYPES]
     names += [name for name in form_names() if name.startswith("scan_async_copy_form")]
-    for arch in archs:
-        program = nvrtc.createProgram(path.read_text(), path.name, [], [])
-        try:
-            for name in names:
-                nvrtc.addNameExpression(program, name)
-            nvrtc.compileProgram(program, [*_options(path), f"-arch={arch}", "--ptxas-options=-v"])
-            lowered = {nvrtc.getLoweredName(program, name): name for name in names}
-            log = nvrtc.getProgramLog(program)
-        finally:
-            nvrtc.destroyProgram(program)
-        current, spills = None, ""
-        for line in log.splitlines():
-            entry = re.search(r"Compiling entry function '(\w+)'", line)
-            if entry:
-                current = lowered.get(entry.group(1), entry.group(1))
-            elif "spill" in line:
-                spills = re.search(r"\d+ bytes stack frame.*", line).group(0)
-            elif "Used" in line and current:
-                registers = re.search(r"Used \d+ registers", line).group(0)
-                print(f"{arch} {current:48} {registers}; {spills}")
+    print_ptxas(scan.ASYNC_SOURCE, names)
 
 
 def form_plan(module, x, n: int, dtype: str, device, form: int, stages: int):

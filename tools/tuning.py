@@ -47,6 +47,18 @@ class Tuner:
             Path(path).write_text(json.dumps({"device": self.device.info["name"], "rows": self.rows}, indent=1))
 
 
+def print_ptxas(source: str, names, archs=("sm_90", "sm_80")) -> None:
+    """One line per kernel and architecture: registers, stack frame and spills, from ptxas through
+    NVRTC (primbench.build.ptxas_usage; no GPU needed)."""
+    from primbench.build import ptxas_usage
+
+    for arch in archs:
+        usage, _log = ptxas_usage(source, names, arch)
+        for name, kernel in usage.items():
+            print(f"{arch} {name:58} {kernel.registers} registers; {kernel.stack_bytes} bytes stack frame, "
+                  f"{kernel.spill_stores} bytes spill stores, {kernel.spill_loads} bytes spill loads")
+
+
 def gbps_of(nbytes: int, us: float) -> float:
     """GB/s for `nbytes` moved in `us` microseconds (primbench.stats.bandwidth_gbps takes milliseconds)."""
     from primbench.stats import bandwidth_gbps

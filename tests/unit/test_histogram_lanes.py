@@ -3,14 +3,13 @@ every instantiation the variant and tools/tune_histogram.py launch compiles for 
 no spill (ptxas -v), the variant declares what its plan launches, and histogram.cu's variants do not
 depend on the new file (their hashes stay as they were)."""
 
-import re
 import sys
 from pathlib import Path
 
 import pytest
 
 from primbench import registry
-from primbench.build import _options, source_path
+from primbench.build import ptxas_usage
 
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
@@ -24,40 +23,15 @@ def _tool_kernel_names() -> tuple[str, ...]:
     return tune_histogram.kernel_names()
 
 
-def _ptxas_report(names, arch: str) -> dict[str, tuple[int, int]]:
-    """{mangled name: (registers, spill bytes stored + loaded)} from NVRTC's ptxas -v log."""
-    from cupy.cuda import nvrtc
-
-    path = source_path("histogram_lanes.cu")
-    program = nvrtc.createProgram(path.read_text(), path.name, [], [])
-    try:
-        for name in names:
-            nvrtc.addNameExpression(program, name)
-        nvrtc.compileProgram(program, [*_options(path), f"-arch={arch}", "--ptxas-options=-v"])
-        log = nvrtc.getProgramLog(program)
-        log = log.decode() if isinstance(log, bytes) else log
-    finally:
-        nvrtc.destroyProgram(program)
-    assert "warning" not in log.lower(), log
-    report, current = {}, None
-    for line in log.splitlines():
-        if m := re.search(r"Compiling entry function '(\w+)'", line):
-            current = m.group(1)
-        elif current and (m := re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)):
-            report[current] = (report.get(current, (0, 0))[0], int(m.group(1)) + int(m.group(2)))
-        elif current and (m := re.search(r"Used (\d+) registers", line)):
-            report[current] = (int(m.group(1)), report.get(current, (0, 0))[1])
-    return report
-
-
 @pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
 def test_every_instantiation_compiles_without_spills(arch):
     names = _tool_kernel_names()
-    report = _ptxas_report(names, arch)
+    report, log = ptxas_usage("histogram_lanes.cu", names, arch)
+    assert "warning" not in log.lower(), log
     assert len(report) == len(names), report
-    spilled = {name: spill for name, (_regs, spill) in report.items() if spill}
+    spilled = {name: kernel.spilled for name, kernel in report.items() if kernel.spilled}
     assert not spilled, spilled
-    print(arch, {name: regs for name, (regs, _spill) in sorted(report.items())})
+    print(arch, {name: kernel.registers for name, kernel in sorted(report.items())})
 
 
 def test_the_variant_declares_every_kernel_its_plan_launches():

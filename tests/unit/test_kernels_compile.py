@@ -71,3 +71,14 @@ def test_a_case_needing_more_shared_memory_than_the_gpu_allows_is_unsupported_no
     assert ctx.dynamic_shared(kernel, 64 * 1024) == 64 * 1024 and kernel.max_dynamic_shared_size_bytes == 64 * 1024
     with pytest.raises(CaseUnsupported, match="needs 129 KB of shared memory per block; this GPU allows 99 KB"):
         ctx.dynamic_shared(kernel, 129 * 1024)
+
+
+def test_ptxas_usage_sees_a_spill_where_ptxas_reports_one():
+    # The no-spill checks (tests/unit/test_histogram_lanes.py, the tuning tools' --ptxas) rest on
+    # this parser: a 16-word look-back window per lane spills at the 64-register cap, 8 words do not.
+    from primbench.build import ptxas_usage
+
+    spilling, fitting = (f"scan_lookback_async_wide<int, 4, 3, {words}, 0>" for words in (16, 8))
+    usage, _log = ptxas_usage("scan_async_wide.cu", [spilling, fitting], "sm_90")
+    assert usage[spilling].spilled > 0 and usage[spilling].registers <= 64
+    assert usage[fitting].spilled == 0 and usage[fitting].stack_bytes == 0
