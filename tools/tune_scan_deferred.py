@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Verify and time the async-copy scan with its look-back off the per-tile path
-(kernels/scan_async_deferred.cu, kernels/scan.py async_deferred_plan; not registered), beside the
+(kernels/scan_async_deferred.cu, tools/scan_forms.py async_deferred_plan; not registered), beside the
 registered async kernel and `decoupled_lookback_status_prefetch` (issue 20).
 
 Not part of a run. First a small-n sweep: each setting at n = 1, 31, 1000, 2^20 + 7, 2^22 + 5,
@@ -15,10 +15,10 @@ docs/perf-notes.md ("The look-back off the per-tile path") records what it found
 """
 
 import argparse
-import re
 import sys
 
-from tuning import Tuner, gbps_of
+from tuning import Tuner, gbps_of, print_ptxas
+import scan_forms  # noqa: E402 (after tuning, which puts the repository on sys.path)
 
 # (kVecs, kStages, kLag, kWindow) at block 1024 (a tile is 1024 x kVecs x 4 elements):
 #   lag 1: the first warp looks back for tile k while the others store tile k - 1 and scan k + 1;
@@ -42,38 +42,14 @@ def setting_label(setting) -> str:
 def deferred_names(dtypes, settings=SETTINGS) -> tuple:
     import primbench.kernels.scan as scan
 
-    return tuple(scan._deferred_name(scan.CTYPE[d], vecs, stages, lag, window) for d in dtypes for vecs, stages, lag, window in settings)
+    return tuple(scan_forms._deferred_name(scan.CTYPE[d], vecs, stages, lag, window) for d in dtypes for vecs, stages, lag, window in settings)
 
 
-def ptxas_report(settings=SETTINGS, archs=("sm_90", "sm_80")) -> None:
+def ptxas_report(settings=SETTINGS) -> None:
     """Registers, stack and spills of each instantiation, from ptxas through NVRTC (no GPU)."""
-    from cupy.cuda import nvrtc
-
     import primbench.kernels.scan as scan
-    from primbench.build import _options, source_path
 
-    path = source_path(scan.DEFERRED_SOURCE)
-    names = deferred_names(scan.DTYPES, settings)
-    for arch in archs:
-        program = nvrtc.createProgram(path.read_text(), path.name, [], [])
-        try:
-            for name in names:
-                nvrtc.addNameExpression(program, name)
-            nvrtc.compileProgram(program, [*_options(path), f"-arch={arch}", "--ptxas-options=-v"])
-            lowered = {nvrtc.getLoweredName(program, name): name for name in names}
-            log = nvrtc.getProgramLog(program)
-        finally:
-            nvrtc.destroyProgram(program)
-        current, spills = None, ""
-        for line in log.splitlines():
-            entry = re.search(r"Compiling entry function '(\w+)'", line)
-            if entry:
-                current = lowered.get(entry.group(1), entry.group(1))
-            elif "spill" in line:
-                spills = re.search(r"\d+ bytes stack frame.*", line).group(0)
-            elif "Used" in line and current:
-                registers = re.search(r"Used \d+ registers", line).group(0)
-                print(f"{arch} {current:58} {registers}; {spills}")
+    print_ptxas(scan_forms.DEFERRED_SOURCE, deferred_names(scan.DTYPES, settings))
 
 
 def exact_case(dtype: str, n: int):
@@ -98,7 +74,6 @@ def first_wrong(result, wanted) -> str:
 def small_sweep(tuner, module, dtypes, settings=SETTINGS) -> int:
     """Every setting at the small sizes, both block sizes, the occupancy grid and one block, three
     calls in a row on one plan; prints one line per failure and a summary. Returns the failures."""
-    import primbench.kernels.scan as scan
     from primbench.api import CaseUnsupported, LaunchContext
 
     device = tuner.device
@@ -112,7 +87,7 @@ def small_sweep(tuner, module, dtypes, settings=SETTINGS) -> int:
                     vecs, stages, lag, window = setting
                     for grid in (None, 1):
                         try:
-                            plan = scan.async_deferred_plan(lag, window, vecs, (stages,), grid=grid)(ctx)
+                            plan = scan_forms.async_deferred_plan(lag, window, vecs, (stages,), grid=grid)(ctx)
                         except CaseUnsupported as exc:
                             print(f"small {dtype} n={n} block {block} {setting_label(setting)}: skipped, {exc}", flush=True)
                             continue
@@ -164,7 +139,7 @@ def time_dtype(tuner, modules, dtype: str, n: int, settings=SETTINGS) -> int:
     for setting in settings:
         vecs, stages, lag, window = setting
         try:
-            plan = scan.async_deferred_plan(lag, window, vecs, (stages,))(context(deferred))
+            plan = scan_forms.async_deferred_plan(lag, window, vecs, (stages,))(context(deferred))
         except CaseUnsupported as exc:
             print(f"{dtype} {setting_label(setting)}: skipped, {exc}", flush=True)
             continue
@@ -189,7 +164,7 @@ def main() -> int:
 
     tuner = Tuner()
     narrow_names = tuple(scan._async_name(scan.CTYPE[d], scan.ASYNC_VECS, s) for d in args.dtypes for s in scan.ASYNC_STAGES)
-    deferred = load_module(scan.DEFERRED_SOURCE, deferred_names(args.dtypes))
+    deferred = load_module(scan_forms.DEFERRED_SOURCE, deferred_names(args.dtypes))
     failures = 0 if args.no_small else small_sweep(tuner, deferred, args.dtypes)
     modules = (load_module(scan.SOURCE, scan._fast_names()), load_module(scan.ASYNC_SOURCE, narrow_names), deferred)
     for dtype in args.dtypes:

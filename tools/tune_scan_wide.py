@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from tuning import Tuner, gbps_of
+import scan_forms  # noqa: E402 (after tuning, which puts the repository on sys.path)
 
 EARLY_REFILL = 4  # ASYNC_FORM_EARLY_REFILL in kernels/scan_async.cu
 # (look-back window in status words per lane, form, buffers): 8 x 32 = 256 tiles covers a round
@@ -34,12 +35,12 @@ def main() -> int:
 
     tuner = Tuner()
     n = 2**args.log_n
-    wide_names = tuple(scan._wide_name(scan.CTYPE[d], scan.ASYNC_VECS, stages, window, form)
+    wide_names = tuple(scan_forms._wide_name(scan.CTYPE[d], scan.ASYNC_VECS, stages, window, form)
                        for d in args.dtypes for window, form, stages in SETTINGS)
     narrow_names = tuple(scan._async_name(scan.CTYPE[d], scan.ASYNC_VECS, s) for d in args.dtypes for s in scan.ASYNC_STAGES)
     fast = load_module(scan.SOURCE, scan._fast_names())
     narrow = load_module(scan.ASYNC_SOURCE, narrow_names)
-    wide = load_module(scan.WIDE_SOURCE, wide_names)
+    wide = load_module(scan_forms.WIDE_SOURCE, wide_names)
     for dtype in args.dtypes:
         tune_dtype(tuner, (fast, narrow, wide), dtype, n)
     tuner.write_json(args.json)
@@ -74,7 +75,7 @@ def tune_dtype(tuner, modules, dtype: str, n: int) -> None:
     measure("decoupled_lookback_status_prefetch 1024x8", scan.lookback_plan(prefetch_status=True)(context(fast)))
     measure("async copy, window 32 tiles (registered)", scan.async_copy_plan()(context(narrow)))
     for window, form, stages in SETTINGS:
-        plan = scan.async_wide_plan(window, form, stages=(stages,))(context(wide))
+        plan = scan_forms.async_wide_plan(window, form, stages=(stages,))(context(wide))
         measure(f"async wide: window {32 * window} tiles, form {form}, {stages} buffers", plan)
 
 
