@@ -70,7 +70,8 @@ def test_every_scan_is_within_its_tolerance_on_float32_and_exact_on_the_integer_
     verify_every_block([_case(n, "float32", variant.name, block) for block in blocks], sm_count, case_inputs(n, "float32"))
 
 
-@pytest.mark.parametrize("name", ["decoupled_lookback", "decoupled_lookback_status_prefetch", "decoupled_lookback_async_copy"])
+@pytest.mark.parametrize("name", ["decoupled_lookback", "decoupled_lookback_status_prefetch", "decoupled_lookback_async_copy",
+                                  "round_sums_async_copy"])
 def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_array(name, sm_count):
     # The tile status is never cleared: each call's epoch makes the words of the call before read
     # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix.
@@ -84,14 +85,16 @@ def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_arra
         assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"]
 
 
-@pytest.mark.parametrize("name", ["decoupled_lookback_async_copy"])
+@pytest.mark.parametrize("name,block", [("decoupled_lookback_async_copy", 128), ("decoupled_lookback_async_copy", 1024),
+                                        ("round_sums_async_copy", 256), ("round_sums_async_copy", 512),
+                                        ("round_sums_async_copy", 1024)])
 @pytest.mark.parametrize("grid_scale", [1e-6, 0.5], ids=["one block", "half a wave"])
-@pytest.mark.parametrize("block", [128, 1024])
 def test_the_persistent_async_copy_scan_is_exact_when_few_blocks_loop_over_every_tile(grid_scale, block, name, sm_count):
-    # decoupled_lookback_async_copy's blocks loop over tiles, each keeping its next tiles' copies in
-    # flight in a ring of shared-memory buffers: one block alone walks the whole ring many times
-    # over (and draws, then resets, every ticket), and n ends 5 elements into its last tile. Three
-    # calls on one plan, each checked, would catch a ticket counter left unreset.
+    # The persistent scans' blocks loop over tiles, each keeping its next tiles' copies in flight in
+    # a ring of shared-memory buffers: one block alone walks the whole ring many times over (and
+    # draws, then resets, every ticket; or, in round_sums_async_copy, gathers every round of one),
+    # and n ends 5 elements into its last tile. Three calls on one plan, each checked, would catch a
+    # ticket counter left unreset or a status word of the call before read as this call's.
     variant = registry.get("scan", name)
     n = 2**22 + 5
     exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=5)
