@@ -3,7 +3,8 @@
 (issue 20: where the scan's time goes). Not part of a run.
   ncu -k regex:<kernel> -s 1 -c 1 --section ... python3 tools/profile_scan_forms.py FORM
 FORM: copy | lookback (decoupled_lookback_status_prefetch) | prefix (tile_scan_with_prefix) |
-      rounds:<vecs>x<stages>x<lag>x<gather>[:form] (kernels/scan_rounds.cu at block 1024)
+      rounds:<held|shared>:<vecs>x<stages>x<lag>x<gather>[:form] (kernels/scan_rounds.cu; block 512
+      for held, 1024 for shared), e.g. rounds:held:6x3x2x5 (the registered kernel at block 512)
 """
 
 import sys
@@ -23,20 +24,22 @@ def main(form: str) -> int:
     device = Device()
     n = 2**28
     x = cupy.random.default_rng(1).integers(-100, 100, n, dtype=cupy.int32)
+    block = 1024
     if form == "copy":
         dst = cupy.empty_like(x)
         run = lambda: cupy.copyto(dst, x)  # noqa: E731
     else:
         if form.startswith("rounds:"):
             parts = form.split(":")
-            setting = tuple(int(v) for v in parts[1].split("x"))
-            kind = int(parts[2]) if len(parts) > 2 else 0
+            setting = (parts[1], *(int(v) for v in parts[2].split("x")))
+            kind = int(parts[3]) if len(parts) > 3 else 0
+            block = rounds.KERNELS[setting[0]][1]
             module = load_module(rounds.SOURCE, (rounds._name("int", *setting, kind),))
             prepare = rounds.round_sums_plan((setting,), kind)
         else:
             module = load_module(scan.SOURCE, scan._fast_names())
             prepare = {"lookback": scan.lookback_plan(prefetch_status=True), "prefix": scan.reduce_then_scan_plan()}[form]
-        run = prepare(LaunchContext(module, x, n, 1024, device.sm_count, dtype="int32", **device.sm_limits)).run
+        run = prepare(LaunchContext(module, x, n, block, device.sm_count, dtype="int32", **device.sm_limits)).run
     for _ in range(2):
         run()
     cupy.cuda.Device().synchronize()

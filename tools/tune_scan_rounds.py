@@ -26,7 +26,8 @@ from tune_scan_deferred import exact_case, first_wrong
 # buffers held, the rest in flight; "held": the waiting tiles in registers, every buffer in flight;
 # gather: status words per lane of the gathering warp (grid at most 32 x gather).
 SETTINGS = ((1024, "shared", 4, 3, 1, 5), (1024, "shared", 3, 4, 2, 5), (512, "held", 8, 3, 1, 5), (512, "held", 8, 2, 2, 5),
-            (512, "held", 8, 3, 2, 5), (512, "held", 6, 4, 2, 5), (512, "held", 6, 3, 2, 5), (512, "held", 4, 4, 2, 9))
+            (512, "held", 8, 3, 2, 5), (512, "held", 6, 4, 2, 5), (512, "held", 6, 3, 2, 5), (512, "held", 4, 4, 2, 9),
+            (1024, "shared", 2, 5, 2, 5))  # the last: the registered fallback at block 1024 on an A100 (160 KB)
 SMALL_SIZES = (1, 31, 1000, 2**20 + 7, 2**22 + 5)
 SMALL_BLOCKS = (256, 512, 1024)
 SMALL_GRIDS = (None, 1, 3)
