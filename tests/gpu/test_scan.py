@@ -93,8 +93,10 @@ def test_the_persistent_async_copy_scan_is_exact_when_few_blocks_loop_over_every
     # The persistent scans' blocks loop over tiles, each keeping its next tiles' copies in flight in
     # a ring of shared-memory buffers: one block alone walks the whole ring many times over (and
     # draws, then resets, every ticket; or, in round_sums_async_copy, gathers every round of one),
-    # and n ends 5 elements into its last tile. Three calls on one plan, each checked, would catch a
-    # ticket counter left unreset or a status word of the call before read as this call's.
+    # and n = 2^22 + 5 ends part-way into its last tile (5 elements in for the async copy scan's
+    # tiles; 4101 or more for round_sums' 6144- and 12288-element tiles). Three calls on one plan,
+    # each checked, would catch a ticket counter left unreset or a status word of the call before
+    # read as this call's.
     variant = registry.get("scan", name)
     n = 2**22 + 5
     exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=5)
