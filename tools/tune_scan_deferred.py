@@ -71,6 +71,20 @@ def first_wrong(result, wanted) -> str:
     return f"{int(wrong.size)} wrong, first at {i}: {result[i].item()} for {wanted[i].item()}"
 
 
+def check_calls(plan, wanted, what: str, calls: int = CALLS_IN_A_ROW) -> tuple[int, int]:
+    """Run `plan` `calls` times in a row, checking each output exactly against `wanted`; prints one
+    line per wrong output (`what` names the form). Returns (outputs checked, wrong)."""
+    wrong = 0
+    for call in range(calls):
+        plan.run()
+        problem = first_wrong(plan.result(), wanted)
+        if problem:
+            wrong += 1
+            launch = plan.launches[0]
+            print(f"small WRONG {what} grid {launch['grid']} tiles {launch['tiles']} call {call + 1}: {problem}", flush=True)
+    return calls, wrong
+
+
 def small_sweep(tuner, module, dtypes, settings=SETTINGS) -> int:
     """Every setting at the small sizes, both block sizes, the occupancy grid and one block, three
     calls in a row on one plan; prints one line per failure and a summary. Returns the failures."""
@@ -91,15 +105,8 @@ def small_sweep(tuner, module, dtypes, settings=SETTINGS) -> int:
                         except CaseUnsupported as exc:
                             print(f"small {dtype} n={n} block {block} {setting_label(setting)}: skipped, {exc}", flush=True)
                             continue
-                        for call in range(CALLS_IN_A_ROW):
-                            plan.run()
-                            problem = first_wrong(plan.result(), wanted)
-                            checked += 1
-                            if problem:
-                                failures += 1
-                                launch = plan.launches[0]
-                                print(f"small WRONG {dtype} n={n} block {block} grid {launch['grid']} tiles {launch['tiles']} "
-                                      f"{setting_label(setting)} call {call + 1}: {problem}", flush=True)
+                        calls, wrong = check_calls(plan, wanted, f"{dtype} n={n} block {block} {setting_label(setting)}")
+                        checked, failures = checked + calls, failures + wrong
     print(f"small-n sweep: {checked} outputs checked, {failures} wrong", flush=True)
     return failures
 

@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from tuning import Tuner, gbps_of, print_ptxas
-from tune_scan_deferred import exact_case, first_wrong
+from tune_scan_deferred import check_calls, exact_case, first_wrong
 
 # (block, kernel, vecs, stages, lag, gather): a tile is block x vecs x 4 elements; "shared": lag + 1
 # buffers held, the rest in flight; "held": the waiting tiles in registers, every buffer in flight;
@@ -31,7 +31,6 @@ SETTINGS = ((1024, "shared", 4, 3, 1, 5), (1024, "shared", 3, 4, 2, 5), (512, "h
 SMALL_SIZES = (1, 31, 1000, 2**20 + 7, 2**22 + 5)
 SMALL_BLOCKS = (256, 512, 1024)
 SMALL_GRIDS = (None, 1, 3)
-CALLS_IN_A_ROW = 3
 COUNT_SPINS = 1  # kernels/scan_rounds.cu ROUNDS_FORM_COUNT_SPINS
 # --diagnose: kernels/scan_rounds.cu's other bits, timed at 2^28 (NO_WAIT gives wrong outputs by
 # design: it times what the waits for other blocks cost).
@@ -102,15 +101,8 @@ def small_sweep(tuner, module, dtypes) -> int:
                         except CaseUnsupported as exc:
                             print(f"small {dtype} n={n} {label((block, *setting))}: skipped, {exc}", flush=True)
                             continue
-                        for call in range(CALLS_IN_A_ROW):
-                            plan.run()
-                            problem = first_wrong(plan.result(), wanted)
-                            checked += 1
-                            if problem:
-                                failures += 1
-                                launch = plan.launches[0]
-                                print(f"small WRONG {dtype} n={n} grid {launch['grid']} tiles {launch['tiles']} "
-                                      f"{label((block, *setting))} call {call + 1}: {problem}", flush=True)
+                        calls, wrong = check_calls(plan, wanted, f"{dtype} n={n} {label((block, *setting))}")
+                        checked, failures = checked + calls, failures + wrong
     if "float32" in dtypes:  # bit for bit from call to call on random floats
         n = 2**22 + 5
         x = cupy.random.default_rng(3).standard_normal(n, dtype=cupy.float32)
