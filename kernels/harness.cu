@@ -14,7 +14,7 @@ extern "C" __global__ void primbench_hold(unsigned long long ns) {
 }
 
 // Reads `vectors` 16-byte vectors once, 8 loads in flight per thread, and does nothing else: the
-// run's pure-read ceiling, measured at run start beside the copy (primbench/ceilings.py). A read
+// run's pure-read ceiling, measured at run start beside the copy (primbench/measuring/ceilings.py). A read
 // kernel's speed of light is its minimal bytes at this rate, a read-and-write kernel's at the
 // copy's. The XOR of all it read is stored only if it equals `never`, so that the compiler keeps
 // every load; a store by chance is harmless.

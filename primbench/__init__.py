@@ -45,10 +45,10 @@ _map_checkout_folders()
 
 def measure(fn, **kwargs):
     """Time `fn` (any CuPy or PyTorch callable) as the CLI times a case: `primbench.measure(fn,
-    bytes=...)` returns a Measured (median, noise, raw samples, GB/s). See primbench/measuring.py.
+    bytes=...)` returns a Measured (median, noise, raw samples, GB/s). See primbench/measuring/measure.py.
 
     Imported when called: primbench itself must import with the standard library alone (the
     Makefile runs primbench.setup_env before anything is installed)."""
-    from primbench.measuring import measure as _measure
+    from primbench.measuring.measure import measure as _measure
 
     return _measure(fn, **kwargs)

@@ -2,6 +2,6 @@
 
 import sys
 
-from primbench.cli import main
+from primbench.cli.main import main
 
 sys.exit(main())

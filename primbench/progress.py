@@ -7,9 +7,9 @@ from __future__ import annotations
 import sys
 import time
 
-from primbench import stats
-from primbench.model import CaseId
-from primbench.records import CaseRecord
+from primbench.runfile import stats
+from primbench.runfile.case_id import CaseId
+from primbench.runfile.records import CaseRecord
 
 
 def say(text: str) -> None:
@@ -45,8 +45,14 @@ class Progress:
         self.started = clock()
         self.bar = None
         if sys.stdout.isatty():
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self.bar = Progress(BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
                                 TimeRemainingColumn(), TextColumn("{task.description}"))

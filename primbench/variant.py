@@ -145,7 +145,7 @@ class Variant:
     params: tuple[tuple[str, tuple[int, ...]], ...] = ()
     max_n_per_block: int | None = None  # set for one-block kernels: n may be at most block x this
     # What the variant's source says this step fixes against the previous step of its series, and
-    # the counter (a primbench.profile.METRICS name, or "idle_lanes") that should fall: ("bank conflicts",
+    # the counter (a primbench.profile.capture.METRICS name, or "idle_lanes") that should fall: ("bank conflicts",
     # "shared_load_bank_conflicts"). The report checks the claim against Nsight Compute.
     counter_claim: tuple[str, str] | None = None
     # The kind of traffic its minimal bytes are, which sets its speed of light: "read" (the run's

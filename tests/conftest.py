@@ -15,7 +15,7 @@ EXAMPLE_PLUGIN = REPO / "examples" / "my_reduce" / "my_reduce.py"
 
 def _gpu_available() -> tuple[bool, str]:
     try:
-        from primbench.device import require_gpu
+        from primbench.measuring.device import require_gpu
 
         require_gpu()
         import cupy  # noqa: F401
@@ -51,7 +51,7 @@ def newest_run(tmp_path_factory) -> Path:
     into a folder of its own so that tests may copy and edit it; nothing under tests/data changes."""
     import gzip
 
-    from primbench.results import load_run
+    from primbench.runfile.io import load_run
 
     packed = RUNS / "fixture-a.jsonl.gz"
     run_id = load_run(packed).header.run_id

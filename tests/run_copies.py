@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from primbench.model import CaseId
+from primbench.runfile.case_id import CaseId
 
 SLOWED_CASE = "reduce/cub_device_reduce/float32/n=33554432/block=lib/uniform"  # the case tests slow down (about 80 us)
 # The first 40 cases of a real run in the first schema (tests/data/README.md)

@@ -2,14 +2,17 @@
 on both sides vs two plans; strict A B A B vs alternating order)"""
 import numpy as np
 
-from primbench import registry, stats, subset
-from primbench.runner import Runner, case_seed, input_key
+from primbench import registry
+from primbench.config import subset
+from primbench.run.runner import Runner, case_seed, input_key
+from primbench.runfile import stats
 
 config = subset.variant_config(("reduce/vector_load_sum",), sizes=(2**20,), blocks=None)
 (case,) = config.cases()
 runner = Runner(config)
 variant = registry.get("reduce", "vector_load_sum")
 from primbench.build import load_module
+
 module = load_module(variant.source, variant.kernels)
 x = runner._inputs_for(case, case_seed("p", input_key(case)))[2]
 p1 = variant.prepare(runner._context(module, x, case))

@@ -1,6 +1,6 @@
 """The ceilings at the byte counts of the issue-20 targets, not only at the run's 1 GiB.
 
-A run measures its read and copy ceilings once, over 1 GiB (primbench/ceilings.py,
+A run measures its read and copy ceilings once, over 1 GiB (primbench/measuring/ceilings.py,
 runner.measure_copy). A kernel that moves fewer bytes pays the same fixed costs (the launch, the
 ramp of the first wave, the write-back of the dirty lines the L2 flush left) over less time, so
 its best possible rate is lower. This probe times, cold and the harness's way:
@@ -46,7 +46,7 @@ def main() -> None:
     from cupy.cuda import driver
 
     from primbench.build import load_module
-    from primbench.ceilings import NEVER, READ_BLOCK
+    from primbench.measuring.ceilings import NEVER, READ_BLOCK
     from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
 
     tuner = Tuner()
@@ -81,7 +81,7 @@ def measure_target(tuner, read_probe, clean_flush, label: str, nbytes: int) -> d
     read flush, and a device-to-device copy of nbytes / 2."""
     import cupy
 
-    from primbench import stats
+    from primbench.runfile import stats
 
     def cold_samples_ms(operation) -> list:
         return [round(t, 6) for t in tuner.timer.measure(operation, tuner.policy).cold_ms]

@@ -24,10 +24,10 @@ SEED = 11
 
 def cli_way(n: int) -> dict:
     """The case as the CLI runs it: verification first, then Timer.measure with the config's policy."""
-    from primbench import stats
-    from primbench.config import config_from_dict
+    from primbench.config.loading import config_from_dict
     from primbench.errors import UserError
-    from primbench.runner import Runner
+    from primbench.run.runner import Runner
+    from primbench.runfile import stats
 
     config = config_from_dict({"sweeps": [{"op": "reduce", "variants": [VARIANT], "sizes": [n],
                                            "dtypes": [DTYPE], "distributions": [DISTRIBUTION]}]}, "check_measure")
@@ -44,8 +44,8 @@ def measure_way(n: int) -> dict:
     """The same sum through primbench.measure (its default policy is the CLI's)."""
     from cupy.cuda import cub
 
-    from primbench.inputs import random_input
     from primbench import measure
+    from primbench.verify.inputs import random_input
 
     x = random_input(n, DTYPE, DISTRIBUTION, SEED + 1)  # the runner times its random input, seed + 1
     # The call the registry's CUB plan makes: dtype given, so int32 would not be promoted either.

@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from primbench import counters, profile
+from primbench.profile import capture, counters
 
 
 def main() -> int:
@@ -26,10 +26,10 @@ def main() -> int:
     for name in args.sets:
         folder = args.capture / name
         manifest = json.loads((folder / "profile-manifest.json").read_text())
-        cases = counters.cases_from_capture((folder / "ncu.csv").read_text(), manifest, profile.METRICS)
+        cases = counters.cases_from_capture((folder / "ncu.csv").read_text(), manifest, capture.METRICS)
         about = {"created": manifest.get("created"), "tool": {"name": "primbench", "version": "tools/counters_from_capture.py"},
                  "git": {"sha": args.git_sha, "dirty": True, "source": "argument"}, "device": manifest.get("device"),
-                 "ncu": {"version": ncu}, "metrics": dict(profile.METRICS), "run": args.run.name}
+                 "ncu": {"version": ncu}, "metrics": dict(capture.METRICS), "run": args.run.name}
         doc = counters.merged(doc, cases, about)
     out = counters.counters_path_for(args.run)
     out.write_text(json.dumps(doc, indent=1) + "\n")

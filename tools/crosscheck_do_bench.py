@@ -25,11 +25,12 @@ def main() -> int:
     from cupy.cuda import cub
     from triton.testing import do_bench
 
-    from primbench import inputs, stats
-    from primbench.config import TimingPolicy
-    from primbench.device import Device
-    from primbench.results import load_run
-    from primbench.timing import Timer
+    from primbench.config.loading import TimingPolicy
+    from primbench.measuring.device import Device
+    from primbench.measuring.timing import Timer
+    from primbench.runfile import stats
+    from primbench.runfile.io import load_run
+    from primbench.verify import inputs
 
     run = load_run(args.run)
     recorded = [r for r in run.cases if r.case.variant == "cub_device_reduce" and r.case.n == args.n and r.ok]

@@ -1,5 +1,5 @@
 """Capture real ncu output on the GPU (issue 19): the cases the report explains, each profiled by
-`primbench.profile.capture`, into OUT/<set>/{ncu.csv, profile-manifest.json}, plus ncu's version
+`primbench.profile.capture.capture`, into OUT/<set>/{ncu.csv, profile-manifest.json}, plus ncu's version
 and its metric list. The CI tests of counters.py read these files (tests/data/ncu/).
 
 Usage: python tools/ncu_capture.py OUT
@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from primbench import profile
+from primbench.profile import capture
 
 SETS = {
     "progression": dict(config_path="configs/progression.yaml"),
@@ -29,20 +29,20 @@ SETS = {
 
 def main(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
-    ncu = profile.find_ncu()
+    ncu = capture.find_ncu()
     (out / "ncu-version.txt").write_text(subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout)
     query = subprocess.run([ncu, "--query-metrics", "--chip", "gh100"], capture_output=True, text=True).stdout
     (out / "query-metrics.txt").write_text(query)
     known = {line.split()[0] for line in query.splitlines() if line.strip() and "__" in line.split()[0]}
-    missing = {name: metric for name, metric in profile.METRICS.items()
+    missing = {name: metric for name, metric in capture.METRICS.items()
                if metric.split(".")[0] not in known and not metric.startswith("launch__")}
     print("metrics ncu does not list:", missing or "none", flush=True)
     for name in missing:
-        profile.METRICS.pop(name)
+        capture.METRICS.pop(name)
     for name, request in SETS.items():
         start = time.perf_counter()
         try:
-            profile.capture(folder=out / name, **request)
+            capture.capture(folder=out / name, **request)
         except Exception as exc:  # noqa: BLE001 (a probe: report and go on to the next set)
             print(f"{name}: {type(exc).__name__}: {exc}", flush=True)
         print(f"== {name}: {time.perf_counter() - start:.0f} s", flush=True)

@@ -3,9 +3,10 @@ random input, exactly as the runner would make them."""
 
 from __future__ import annotations
 
-from primbench import registry, subset
+from primbench import registry
 from primbench.build import load_module
-from primbench.runner import Runner, case_seed, input_key
+from primbench.config import subset
+from primbench.run.runner import Runner, case_seed, input_key
 
 
 def prepared(variant_key: str, n: int, dtype: str, seed_name: str = "jitter"):

@@ -19,7 +19,7 @@ def main(form: str) -> int:
     import primbench.kernels.scan_rounds as rounds
     from primbench.api import LaunchContext
     from primbench.build import load_module
-    from primbench.device import Device
+    from primbench.measuring.device import Device
 
     device = Device()
     n = 2**28

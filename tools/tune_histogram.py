@@ -8,7 +8,7 @@ Not part of a run; docs/perf-notes.md ("uint8 at the read ceiling") records what
 Every histogram line is the whole operation as its plan enqueues it (the memset of the counts, then
 the kernel), timed cold (L2 flushed before each sample) the harness's way. "% read" is its bytes
 (n x itemsize) at the read probe's rate measured in the same process (primbench_read_probe,
-primbench/ceilings.py), and "x read" the inverse ratio (time / time at the probe's rate).
+primbench/measuring/ceilings.py), and "x read" the inverse ratio (time / time at the probe's rate).
 Usage: python tools/tune_histogram.py [--n 268435456] [--int32-n 67108864] [--skip-int32] [--json out.json]
 """
 
@@ -79,11 +79,13 @@ def main() -> int:
     import cupy
     import numpy
 
-    from primbench import ceilings, ops, registry, stats
+    from primbench import ops, registry
     from primbench.api import LaunchContext, Plan, check_aligned_16
     from primbench.build import load_module
     from primbench.kernels import histogram as hk
-    from primbench.model import CaseId as Case
+    from primbench.measuring import ceilings
+    from primbench.runfile import stats
+    from primbench.runfile.case_id import CaseId as Case
 
     tuner = Tuner()
     device = tuner.device

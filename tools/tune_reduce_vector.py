@@ -29,8 +29,8 @@ def main() -> int:
 
     import primbench.kernels.reduce_vector as rv
     from primbench.api import LaunchContext
-    from primbench import inputs
     from primbench.build import load_module
+    from primbench.verify import inputs
 
     tuner = Tuner(max_samples=400)
     device = tuner.device

@@ -116,7 +116,7 @@ def tune_one(tuner, modules, dtype: str, n: int, settings, forms=FORMS) -> None:
     import primbench.kernels.scan as scan
     from primbench import ops
     from primbench.api import CaseUnsupported, LaunchContext
-    from primbench.model import CaseId
+    from primbench.runfile.case_id import CaseId
 
     fast_module, async_module, form_module = modules
     device = tuner.device

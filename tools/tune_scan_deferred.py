@@ -17,8 +17,8 @@ docs/perf-notes.md ("The look-back off the per-tile path") records what it found
 import argparse
 import sys
 
-from tuning import Tuner, gbps_of, print_ptxas
 import scan_forms  # noqa: E402 (after tuning, which puts the repository on sys.path)
+from tuning import Tuner, gbps_of, print_ptxas
 
 # (kVecs, kStages, kLag, kWindow) at block 1024 (a tile is 1024 x kVecs x 4 elements):
 #   lag 1: the first warp looks back for tile k while the others store tile k - 1 and scan k + 1;
@@ -55,7 +55,7 @@ def ptxas_report(settings=SETTINGS) -> None:
 def exact_case(dtype: str, n: int):
     """The op's exact input and its prefix sums in the dtype (int32 wrapped, float32 integers)."""
     from primbench import ops
-    from primbench.model import CaseId
+    from primbench.runfile.case_id import CaseId
 
     x, expected = ops.checks("scan").exact_input(CaseId("scan", "tune", dtype, n, None, "uniform"), 7)
     return x, expected.astype(x.dtype)

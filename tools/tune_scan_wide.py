@@ -13,8 +13,8 @@ docs/perf-notes.md records what it found.
 import argparse
 import sys
 
-from tuning import Tuner, gbps_of
 import scan_forms  # noqa: E402 (after tuning, which puts the repository on sys.path)
+from tuning import Tuner, gbps_of
 
 EARLY_REFILL = 4  # ASYNC_FORM_EARLY_REFILL in kernels/scan_async.cu
 # (look-back window in status words per lane, form, buffers): 8 x 32 = 256 tiles covers a round
@@ -54,7 +54,7 @@ def tune_dtype(tuner, modules, dtype: str, n: int) -> None:
     import primbench.kernels.scan as scan
     from primbench import ops
     from primbench.api import LaunchContext
-    from primbench.model import CaseId
+    from primbench.runfile.case_id import CaseId
 
     fast, narrow, wide = modules
     device = tuner.device

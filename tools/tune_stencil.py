@@ -37,11 +37,12 @@ def main() -> int:
     import cupy
 
     import primbench.kernels.stencil as stencil
-    from primbench import inputs, ops, registry
+    from primbench import ops, registry
     from primbench.api import LaunchContext
     from primbench.build import load_module
-    from primbench.model import CaseId as Case
-    from primbench.runner import COPY_N
+    from primbench.run.runner import COPY_N
+    from primbench.runfile.case_id import CaseId as Case
+    from primbench.verify import inputs
 
     tuner = Tuner()
     device = tuner.device

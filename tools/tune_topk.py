@@ -30,12 +30,11 @@ def main() -> int:
     import cupy
     import numpy
 
-    from primbench import registry
+    from primbench import ops, registry
     from primbench.api import LaunchContext
-    from primbench.kernels.topk import K, SOURCE, row_stride, two_stage_plan
-    from primbench import ops
     from primbench.build import load_module
-    from primbench.model import CaseId as Case
+    from primbench.kernels.topk import SOURCE, K, row_stride, two_stage_plan
+    from primbench.runfile.case_id import CaseId as Case
 
     tuner = Tuner()
     slots = K + 1  # groups each block keeps: the registered variants' (kernels/topk.py)

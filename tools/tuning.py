@@ -10,9 +10,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 class Tuner:
     def __init__(self, max_samples: int = 300):
-        from primbench.config import TimingPolicy
-        from primbench.device import Device
-        from primbench.timing import Timer
+        from primbench.config.loading import TimingPolicy
+        from primbench.measuring.device import Device
+        from primbench.measuring.timing import Timer
 
         self.device = Device()
         self.timer = Timer(self.device.l2_bytes)
@@ -21,7 +21,7 @@ class Tuner:
 
     def cold_median_us(self, operation) -> float:
         """The cold median of `operation` (L2 flushed before each sample), the harness's way."""
-        from primbench import stats
+        from primbench.runfile import stats
 
         return stats.summarize(self.timer.measure(operation, self.policy).cold_ms).median * 1e3
 
@@ -60,7 +60,7 @@ def print_ptxas(source: str, names, archs=("sm_90", "sm_80")) -> None:
 
 
 def gbps_of(nbytes: int, us: float) -> float:
-    """GB/s for `nbytes` moved in `us` microseconds (primbench.stats.bandwidth_gbps takes milliseconds)."""
-    from primbench.stats import bandwidth_gbps
+    """GB/s for `nbytes` moved in `us` microseconds (primbench.runfile.stats.bandwidth_gbps takes milliseconds)."""
+    from primbench.runfile.stats import bandwidth_gbps
 
     return bandwidth_gbps(nbytes, us * 1e-3)

@@ -13,8 +13,8 @@ by another route than any variant: a sort, then the boundaries between the bin e
 
 from __future__ import annotations
 
-from primbench import verify
 from primbench.ops import OpChecks, register
+from primbench.verify import outcomes
 
 DISTRIBUTIONS = ("uniform", "skewed", "all_equal", "image")
 BYTE_BINS = 256  # a byte is its own bin
@@ -98,8 +98,8 @@ HISTOGRAM = register(OpChecks(
     exact_input=exact_input,
     random_input=random_input,
     reference=reference,
-    check_exact=lambda result, expected, _x, _case: verify.check_array(result, expected),
-    check_random=lambda result, expected, _plan, _case: {**verify.check_array(result, expected), "reference": "sort"},
-    failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "every value equally often"),
+    check_exact=lambda result, expected, _x, _case: outcomes.check_array(result, expected),
+    check_random=lambda result, expected, _plan, _case: {**outcomes.check_array(result, expected), "reference": "sort"},
+    failure_reason=lambda exact, random: outcomes.array_failure_reason(exact, random, "every value equally often"),
     working_bytes=_working_bytes,
 ))

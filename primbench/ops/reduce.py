@@ -1,13 +1,13 @@
 """reduce (sum) and reduce_max: one value out. Their inputs, references and checks live here; the
-input generators they share with other ops are in primbench/inputs.py."""
+input generators they share with other ops are in primbench/verify/inputs.py."""
 
 from __future__ import annotations
 
 import math
 
-from primbench import inputs, verify
-from primbench.inputs import Reference, exact_modulus, exact_sum_values, from_float32, to_float64
 from primbench.ops import OpChecks, register
+from primbench.verify import inputs, outcomes
+from primbench.verify.inputs import Reference, exact_modulus, exact_sum_values, from_float32, to_float64
 
 DISTRIBUTIONS = {"reduce": ("uniform", "normal", "ill_conditioned"), "reduce_max": ("uniform", "normal")}
 DTYPES = ("float32", "float16", "bfloat16", "int32")
@@ -59,16 +59,16 @@ def reference(op: str, x, dtype: str, distribution: str, seed: int) -> Reference
 
 
 def check_random(op: str, dtype: str, got: float, ref: Reference, depth: int,
-                 unit_roundoff: float = verify.FLOAT32_UNIT_ROUNDOFF, result_rounding: float = 0.0, n: int = 1) -> dict:
+                 unit_roundoff: float = outcomes.FLOAT32_UNIT_ROUNDOFF, result_rounding: float = 0.0, n: int = 1) -> dict:
     """The check on the random input: float sums within depth x unit roundoff x sum|x| (+ the
     plan's result rounding, + the float64 reference's own error when it is not exact); integer
     sums and maxima exactly (max picks an element, it never rounds)."""
     if op == "reduce" and dtype != "int32":
         # A float64 sum of n values errs by at most about log2(n) + 1 roundings of 2^-53 x sum|x|.
         reference_error = 0.0 if ref.exact else (math.ceil(math.log2(max(n, 2))) + 1) * 2.0**-53 * ref.abs_sum
-        check = verify.check_float_sum(got, ref.value, ref.abs_sum, depth, unit_roundoff, result_rounding, reference_error)
+        check = outcomes.check_float_sum(got, ref.value, ref.abs_sum, depth, unit_roundoff, result_rounding, reference_error)
     else:
-        check = verify.check_float_sum(got, ref.value, 0.0, 0)
+        check = outcomes.check_float_sum(got, ref.value, 0.0, 0)
     check["reference"] = "exact" if ref.exact else "float64"
     check["abs_sum"] = ref.abs_sum  # the scale of the error bound, kept for the accuracy study
     return check
@@ -102,10 +102,10 @@ def _working_bytes(case, itemsize: int) -> int:
 
 def _checks(op: str) -> OpChecks:
     def check_exact(result, expected, _x, _case) -> dict:
-        return verify.check_exact_sum(verify.scalar(result), expected)
+        return outcomes.check_exact_sum(outcomes.scalar(result), expected)
 
     def checked_random(result, ref, plan, case) -> dict:
-        check = check_random(op, case.dtype, verify.scalar(result), ref, plan.depth, plan.unit_roundoff,
+        check = check_random(op, case.dtype, outcomes.scalar(result), ref, plan.depth, plan.unit_roundoff,
                              plan.result_rounding, case.n)
         if ref.serial_float32 is not None:  # the accuracy study's left-to-right float32 loop
             check["serial_float32"] = ref.serial_float32

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from primbench import inputs, verify
 from primbench.ops import OpChecks, register
+from primbench.verify import inputs, outcomes
 
 DTYPES = ("int32", "float32")  # int32 first: the acceptance case, and exact
 DISTRIBUTIONS = ("uniform", "normal")
@@ -62,11 +62,11 @@ def reference(x, case, seed: int) -> ScanReference:
 def check_random(result, ref: ScanReference, plan, case) -> dict:
     n = case.n
     if ref.exact:
-        check = verify.check_array(result, ref.value)
+        check = outcomes.check_array(result, ref.value)
     else:
         # The float64 reference errs by at most n x 2^-53 x the prefix sum of |x|, in any order of addition.
         per_unit = plan.depth * plan.unit_roundoff + n * 2.0**-53
-        check = verify.check_array(result, ref.value, per_unit * ref.abs_prefix)
+        check = outcomes.check_array(result, ref.value, per_unit * ref.abs_prefix)
         check["depth"] = plan.depth
     check["reference"] = "exact" if ref.exact else "float64"
     return check
@@ -86,9 +86,9 @@ SCAN = register(OpChecks(
     exact_input=exact_input,
     random_input=lambda case, seed: inputs.random_input(case.n, case.dtype, case.distribution, seed),
     reference=reference,
-    check_exact=lambda result, expected, _x, _case: verify.check_array(result, expected),
+    check_exact=lambda result, expected, _x, _case: outcomes.check_array(result, expected),
     check_random=check_random,
-    failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "integers with exact prefix sums"),
+    failure_reason=lambda exact, random: outcomes.array_failure_reason(exact, random, "integers with exact prefix sums"),
     working_bytes=_working_bytes,
 ))
 

@@ -8,10 +8,10 @@ The random input is checked against a float64 blur within the plan's bound.
 
 from __future__ import annotations
 
-from primbench import inputs, verify
 from primbench.ops import OpChecks, register
+from primbench.verify import inputs, outcomes
 
-UNIT_ROUNDOFF = verify.FLOAT32_UNIT_ROUNDOFF  # the kernels add and divide in float32
+UNIT_ROUNDOFF = outcomes.FLOAT32_UNIT_ROUNDOFF  # the kernels add and divide in float32
 
 
 def _radius(case) -> int:
@@ -42,7 +42,7 @@ def check_exact(result, _expected, x, case) -> dict:
     radius = _radius(case)
     sums = window_sums(x, radius, cupy.float64).astype(cupy.float32)  # exact: at most 33 x 7
     expected = (sums / cupy.float32(2 * radius + 1)).astype(cupy.float64)  # float32 division, as the kernels
-    return verify.check_array(result, expected)
+    return outcomes.check_array(result, expected)
 
 
 def reference(x, case, seed: int):
@@ -59,7 +59,7 @@ def check_random(result, x64, plan, case) -> dict:
     expected = window_sums(x64, radius, cupy.float64) / width
     window_abs = window_sums(cupy.abs(x64), radius, cupy.float64) / width
     tolerance = plan.depth * UNIT_ROUNDOFF * window_abs + UNIT_ROUNDOFF * cupy.abs(expected) + width * 2.0**-53 * window_abs
-    check = verify.check_array(result, expected, tolerance)
+    check = outcomes.check_array(result, expected, tolerance)
     check["depth"] = plan.depth
     check["reference"] = "float64"
     return check
@@ -79,7 +79,7 @@ STENCIL = register(OpChecks(
     reference=reference,
     check_exact=check_exact,
     check_random=check_random,
-    failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "integers 0..7, exact window sums"),
+    failure_reason=lambda exact, random: outcomes.array_failure_reason(exact, random, "integers 0..7, exact window sums"),
     working_bytes=_working_bytes,
     input_params=("radius",),
 ))

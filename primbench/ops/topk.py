@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from primbench import verify
 from primbench.ops import OpChecks, register
+from primbench.verify import outcomes
 
 K = 8
 DISTRIBUTIONS = ("normal", "many_ties", "max_in_last_group")
@@ -89,7 +89,7 @@ def reference(x, case, seed: int):
 
 
 def check_random(result, expected, plan, case) -> dict:
-    check = verify.check_array(result, expected)
+    check = outcomes.check_array(result, expected)
     check["reference"] = "sort of (value, index) keys"
     return check
 
@@ -149,9 +149,9 @@ TOPK = register(OpChecks(
     exact_input=exact_input,
     random_input=random_input,
     reference=reference,
-    check_exact=lambda result, expected, _x, _case: verify.check_array(result, expected),
+    check_exact=lambda result, expected, _x, _case: outcomes.check_array(result, expected),
     check_random=check_random,
-    failure_reason=lambda exact, random: verify.array_failure_reason(exact, random, "8 planted maxima per row"),
+    failure_reason=lambda exact, random: outcomes.array_failure_reason(exact, random, "8 planted maxima per row"),
     working_bytes=_working_bytes,
     input_params=("vocab",),
     report_tables=lambda frame, copy_gbps: {"pruning": pruning_table(frame, copy_gbps)},

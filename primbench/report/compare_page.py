@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from primbench import compare
-from primbench.compare_output import headline_ratio, interval, rows
+from primbench.compare import verdicts
+from primbench.compare.output import headline_ratio, interval, rows
 
 
 def render_comparison(base, sections, out_path) -> Path:
@@ -19,17 +19,17 @@ def render_comparison(base, sections, out_path) -> Path:
         by_op: dict = {}
         for row in table:
             by_op.setdefault(row["op"], []).append(row)
-        same_gpu = compare.same_gpu_model(base, run)
+        same_gpu = verdicts.same_gpu_model(base, run)
         context["sections"].append({
             "run": _describe(run),
             "metric": metric,
             "same_gpu": same_gpu,
-            "summary": compare.geometric_means(pairs),
+            "summary": verdicts.geometric_means(pairs),
             "ratio_chart": compare_plots.ratio_chart(by_op, metric),
             "peak_chart": None if same_gpu else compare_plots.peak_chart(table, base.device.get("name") or "baseline",
                                                                           run.device.get("name") or "new run"),
             "pairs": table,
-            "hidden": sum(1 for row in table if row["verdict"] == compare.SAME and not row["code_changed"]),
+            "hidden": sum(1 for row in table if row["verdict"] == verdicts.SAME and not row["code_changed"]),
         })
     return write_page("compare.html.j2", out_path, **context)
 
@@ -38,11 +38,11 @@ def _row(p, metric: str) -> dict:
     return {"text": p.text, "op": p.op, "verdict": p.verdict, "base_us": p.base_ms * 1e3, "new_us": p.new_ms * 1e3,
             "ratio": headline_ratio(p, metric), "interval": interval(p), "ci_low": p.ci_low, "ci_high": p.ci_high,
             "base_pct_peak": p.base_pct_peak, "new_pct_peak": p.new_pct_peak, "code_changed": p.code_changed,
-            "threshold_pct": p.threshold * 100 if p.verdict in compare.SPEED_VERDICTS else None, "note": p.note}
+            "threshold_pct": p.threshold * 100 if p.verdict in verdicts.SPEED_VERDICTS else None, "note": p.note}
 
 
 def _describe(run) -> dict:
     device = run.device
     return {"name": run.path.name, "device": device.get("name") or "unknown GPU", "peak_gbps": device.get("peak_gbps"),
             "git": run.git.get("sha"), "started": run.header.started,
-            "published": compare.is_published(run)}
+            "published": verdicts.is_published(run)}

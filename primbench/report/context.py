@@ -9,17 +9,17 @@ import json
 import math
 from collections import Counter
 
-from primbench import inputs, ops, stats
-from primbench import progress
+from primbench import ops, progress
 from primbench.report import headline, quality, sections, selection, story
-from primbench.report.render import as_records, annotated_frame, size_text
-from primbench.results import run_stem
+from primbench.report.render import annotated_frame, as_records, size_text
+from primbench.runfile import stats
+from primbench.runfile.io import run_stem
+from primbench.verify import inputs
 
 
 def build_context(run, references=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
-    from primbench.report import counters_section
-    from primbench.report import plots
+    from primbench.report import counters_section, plots
     from primbench.report.charts import ChartBatch
 
     # Charts are handed to worker processes as they are asked for and drawn while the tables are

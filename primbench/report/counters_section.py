@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from primbench import counters
 from primbench.errors import UserError
+from primbench.profile import counters
 from primbench.report import selection, story
 
 # Counters that explain a step (ratios read from the plan's longest launch, counts summed).

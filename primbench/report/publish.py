@@ -19,10 +19,10 @@ from pathlib import Path
 
 from primbench import progress
 from primbench.errors import UserError
-from primbench.locations import is_kept_copy
 from primbench.report.page_cache import PageCache, page_key
 from primbench.report.site_digest import DigestCache, digest
-from primbench.results import RunFileError, gpu_slug, load_run, run_stem
+from primbench.runfile.io import RunFileError, gpu_slug, load_run, run_stem
+from primbench.runfile.locations import is_kept_copy
 
 INDEX = "index.html"
 
@@ -69,9 +69,8 @@ def _started(entry: _Entry) -> str:
 def publish(paths, out_dir) -> Path:
     """Write the site for every run of `paths` (run files, or folders of them) into `out_dir`; return
     the index page's path."""
-    from primbench.report.render import annotated_frame, story_references, write_page, write_report
-
     from primbench.outputs import check_writable
+    from primbench.report.render import annotated_frame, story_references, write_page, write_report
 
     out_dir = Path(out_dir)
     check_writable(out_dir / INDEX)  # a bad output is one line, before any progress line

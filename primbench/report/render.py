@@ -14,9 +14,9 @@ from pathlib import Path
 from primbench import ops
 from primbench.outputs import write_atomically
 from primbench.report import selection
-from primbench.report.reference import load_published
 from primbench.resources import TEMPLATE_DIR
-from primbench.results import load_run
+from primbench.runfile.io import load_run
+from primbench.runfile.published import load_published
 
 REPORT_TEMPLATE = "report.html.j2"
 STYLESHEET = "style.css"

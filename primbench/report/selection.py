@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from primbench.model import Params
+from primbench.runfile.case_id import Params
 
 PROGRESSION_N = 2**25  # the seed's "32M floats"
 PREFERRED_BLOCK = 256

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from primbench.outputs import write_atomically
 from primbench.report import selection
-from primbench.results import run_stem
+from primbench.runfile.io import run_stem
 
 DIGEST_NAME = ".primbench-digests.json"
 DIGEST_SCHEMA = 1

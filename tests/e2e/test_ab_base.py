@@ -1,4 +1,4 @@
-"""`primbench ab A --base REV` takes A from git (primbench/ab_base.py): REV's .cu and plan, not
+"""`primbench ab A --base REV` takes A from git (primbench/run/ab_revision.py): REV's .cu and plan, not
 today's, loaded beside today's without touching the registry; every mistake one line and exit 2.
 The timing itself needs a GPU (tests/gpu/test_ab.py)."""
 
@@ -51,7 +51,7 @@ def _load_in_a_child(repo, rev):
     code = textwrap.dedent(f"""
         import json, sys
         from primbench import build, registry
-        from primbench.ab_base import variant_at
+        from primbench.run.ab_revision import variant_at
         registry.load_plugin({str(repo / "toy_scale.py")!r})
         old, now = variant_at({rev!r}, "toy_scale/one_per_thread"), registry.get("toy_scale", "one_per_thread")
         compiled = build.compile_for_arch(old.source, old.kernels, "sm_90")
@@ -116,7 +116,7 @@ def test_a_plugin_reusing_a_built_in_kernel_keeps_todays_built_in_source(tmp_pat
     repo = _committed_repo(tmp_path, ("slower_sum.py",))
     code = textwrap.dedent(f"""
         from primbench import build, registry
-        from primbench.ab_base import variant_at
+        from primbench.run.ab_revision import variant_at
         registry.load_plugin({str(repo / "slower_sum.py")!r})
         old = variant_at("HEAD", "reduce/test_only_slower_sum")
         assert old.source == "reduce_vector.cu", old.source

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from primbench.device import require_gpu
 from primbench.errors import NoGPUError
-from primbench.records import SCHEMA_VERSION
+from primbench.measuring.device import require_gpu
+from primbench.runfile.records import SCHEMA_VERSION
 from tests.run_copies import SCHEMA_1_ARCHIVED_RUN
 
 
@@ -59,7 +59,7 @@ def test_the_reference_run_is_a_clean_h200_run_of_the_code_as_it_is(reference_ru
     # Its variant hashes cover the GPU work only (tests/unit/test_variant_identity.py), so this holds
     # across Python-only changes; a kernel change needs `make gpu-check` and `make reference`.
     from primbench import registry
-    from primbench.results import load_run
+    from primbench.runfile.io import load_run
 
     run = load_run(reference_run)
     assert run.finished and "H200" in run.device["name"] and all(c.status == "ok" for c in run.cases)
@@ -159,7 +159,7 @@ def test_compile_names_an_architecture_nvrtc_does_not_know_in_one_line(repo):
 
 
 def test_the_recorded_run_is_a_real_finished_h200_run_with_raw_samples(newest_run):
-    from primbench.results import load_run
+    from primbench.runfile.io import load_run
 
     run = load_run(newest_run)
     assert run.finished and run.warnings == []
@@ -170,7 +170,7 @@ def test_the_recorded_run_is_a_real_finished_h200_run_with_raw_samples(newest_ru
 
 def test_the_commit_given_in_the_environment_wins_over_a_stale_git_checkout(monkeypatch):
     # The device's copy of the tree can carry an old .git; the caller's PRIMBENCH_GIT_SHA is the truth.
-    from primbench.runner import git_state
+    from primbench.run.runner import git_state
 
     monkeypatch.setenv("PRIMBENCH_GIT_SHA", "abc123")
     monkeypatch.setenv("PRIMBENCH_GIT_DIRTY", "0")
@@ -182,8 +182,8 @@ def test_the_commit_given_in_the_environment_wins_over_a_stale_git_checkout(monk
 def test_a_case_too_large_for_the_free_gpu_memory_is_skipped_before_anything_is_allocated():
     # The runner's memory check, with a stand-in device that has 1 GiB free: a 2^30-element float32
     # sum needs about 12 GiB, so the case is skipped with the reason, and no GPU work is attempted.
-    from primbench import runner
-    from primbench.model import CaseId
+    from primbench.run import runner
+    from primbench.runfile.case_id import CaseId
 
     class OneGiBFree:
         def free_memory(self):
@@ -201,8 +201,8 @@ def test_another_process_on_the_gpu_is_named_in_a_warning(capsys):
     import os
     import types
 
-    from primbench import runner
-    from primbench.device import Device
+    from primbench.measuring.device import Device
+    from primbench.run import runner
 
     class NVMLError(Exception):
         pass

@@ -8,7 +8,6 @@ import textwrap
 import pytest
 
 from primbench.errors import UserError
-
 from tests.conftest import EXAMPLE_PLUGIN, REPO
 
 EXAMPLE_CONFIG = EXAMPLE_PLUGIN.parent / "config.yaml"
@@ -35,7 +34,7 @@ def cases_listed(result):
 
 
 def test_a_dry_run_narrowed_to_scan_at_2_28_lists_exactly_those_cases(repo):
-    from primbench.config import load_config
+    from primbench.config.loading import load_config
 
     narrowed = cases_listed(primbench(repo, "run", "configs/default.yaml", "--only", "scan/*", "--sizes", "2^28", "--dry-run"))
     expected = [c.key for c in load_config(repo / "configs/default.yaml").cases() if c.op == "scan" and c.n == 2**28]
@@ -111,7 +110,7 @@ def test_a_plugin_on_the_command_line_is_recorded_with_the_config(repo, tmp_path
     assert listed == ["reduce/my_float4_atomic/float32/n=1000/block=256/uniform"]
     # The header records config.resolved(), with the plugins' absolute paths (for --resume). Read in a
     # child process: a plugin loaded here would join the globs of every other test's configs.
-    probe = "import sys; from primbench.config import load_config; print(load_config(sys.argv[1]).resolved()['plugins'])"
+    probe = "import sys; from primbench.config.loading import load_config; print(load_config(sys.argv[1]).resolved()['plugins'])"
     resolved = subprocess.run([sys.executable, "-c", probe, EXAMPLE_CONFIG], cwd=REPO, capture_output=True, text=True)
     assert resolved.stdout.strip() == str([str(EXAMPLE_PLUGIN)]), resolved.stderr
 
@@ -124,8 +123,8 @@ def _plugin(tmp_path, body: str):
 
 def test_plugins_given_with_variant_are_recorded_for_resume(tmp_path):
     from primbench import registry
-    from primbench.cli import _run_config
-    from primbench.cli_args import parser as _parser
+    from primbench.cli.main import _run_config
+    from primbench.cli.parser import parser as _parser
 
     args = _parser().parse_args(["run", "--variant", "reduce/cub_device_reduce", "--plugin", str(TOY_PLUGIN), "--sizes", "1000"])
     assert _run_config(args).resolved()["plugins"] == [str(TOY_PLUGIN)]
@@ -173,9 +172,9 @@ def test_a_plugin_adds_a_new_op_with_its_checks(tmp_path):
 
 
 def test_a_narrowed_run_header_reads_back_as_the_same_cases_for_resume(repo):
-    from primbench import subset
-    from primbench.config import config_from_header, load_config
-    from primbench.records import RunHeader
+    from primbench.config import subset
+    from primbench.config.loading import config_from_header, load_config
+    from primbench.runfile.records import RunHeader
 
     config = load_config(repo / "configs/default.yaml")
     for narrowed in (subset.narrow(config, blocks=(512,)), subset.narrow(config, only=("scan/*",), sizes=(2**28,)),

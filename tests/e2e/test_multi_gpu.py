@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from primbench.records import SCHEMA_VERSION
-from primbench.results import load_run
+from primbench.runfile.io import load_run
+from primbench.runfile.records import SCHEMA_VERSION
 from tests.conftest import REPO
 from tests.hostile import harness
 
@@ -92,10 +92,10 @@ def test_replicate_runs_every_case_on_every_gpu_and_flags_the_slow_one(tmp_path,
     assert {r.device["uuid"] for r in runs} == {"GPU-stand-in-0", "GPU-stand-in-1"}
     slow = [line for line in result.stdout.splitlines() if "SLOW" in line]
     assert len(slow) == 1 and "GPU 1" in slow[0] and re.search(r"\+(19\.[5-9]|20\.[0-4]) % vs siblings", slow[0]), result.stdout
-    from primbench import cli
+    from primbench.cli import main as cli_main
 
-    assert cli.main(["replicas", *map(str, paths)]) == 1 and "SLOW" in capsys.readouterr().out
-    assert cli.main(["replicas", *map(str, paths), "--threshold", "0.25"]) == 0  # 20 % is inside 25 %
+    assert cli_main.main(["replicas", *map(str, paths)]) == 1 and "SLOW" in capsys.readouterr().out
+    assert cli_main.main(["replicas", *map(str, paths), "--threshold", "0.25"]) == 0  # 20 % is inside 25 %
     assert "SLOW" not in capsys.readouterr().out
 
 
@@ -180,12 +180,12 @@ def test_resume_refuses_gpus_the_run_did_not_start_on_and_changes_nothing(tmp_pa
 
 def test_shard_refuses_gpus_of_two_models(tmp_path, config, monkeypatch):
     # One host with two models: the header's device is one GPU's, so a shard would misname half its cases.
-    from primbench import gpu_runs
     from primbench.errors import UserError
+    from primbench.run import gpu_runs
 
     class Stub:
         def __init__(self, name):
-            from primbench.records import RunHeader
+            from primbench.runfile.records import RunHeader
 
             self.header, self.cases = RunHeader(run_id="", device={"name": name}), []
 
@@ -257,8 +257,8 @@ def test_a_run_stopped_after_its_last_case_is_finished_by_resume_without_a_gpu_w
 def test_no_gpu_is_one_line_even_when_cuda_visible_devices_lists_some(tmp_path, config, visible, gpus):
     # Review finding: with CUDA_VISIBLE_DEVICES set (Slurm, CI runners) and no GPU, each worker
     # printed its own "no NVIDIA GPU" line and the scheduler one more.
-    from primbench.device import require_gpu
     from primbench.errors import NoGPUError
+    from primbench.measuring.device import require_gpu
 
     try:
         require_gpu()

@@ -13,7 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
-from primbench.results import is_run_file, load_run
+from primbench.runfile.io import is_run_file, load_run
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[2]

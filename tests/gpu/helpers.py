@@ -10,15 +10,15 @@ import pytest
 from primbench import ops, registry
 from primbench.api import CaseUnsupported, LaunchContext
 from primbench.build import load_module
-from primbench.checking import Verified, run_verified, verify_case
-from primbench.model import CaseId
-from primbench.runner import input_key
+from primbench.run.runner import input_key
+from primbench.runfile.case_id import CaseId
+from primbench.verify.sequence import Verified, run_verified, verify_case
 
 
 @functools.lru_cache(maxsize=1)
 def device_limits() -> dict:
     """This GPU's threads and blocks per SM and opt-in shared memory, which the runner passes too."""
-    from primbench.device import Device
+    from primbench.measuring.device import Device
 
     return Device().sm_limits
 

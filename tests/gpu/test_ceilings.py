@@ -1,15 +1,17 @@
-"""The pure-read probe (primbench/ceilings.py, marker `gpu`): it must be a ceiling, so no real
+"""The pure-read probe (primbench/measuring/ceilings.py, marker `gpu`): it must be a ceiling, so no real
 read kernel may beat it by more than the noise. vector_load_sum at 2^28 reads as fast as the
 H200 reads (issue 5: 90.9 % of NVML's peak); the probe must reach at least 98 % of its rate, and
 stay under NVML's peak."""
 
 import numpy as np
-
-from primbench import ceilings, registry, stats, subset
-from primbench.build import load_module
-from primbench.runner import Runner, case_seed, input_key
-
 import pytest
+
+from primbench import registry
+from primbench.build import load_module
+from primbench.config import subset
+from primbench.measuring import ceilings
+from primbench.run.runner import Runner, case_seed, input_key
+from primbench.runfile import stats
 
 pytestmark = pytest.mark.gpu
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from primbench.results import load_run
+from primbench.runfile.io import load_run
 
 pytestmark = pytest.mark.gpu
 
@@ -69,7 +69,7 @@ register(Variant(name="test_only_compile_error", origin="a syntax error", prepar
                  kernels=("never_built",), **common))
 register(Variant(name="test_only_slow", origin="200 sums per run", prepare=slow_sum, **common))
 register(Variant(name="test_only_too_much_shared", origin="1 KB more shared memory than the GPU allows", prepare=too_much_shared, **common))
-from primbench.cli import main
+from primbench.cli.main import main
 sys.exit(main(sys.argv[1:]))
 '''
 

@@ -6,10 +6,9 @@ whose exact input holds values outside the bins that every variant must drop."""
 import numpy
 import pytest
 
-from primbench import registry
-from primbench import ops
-from primbench.model import CaseId as Case
-from primbench.runner import input_key
+from primbench import ops, registry
+from primbench.run.runner import input_key
+from primbench.runfile.case_id import CaseId as Case
 from tests.gpu.helpers import op_inputs, verify_every_block
 
 pytestmark = pytest.mark.gpu

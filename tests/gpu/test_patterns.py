@@ -5,11 +5,10 @@ random and adversarial inputs, through the checks the runner applies."""
 import numpy
 import pytest
 
-from primbench import registry
+from primbench import ops, registry
 from primbench.api import LaunchContext
-from primbench import ops
 from primbench.build import load_module
-from primbench.model import CaseId as Case
+from primbench.runfile.case_id import CaseId as Case
 from tests.gpu.helpers import device_limits, op_inputs, run_plan, verify_every_block
 
 pytestmark = pytest.mark.gpu

@@ -8,8 +8,7 @@ import sys
 
 import pytest
 
-from primbench.results import load_run
-
+from primbench.runfile.io import load_run
 from tests.conftest import EXAMPLE_PLUGIN, REPO
 
 pytestmark = pytest.mark.gpu

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from primbench import counters, profile
 from primbench.errors import UserError
+from primbench.profile import capture, counters
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.gpu
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.gpu
 
 def test_profiling_a_run_puts_real_counters_beside_it(tmp_path):
     try:
-        profile.find_ncu()
+        capture.find_ncu()
     except UserError as exc:
         pytest.fail(f"the GPU image must have Nsight Compute: {exc}")
     out = tmp_path / "runs"

@@ -8,9 +8,9 @@ vector width (4 or 8 elements), and the seed's 2^25.
 import pytest
 
 from primbench import registry
-from primbench import inputs, verify
 from primbench.ops import reduce as reduce_checks
-from primbench.model import CaseId
+from primbench.runfile.case_id import CaseId
+from primbench.verify import inputs, outcomes
 from tests.gpu.helpers import run_plan, verify_every_block
 
 pytestmark = pytest.mark.gpu
@@ -22,7 +22,7 @@ VARIANT_DTYPES = [(v, dtype) for v in VARIANTS for dtype in v.dtypes]
 
 def _run(variant, x, n, block, sm_count, dtype="float32", grid_scale=1.0):
     plan = run_plan(variant, x, n, block, sm_count, dtype=dtype, grid_scale=grid_scale)
-    return plan, verify.scalar(plan.result())
+    return plan, outcomes.scalar(plan.result())
 
 
 @pytest.mark.parametrize("n", SIZES, ids=lambda n: f"n={n}")
@@ -53,7 +53,7 @@ def test_a_variant_that_skips_the_tail_is_caught_by_the_exact_check(sm_count):
     n = 2**20 + 3
     exact, expected = reduce_checks.exact_sum_input(n, seed=5)
     _plan, got = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
-    assert not verify.check_exact_sum(got, expected)["ok"]
+    assert not outcomes.check_exact_sum(got, expected)["ok"]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32"])
@@ -98,25 +98,25 @@ def test_a_max_that_drops_the_tail_is_caught_by_the_exact_check(sm_count):
     n = 2**20 + 3
     exact, expected = reduce_checks.exact_input("reduce_max", n, "float32", seed=3)
     _plan, got_all = _run(variant, exact, n, 256, sm_count)
-    assert verify.check_exact_sum(got_all, expected)["ok"]
+    assert outcomes.check_exact_sum(got_all, expected)["ok"]
     _plan, got_short = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
-    assert not verify.check_exact_sum(got_short, expected)["ok"] and got_short < expected
+    assert not outcomes.check_exact_sum(got_short, expected)["ok"] and got_short < expected
 
 
 def test_poisoned_outputs_that_stay_unwritten_are_reported_as_not_written():
     import cupy
 
     out = cupy.zeros(1, dtype=cupy.float32)
-    verify.poison([out])
-    got = verify.scalar(out)
-    exact = verify.check_exact_sum(got, 3)
-    float_check = verify.check_float_sum(got, 3.0, 3.0, 1)
+    outcomes.poison([out])
+    got = outcomes.scalar(out)
+    exact = outcomes.check_exact_sum(got, 3)
+    float_check = outcomes.check_float_sum(got, 3.0, 3.0, 1)
     assert "not written" in reduce_checks.failure_reason(exact, float_check)
 
 
 def test_device_info_reports_the_nvml_peak_from_clock_and_bus_width():
-    from primbench import stats
-    from primbench.device import Device
+    from primbench.measuring.device import Device
+    from primbench.runfile import stats
 
     info = Device().info
     assert info["sm_count"] > 0 and info["l2_bytes"] > 0
@@ -130,4 +130,4 @@ def test_a_variant_that_drops_two_elements_is_caught_by_the_exact_check(sm_count
     for seed in range(8):
         exact, expected = reduce_checks.exact_sum_input(n, seed=seed)
         _plan, got = _run(variant, exact[: n - 2], n - 2, 256, sm_count)
-        assert not verify.check_exact_sum(got, expected)["ok"]
+        assert not outcomes.check_exact_sum(got, expected)["ok"]

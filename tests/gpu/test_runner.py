@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from primbench import config as config_module
-from primbench import runner
-from primbench.results import load_run
+from primbench.config import loading
+from primbench.run import runner
+from primbench.runfile.io import load_run
 
 pytestmark = pytest.mark.gpu
 
@@ -19,7 +19,7 @@ TINY = ("name: tiny\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}
 def tiny_run(tmp_path):
     path = tmp_path / "tiny.yaml"
     path.write_text(TINY)
-    return runner.run(config_module.load_config(path), output=str(tmp_path)).path
+    return runner.run(loading.load_config(path), output=str(tmp_path)).path
 
 
 def test_a_tiny_run_writes_a_complete_run_file(tiny_run):
@@ -65,7 +65,7 @@ registry.variants()
 register(Variant(op="reduce", name="test_only_illegal_address", origin="a test-only broken kernel", series="test",
                  order=0, prepare=write_to_nowhere, block_sizes=(64,), bytes_model="n * itemsize",
                  tolerance_model="-", deterministic_expected=True))
-from primbench.cli import main
+from primbench.cli.main import main
 sys.exit(main(sys.argv[1:]))
 '''
 
@@ -126,7 +126,7 @@ PARAMS = ("name: params\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 
 def test_a_sweep_over_variant_parameters_records_and_resumes_each_value(tmp_path):
     path = tmp_path / "params.yaml"
     path.write_text(PARAMS)
-    run_path = runner.run(config_module.load_config(path), output=str(tmp_path)).path
+    run_path = runner.run(loading.load_config(path), output=str(tmp_path)).path
     run = load_run(run_path)
     assert [dict(c.case.params) for c in run.cases] == [{"radius": 1}, {"radius": 16}, {"vocab": 129287}]
     assert all(c.status == "ok" for c in run.cases)

@@ -8,9 +8,9 @@ and 2^26. The single-block seed kernel takes n up to its block size, so it meets
 import numpy
 import pytest
 
-from primbench import registry
-from primbench import ops, verify
-from primbench.model import CaseId as Case
+from primbench import ops, registry
+from primbench.runfile.case_id import CaseId as Case
+from primbench.verify import outcomes
 from tests.gpu.helpers import run_plan, verify_every_block
 
 pytestmark = pytest.mark.gpu
@@ -80,7 +80,7 @@ def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_arra
     exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=9)
     plan = run_plan(variant, exact, n, 256, sm_count, dtype="int32")
     for _ in range(10):
-        verify.poison(plan.scratch)
+        outcomes.poison(plan.scratch)
         plan.run()
         assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"]
 
@@ -104,7 +104,7 @@ def test_the_persistent_async_copy_scan_is_exact_when_few_blocks_loop_over_every
     launch = plan.launches[0]
     assert launch["grid"] < launch["tiles"] and (grid_scale > 1e-3 or launch["grid"] == 1)
     for _ in range(3):
-        verify.poison(plan.scratch)
+        outcomes.poison(plan.scratch)
         plan.run()
         assert CHECKS.check_exact(plan.result(), expected, exact, _case(n, "int32"))["ok"]
 
@@ -127,7 +127,7 @@ def test_an_unwritten_tile_is_reported_as_nan_or_unwritten(sm_count):
     import cupy
 
     out = cupy.empty(5000, dtype=cupy.float32)
-    verify.poison([out])
+    outcomes.poison([out])
     expected = cupy.arange(5000, dtype=cupy.float64)
     out[:4096] = expected[:4096].astype(cupy.float32)
     check = CHECKS.check_exact(out, expected, None, _case(5000, "float32"))

@@ -62,10 +62,10 @@ def run_cli(argv: list[str], cwd: Path, out_dir: Path) -> Outcome:
             os.dup2(out.fileno(), 1)
             os.dup2(err.fileno(), 2)
             sys.stdout, sys.stderr = out, err
-            from primbench import cli
+            from primbench.cli import main as cli_main
 
             try:
-                code = cli.main(argv)
+                code = cli_main.main(argv)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         except BaseException:  # noqa: BLE001 (reported as a traceback: the test then fails)

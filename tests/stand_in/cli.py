@@ -9,7 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from primbench import cli, gpus, scheduler  # noqa: E402
+from primbench.cli import main as cli_main  # noqa: E402
+from primbench.run import gpus, scheduler
 
 WORKER = Path(__file__).with_name("gpu_worker.py")
 
@@ -21,4 +22,4 @@ def install() -> None:
 
 if __name__ == "__main__":
     install()
-    sys.exit(cli.main(sys.argv[1:]))
+    sys.exit(cli_main.main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""A stand-in for one GPU's worker: primbench/worker.py's own loop (the job, the records, the
+"""A stand-in for one GPU's worker: primbench/run/worker.py's own loop (the job, the records, the
 telemetry, the signals, a lost context) over a stand-in GPU that writes case records without one.
 
 What it does is set by the environment, per CUDA_VISIBLE_DEVICES entry (the GPU it was given):
@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from primbench import registry  # noqa: E402
-from primbench.records import CaseRecord, RunHeader, Samples  # noqa: E402
-from primbench.runner import ContextLost  # noqa: E402
-from primbench.worker import main  # noqa: E402
+from primbench.run.runner import ContextLost  # noqa: E402
+from primbench.run.worker import main  # noqa: E402
+from primbench.runfile.records import CaseRecord, RunHeader, Samples  # noqa: E402
 
 VISIBLE = os.environ.get("CUDA_VISIBLE_DEVICES", "0")
 

@@ -1,8 +1,9 @@
-"""The A/B rule of `primbench ab` (primbench/ab.py), and its pairing of cases; no GPU."""
+"""The A/B rule of `primbench ab` (primbench/run/ab.py), and its pairing of cases; no GPU."""
 
 import math
 
-from primbench import ab, subset
+from primbench.config import subset
+from primbench.run import ab
 
 
 def test_the_verdict_needs_an_interval_clear_of_one_and_a_move_past_the_threshold():

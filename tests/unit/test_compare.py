@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from primbench import compare
-from primbench.records import RunHeader
-from primbench.results import load_run
+from primbench.compare import verdicts
+from primbench.runfile.io import load_run
+from primbench.runfile.records import RunHeader
 from tests.debian_tools import debian_tool
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
@@ -43,10 +43,10 @@ def test_a_run_checked_against_itself_exits_0_with_no_slower_verdict(newest_run,
 
 def test_two_real_runs_of_the_same_commit_get_no_faster_or_slower_verdict():
     base, new = (load_run(REPO / path) for path in SAME_COMMIT_PAIR)
-    code, pairs = compare.check(base, new)
-    verdicts = {p.verdict for p in pairs}
+    code, pairs = verdicts.check(base, new)
+    found = {p.verdict for p in pairs}
     assert code == 0 and len(pairs) == 352
-    assert verdicts == {compare.SAME}, [p.text for p in pairs if p.verdict != compare.SAME]
+    assert found == {verdicts.SAME}, [p.text for p in pairs if p.verdict != verdicts.SAME]
 
 
 def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, tmp_path, bench):
@@ -88,7 +88,7 @@ def test_compare_sets_a_run_beside_the_seeds_rtx3080_in_percent_of_each_gpus_pea
     result = bench("compare", "ref:seed002_rtx3080", str(newest_run), "--html", str(page))
     assert result.returncode == 0, result.stderr
     assert "PUBLISHED" in result.stdout and "new/base % of peak" in result.stdout
-    pairs = compare.compare_runs(compare.published_run("ref:seed002_rtx3080"), load_run(newest_run))
+    pairs = verdicts.compare_runs(verdicts.published_run("ref:seed002_rtx3080"), load_run(newest_run))
     reduce0 = next(p for p in pairs if p.case.variant == "reduce0_interleaved_divergent")
     # The seed: 5.7 ms for 2^25 floats on a 760 GB/s card.
     assert reduce0.base_pct_peak == pytest.approx(100 * 2**25 * 4 / 5.7e-3 / 1e9 / 760, rel=1e-6)
@@ -99,17 +99,17 @@ def test_compare_sets_a_run_beside_the_seeds_rtx3080_in_percent_of_each_gpus_pea
 def test_a_verdict_needs_both_the_threshold_and_the_significance_test():
     rng = np.random.default_rng(0)
     base = 100 + rng.normal(0, 0.3, 200)
-    assert compare.speed_verdict(base, base * 1.10, 0.05)[0] == compare.SLOWER
-    assert compare.speed_verdict(base, base * 0.90, 0.05)[0] == compare.FASTER
-    assert compare.speed_verdict(base, base * 1.03, 0.05)[0] == compare.SAME  # significant, but under the threshold
+    assert verdicts.speed_verdict(base, base * 1.10, 0.05)[0] == verdicts.SLOWER
+    assert verdicts.speed_verdict(base, base * 0.90, 0.05)[0] == verdicts.FASTER
+    assert verdicts.speed_verdict(base, base * 1.03, 0.05)[0] == verdicts.SAME  # significant, but under the threshold
     noisy = np.array([60.0, 140.0, 80.0, 120.0, 100.0, 70.0, 130.0, 90.0])
-    verdict, ratio, p_value = compare.speed_verdict(noisy, noisy[::-1] * 1.2, 0.05)
+    verdict, ratio, p_value = verdicts.speed_verdict(noisy, noisy[::-1] * 1.2, 0.05)
     assert ratio == pytest.approx(1.2) and 0.01 <= p_value < 1  # a big move that the samples' spread cannot back
-    assert verdict == compare.UNSURE
+    assert verdict == verdicts.UNSURE
 
 
 def test_thresholds_come_from_the_config_most_specific_pattern_first_with_the_absolute_floor():
-    thresholds = compare.Thresholds.from_header(RunHeader(run_id="r", config={"compare": {
+    thresholds = verdicts.Thresholds.from_header(RunHeader(run_id="r", config={"compare": {
         "threshold": 0.05, "thresholds": {"reduce": 0.08, "reduce/seed000_*": 0.2}, "abs_floor_us": 4.0}}))
     assert thresholds.for_case("reduce", "seed000_v1_global_atomic") == 0.2
     assert thresholds.for_case("reduce", "vector_load_sum") == 0.08
@@ -178,16 +178,16 @@ def test_the_junit_file_validates_against_surefires_schema(newest_run, tmp_path,
 def test_a_changed_kernel_the_config_exempts_is_slower_but_passes_with_its_reason(newest_run, tmp_path):
     base = load_run(newest_run)
     new = load_run(edited_copy(newest_run, tmp_path / "new.jsonl", _changed_and_slower(exempt="trades speed for accuracy")))
-    (pair,) = [p for p in compare.compare_runs(base, new) if p.text == SLOWED_CASE]
-    assert pair.verdict == compare.SLOWER and pair.code_changed and not pair.regressed
+    (pair,) = [p for p in verdicts.compare_runs(base, new) if p.text == SLOWED_CASE]
+    assert pair.verdict == verdicts.SLOWER and pair.code_changed and not pair.regressed
     assert "slower allowed by the config: trades speed for accuracy" in pair.note
-    others = [p for p in compare.compare_runs(base, new) if p.regressed]
+    others = [p for p in verdicts.compare_runs(base, new) if p.regressed]
     assert [p.text for p in others] == ["reduce_max/vector_max/float32/n=1048576/block=256/normal"]
 
 
 def test_the_same_run_twice_gives_intervals_around_one(newest_run):
     run = load_run(newest_run)
-    pairs = [p for p in compare.compare_runs(run, run) if p.verdict == compare.SAME]
+    pairs = [p for p in verdicts.compare_runs(run, run) if p.verdict == verdicts.SAME]
     assert pairs and all(p.ci_low <= 1.0 <= p.ci_high for p in pairs if p.ci_low == p.ci_low)
     assert sum(p.ci_low == p.ci_low for p in pairs) > 0.9 * len(pairs)
 
@@ -208,7 +208,7 @@ def test_a_failure_after_a_skip_and_a_failing_new_case_are_regressions(newest_ru
 
     base = load_run(edited_copy(newest_run, tmp_path / "base.jsonl", base_edit))
     new = load_run(edited_copy(newest_run, tmp_path / "new.jsonl", new_edit))
-    regressed = {p.case.key for p in compare.compare_runs(base, new) if p.regressed}
+    regressed = {p.case.key for p in verdicts.compare_runs(base, new) if p.regressed}
     assert regressed == {skipped_then_failed, brand_new}
 
 
@@ -250,7 +250,7 @@ def test_cases_at_different_parameter_values_are_different_measurements(newest_r
     assert len(identities) == len(run.cases)
     radii = {i.params.get("radius") for i in identities if i.op == "stencil"}
     assert radii == {1, 4, 16}
-    pairs = compare.compare_runs(run, run)
+    pairs = verdicts.compare_runs(run, run)
     assert len(pairs) == len(run.cases)
     assert any(p.text.endswith("/radius=16") for p in pairs)
 

@@ -6,9 +6,9 @@ import sys
 import pytest
 
 from primbench import registry
-from primbench.config import ConfigError, load_config
-from primbench.model import CaseId
-from primbench.runner import input_key
+from primbench.config.loading import ConfigError, load_config
+from primbench.run.runner import input_key
+from primbench.runfile.case_id import CaseId
 
 # file in tests/bad_configs -> (line the error must point at, or None; words the message must contain)
 BAD_CONFIGS = {
@@ -71,12 +71,13 @@ def test_the_nightly_config_gates_small_sizes_of_every_op_on_the_batch_figure(re
     # Issue 23: nightly.yaml gates 2^10 to 2^20 for the fast variant of every op. Cases under
     # compare's batch_below_us (40 us) are judged on the CUDA-graph batch figure, which two fresh
     # H200 machines reproduced to 4.6 % at worst, where cold samples moved by up to 15 %.
-    from primbench import compare, stats
-    from primbench.results import load_run
+    from primbench.compare import verdicts
+    from primbench.runfile import stats
+    from primbench.runfile.io import load_run
 
     nightly = load_config(repo / "configs/nightly.yaml")
     assert nightly.compare["threshold"] == 0.05 and nightly.compare["abs_floor_us"] == 4.0
-    assert "batch_below_us" not in nightly.compare and compare.Thresholds().batch_below_us == 40.0
+    assert "batch_below_us" not in nightly.compare and verdicts.Thresholds().batch_below_us == 40.0
     small = {case.op for case in nightly.cases() if case.n <= 2**20 and case.op != "topk"}
     assert small == {"reduce", "reduce_max", "scan", "histogram", "stencil"}
     assert min(case.n for case in nightly.cases() if case.op != "topk") == 2**10
@@ -150,8 +151,8 @@ def test_a_one_block_variant_gets_only_the_sizes_that_fit_its_block(tmp_path):
 def test_a_run_header_gives_back_the_config_it_was_made_from_even_with_one_block_variants(repo):
     # The header lists every variant a glob matched; re-reading it must not treat seed 004's one-block
     # scan (matched by '*' in a sweep of large sizes) as if the user had named it.
-    from primbench.config import config_from_header
-    from primbench.records import RunHeader
+    from primbench.config.loading import config_from_header
+    from primbench.runfile.records import RunHeader
 
     default = load_config(repo / "configs/default.yaml")
     again = config_from_header(RunHeader(run_id="r", config=default.resolved()), "run.jsonl")

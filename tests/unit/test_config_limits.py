@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from primbench.config import ConfigError, load_config
+from primbench.config.loading import ConfigError, load_config
 from tests.conftest import REPO
 
 SWEEP = "sweeps:\n  - {op: reduce, variants: [reduce2_sequential], sizes: [1000]}\n"

@@ -1,4 +1,4 @@
-"""Counters (primbench/counters.py, report/counters_section.py) on real ncu output: tests/data/ncu/
+"""Counters (primbench/profile/counters.py, report/counters_section.py) on real ncu output: tests/data/ncu/
 holds what `tools/ncu_capture.py` captured on an H200 (README.md there says how and when)."""
 
 import gzip
@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
-from primbench import counters, profile
 from primbench.errors import UserError
+from primbench.profile import capture, counters
 from primbench.report import counters_section
 from primbench.report.render import _environment, annotated_frame
-from primbench.results import load_run
+from primbench.runfile.io import load_run
 from tests.conftest import REPO
 
 DATA = REPO / "tests" / "data" / "ncu"
@@ -21,7 +21,7 @@ REFERENCE = REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"
 def captured(name):
     text = gzip.decompress((DATA / f"{name}.csv.gz").read_bytes()).decode()
     manifest = json.loads((DATA / f"{name}.manifest.json").read_text())
-    return text, manifest, counters.cases_from_capture(text, manifest, profile.METRICS)
+    return text, manifest, counters.cases_from_capture(text, manifest, capture.METRICS)
 
 
 def by_variant(cases, block=None):
@@ -65,7 +65,7 @@ def test_dram_bytes_of_the_fast_variants_are_within_3_percent_of_declared():
 def test_a_permission_error_is_one_clear_line():
     text = "==PROF== Connected to process 1\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n"
     with pytest.raises(UserError, match="ERR_NVGPUCTRPERM.*NVreg_RestrictProfilingToAdminUsers"):
-        counters.parse_launches(text, profile.METRICS)
+        counters.parse_launches(text, capture.METRICS)
 
 
 def test_a_case_whose_kernels_ncu_skipped_gets_a_reason_and_the_others_go_on():
@@ -74,14 +74,14 @@ def test_a_case_whose_kernels_ncu_skipped_gets_a_reason_and_the_others_go_on():
     marker_two = next(i for i, line in enumerate(lines) if '"primbench_case_marker"' in line and '"(2, 1, 1)"' in line)
     marker_three = next(i for i, line in enumerate(lines) if '"primbench_case_marker"' in line and '"(3, 1, 1)"' in line)
     cut = "\n".join(lines[: marker_two + 1] + lines[marker_three:])  # case 2's launches gone, its marker kept
-    cases = counters.cases_from_capture(cut, manifest, profile.METRICS)
+    cases = counters.cases_from_capture(cut, manifest, capture.METRICS)
     assert "no kernel" in cases[1].reason
     assert all(c.profiled for i, c in enumerate(cases) if i != 1)
 
 
 def test_a_counter_ncu_did_not_write_is_none_not_zero():
     text, manifest, _ = captured("topk")
-    metrics = {**profile.METRICS, "made_up": "not__a_metric.sum"}
+    metrics = {**capture.METRICS, "made_up": "not__a_metric.sum"}
     cases = counters.cases_from_capture(text, manifest, metrics)
     assert all(launch.counters["made_up"] is None for c in cases for launch in c.launches)
 

@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from primbench import stats
-from primbench.export import CSV_COLUMNS, export
-from primbench.results import load_run
+from primbench.compare.export import CSV_COLUMNS, export
+from primbench.runfile import stats
+from primbench.runfile.io import load_run
 from tests.conftest import RUNS
 
 RUN = load_run(RUNS / "fixture-a.jsonl.gz")

@@ -2,10 +2,10 @@
 
 import pytest
 
-from primbench import gpus
-from primbench.config import load_config
+from primbench.config.loading import load_config
 from primbench.errors import UserError
-from primbench.runner import input_key, order_cases
+from primbench.run import gpus
+from primbench.run.runner import input_key, order_cases
 
 
 def test_a_selection_is_all_or_indices_in_the_order_given():
@@ -34,7 +34,7 @@ def test_selected_indices_name_the_visible_entries_each_worker_gets():
 
 
 def test_cuda_visible_devices_decides_what_all_means(monkeypatch):
-    monkeypatch.setattr("primbench.device._nvml", lambda: None)  # a driver is there (checked first)
+    monkeypatch.setattr("primbench.measuring.device._nvml", lambda: None)  # a driver is there (checked first)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
     assert gpus.visible_devices() == ["2", "3"]
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,-1,2")  # CUDA stops at the first invalid entry

@@ -4,7 +4,7 @@ reduce_vector launch rules that must depend on n alone."""
 import numpy as np
 import pytest
 
-from primbench import inputs
+from primbench.verify import inputs
 
 
 def _bf16_to_float(bits):

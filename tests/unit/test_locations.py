@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from primbench import locations
 from primbench.errors import UserError
+from primbench.runfile import locations
 from tests.conftest import REPO, RUNS
 
 

@@ -8,13 +8,13 @@ import types
 import numpy as np
 import pytest
 
-from primbench import stats
-from primbench.config import TimingPolicy
-from primbench.measuring import Measured, measure
-from primbench.timing import Measurement
+from primbench.config.loading import TimingPolicy
+from primbench.measuring.measure import Measured, measure
+from primbench.measuring.timing import Measurement
+from primbench.runfile import stats
 
 # The module itself: the package's attribute `primbench.measure` is meant to be the function.
-measure_module = importlib.import_module("primbench.measuring")
+measure_module = importlib.import_module("primbench.measuring.measure")
 
 COLD_MS = [0.2450, 0.2453, 0.2449, 0.2461, 0.2455, 0.2452, 0.2600, 0.2451, 0.2454, 0.2457]
 PEAK_GBPS = 4800.0
@@ -166,8 +166,8 @@ def test_a_policy_that_is_not_a_timing_policy_is_a_type_error(stand_in):
 
 
 def test_device_and_timer_are_built_once_per_gpu(monkeypatch):
-    import primbench.device
-    import primbench.timing
+    import primbench.measuring.device
+    import primbench.measuring.timing
 
     built = []
 
@@ -177,8 +177,8 @@ def test_device_and_timer_are_built_once_per_gpu(monkeypatch):
         def __init__(self, index):
             built.append(("device", index))
 
-    monkeypatch.setattr(primbench.device, "Device", CountingDevice)
-    monkeypatch.setattr(primbench.timing, "Timer", lambda l2_bytes: built.append(("timer", l2_bytes)) or "timer")
+    monkeypatch.setattr(primbench.measuring.device, "Device", CountingDevice)
+    monkeypatch.setattr(primbench.measuring.timing, "Timer", lambda l2_bytes: built.append(("timer", l2_bytes)) or "timer")
     monkeypatch.setattr(measure_module, "_SHARED", {})
     first = measure_module._shared(1)
     assert measure_module._shared(1) is first
@@ -196,10 +196,10 @@ def test_torch_is_used_only_when_imported_and_on_cuda(monkeypatch):
 
 
 def test_primbench_measure_stays_callable_after_the_module_is_imported(stand_in):
-    """The first call imports primbench.measuring; the package's function must survive that, or a
+    """The first call imports primbench.measuring.measure; the package's function must survive that, or a
     notebook's second call would fail with 'module object is not callable'."""
     import primbench
-    import primbench.measuring  # noqa: F401
+    import primbench.measuring.measure  # noqa: F401
 
     stand_in()
     assert isinstance(primbench.measure(lambda: None), Measured)

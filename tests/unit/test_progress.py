@@ -2,7 +2,7 @@
 from the pace so far; report and publish say what they do."""
 
 from primbench import progress
-from primbench.model import CaseId, Params
+from primbench.runfile.case_id import CaseId, Params
 
 
 def _case(**changes):

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from primbench import replicas
+from primbench.compare import replicas
 from primbench.errors import UserError
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from primbench.report import plots, quality, render, render_report, sections, selection, story
-from primbench.report.reference import load_published
-from primbench.results import load_run
+from primbench.runfile.io import load_run
+from primbench.runfile.published import load_published
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -296,7 +296,7 @@ def test_progression_rows_follow_the_harris_order_then_the_baseline_with_speedup
 
 
 def test_an_ordering_difference_is_found_where_the_reference_went_the_other_way():
-    from primbench.report.reference import PublishedEntry, PublishedProgression
+    from primbench.runfile.published import PublishedEntry, PublishedProgression
 
     seed = PublishedProgression(
         id="seed", label="seed", op="reduce", device="RTX 3080", dtype="float32", n=2**25, peak_gbps=760,
@@ -566,7 +566,7 @@ def test_the_report_opens_with_the_story_sentence_its_time_chart_and_one_line_pe
 
 def test_each_step_of_the_story_chart_has_its_reason_and_its_published_times():
     from primbench.report import headline
-    from primbench.report.reference import load_published
+    from primbench.runfile.published import load_published
 
     references = load_published()
     rows = [{"variant": "reduce0_interleaved_divergent", "series": "harris", "time_us": 400.0, "origin": "o0"},

@@ -10,13 +10,20 @@ import re
 
 import pytest
 
-from primbench import results
-from primbench.model import CaseId
-from primbench.records import CaseRecord, RunEnd, RunHeader, Samples
-from primbench.results import RunFileError, RunWriter, load_run
+from primbench.runfile.case_id import CaseId
+from primbench.runfile.io import (
+    SCHEMA_VERSION,
+    RunFileError,
+    RunWriter,
+    load_run,
+    repair_truncated_tail,
+    report_path,
+    run_stem,
+)
+from primbench.runfile.records import CaseRecord, RunEnd, RunHeader, Samples
 from tests.run_copies import SCHEMA_1_ARCHIVED_RUN
 
-HEADER = {"kind": "header", "schema": results.SCHEMA_VERSION, "run_id": "t", "device": {"peak_gbps": 4814.3, "l2_bytes": 62914560},
+HEADER = {"kind": "header", "schema": SCHEMA_VERSION, "run_id": "t", "device": {"peak_gbps": 4814.3, "l2_bytes": 62914560},
           "copy": {"bytes": 8, "samples_ms": [1.0]}, "variants": {}}
 
 
@@ -54,7 +61,7 @@ def test_a_truncated_last_line_is_dropped_with_a_warning_and_can_be_repaired(tmp
     run = load_run(path)
     assert [c.case.variant for c in run.cases] == ["a"] and not run.finished
     assert "truncated" in run.warnings[0]
-    assert results.repair_truncated_tail(path)
+    assert repair_truncated_tail(path)
     assert path.read_text().endswith("\n") and load_run(path).warnings == []
 
 
@@ -67,7 +74,7 @@ def test_a_corrupted_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
 
 def test_a_newer_schema_is_refused_with_the_versions(tmp_path):
     path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=99)])
-    with pytest.raises(RunFileError, match=f"schema version 99 is newer than this primbench reads \\({results.SCHEMA_VERSION}\\)"):
+    with pytest.raises(RunFileError, match=f"schema version 99 is newer than this primbench reads \\({SCHEMA_VERSION}\\)"):
         load_run(path)
 
 
@@ -168,7 +175,7 @@ def test_a_schema_1_run_is_migrated_on_reading_and_its_random_check_keeps_its_va
     old_case = dict(_case("a"), verify={"exact": {"ok": True}, "float": {"ok": False, "error": 0.5, "tolerance": 0.1}})
     path = _write(tmp_path / "r.jsonl", [dict(HEADER, schema=1), old_case])
     run = load_run(path)
-    assert run.written_schema == 1 and run.header.schema == results.SCHEMA_VERSION
+    assert run.written_schema == 1 and run.header.schema == SCHEMA_VERSION
     assert run.cases[0].verify == {"exact": {"ok": True}, "random": {"ok": False, "error": 0.5, "tolerance": 0.1}}
     row = run.frame().iloc[0]
     assert row["random_ok"] == False and row["error"] == 0.5  # noqa: E712 (numpy bool)
@@ -192,7 +199,7 @@ def test_an_archived_run_reads_the_same_compressed_and_a_cut_gzip_loses_only_its
     packed = tmp_path / "r.jsonl.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     assert [c.case.variant for c in load_run(packed).cases] == ["a", "b"] and load_run(packed).finished
-    assert results.run_stem(packed) == "r" and results.report_path(packed) == tmp_path / "r.html"
+    assert run_stem(packed) == "r" and report_path(packed) == tmp_path / "r.html"
     many = [HEADER] + [_case(f"case{i}") for i in range(300)] + [objects[-1]]
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(gzip.compress("".join(json.dumps(o) + "\n" for o in many).encode())[:-200])
@@ -241,13 +248,13 @@ def test_junk_after_the_last_record_is_refused_not_skipped(tmp_path):
 
 
 def test_a_line_or_a_file_past_its_cap_is_refused_without_reading_it_all(tmp_path, monkeypatch):
-    from primbench import run_lines
+    from primbench.runfile import lines
 
-    monkeypatch.setattr(run_lines, "MAX_LINE_BYTES", 64 << 10)
+    monkeypatch.setattr(lines, "MAX_LINE_BYTES", 64 << 10)
     long_line = _write(tmp_path / "long.jsonl", [HEADER, dict(_case("a"), reason="x" * (100 << 10))])
     with pytest.raises(RunFileError, match=r"long.jsonl:2: a line over 0 MiB"):
         load_run(long_line)
-    monkeypatch.setattr(run_lines, "MAX_RUN_BYTES", 1 << 20)
+    monkeypatch.setattr(lines, "MAX_RUN_BYTES", 1 << 20)
     # Valid records past the cap: unpacked in chunks and refused once over it, never read whole.
     many = [HEADER] + [_case(f"case{i}") for i in range(8000)]
     big = tmp_path / "big.jsonl.gz"
@@ -284,5 +291,5 @@ def test_a_whole_last_record_missing_only_its_newline_is_kept_by_the_repair(tmp_
     # repair ends its line rather than cutting a finished case (which would then be lost).
     path = _write(tmp_path / "r.jsonl", [HEADER], tail=json.dumps(_case("a")))
     assert [c.case.variant for c in load_run(path).cases] == ["a"]
-    assert results.repair_truncated_tail(path)
+    assert repair_truncated_tail(path)
     assert path.read_text().endswith("}\n") and [c.case.variant for c in load_run(path).cases] == ["a"]

@@ -1,4 +1,4 @@
-"""The run file's JSON Schema (docs/run-file.schema.json) is the one primbench/run_schema.py
+"""The run file's JSON Schema (docs/run-file.schema.json) is the one primbench/runfile/schema.py
 generates, and the reference run, every fixture run and the schema-1 excerpt (as migrated) meet it."""
 
 import gzip
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from primbench.results import load_run
-from primbench.run_schema import json_schema
+from primbench.runfile.io import load_run
+from primbench.runfile.schema import json_schema
 from tests.conftest import REFERENCE_RUN, REPO, RUNS
 
 jsonschema = pytest.importorskip("jsonschema", reason="make test installs jsonschema (pip install jsonschema)")
@@ -15,7 +15,7 @@ jsonschema = pytest.importorskip("jsonschema", reason="make test installs jsonsc
 
 def test_the_published_schema_is_the_generated_one():
     published = json.loads((REPO / "docs" / "run-file.schema.json").read_text())
-    assert published == json_schema(), "regenerate it: python -m primbench.run_schema > docs/run-file.schema.json"
+    assert published == json_schema(), "regenerate it: python -m primbench.runfile.schema > docs/run-file.schema.json"
 
 
 @pytest.mark.parametrize("run", [REFERENCE_RUN, *sorted(RUNS.glob("fixture-*.jsonl.gz"))], ids=lambda p: p.name)

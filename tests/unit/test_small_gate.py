@@ -9,8 +9,8 @@ import json
 
 import numpy as np
 
-from primbench import compare
-from primbench.results import load_run
+from primbench.compare import verdicts
+from primbench.runfile.io import load_run
 from tests.conftest import REPO
 from tests.run_copies import edited_copy
 
@@ -43,9 +43,9 @@ def _pair(pairs, key):
 
 def test_small_cases_timed_as_graphs_are_judged_on_the_batch_figure(tmp_path):
     base = _copy(tmp_path, "base")
-    _, pairs = compare.check(base, _copy(tmp_path, "same"))
-    small = [p for p in pairs if p.figure == compare.BATCH]
-    cold = [p for p in pairs if p.figure == compare.COLD and p.verdict in compare.SPEED_VERDICTS]
+    _, pairs = verdicts.check(base, _copy(tmp_path, "same"))
+    small = [p for p in pairs if p.figure == verdicts.BATCH]
+    cold = [p for p in pairs if p.figure == verdicts.COLD and p.verdict in verdicts.SPEED_VERDICTS]
     assert len(small) > 40 and all(p.base_ms * 1e3 < 40 * 1.5 for p in small)
     record = {r.key: r for r in base.cases}
     assert all(np.median(record[p.text].cold_ms) * 1e3 >= 40 or not record[p.text].samples.batch_ms for p in cold)
@@ -54,37 +54,37 @@ def test_small_cases_timed_as_graphs_are_judged_on_the_batch_figure(tmp_path):
 
 def test_a_12_percent_slower_batch_fails_the_check_though_cold_did_not_move(tmp_path):
     base = _copy(tmp_path, "base")
-    code, pairs = compare.check(base, _copy(tmp_path, "slower", key=SMALL, factor=1.12))
-    assert code == 1 and _pair(pairs, SMALL).verdict == compare.SLOWER and _pair(pairs, SMALL).regressed
+    code, pairs = verdicts.check(base, _copy(tmp_path, "slower", key=SMALL, factor=1.12))
+    assert code == 1 and _pair(pairs, SMALL).verdict == verdicts.SLOWER and _pair(pairs, SMALL).regressed
 
 
 def test_cold_noise_under_the_batch_limit_does_not_decide(tmp_path):
     base = _copy(tmp_path, "base")
-    code, pairs = compare.check(base, _copy(tmp_path, "noisy", key=SMALL, figure="cold_ms", factor=1.25))
-    assert code == 0 and _pair(pairs, SMALL).verdict == compare.SAME
+    code, pairs = verdicts.check(base, _copy(tmp_path, "noisy", key=SMALL, figure="cold_ms", factor=1.25))
+    assert code == 0 and _pair(pairs, SMALL).verdict == verdicts.SAME
 
 
 def test_host_launched_batches_keep_the_cold_figure(tmp_path):
     """Runs made before graphs (or where an operation could not be captured) are judged as before."""
     base = _copy(tmp_path, "base", method="stream")
-    _, pairs = compare.check(base, _copy(tmp_path, "new", method="stream"))
-    assert {p.figure for p in pairs} == {compare.COLD}
-    mixed = compare.compare_runs(base, _copy(tmp_path, "graph"))
-    assert {p.figure for p in mixed} == {compare.COLD}
+    _, pairs = verdicts.check(base, _copy(tmp_path, "new", method="stream"))
+    assert {p.figure for p in pairs} == {verdicts.COLD}
+    mixed = verdicts.compare_runs(base, _copy(tmp_path, "graph"))
+    assert {p.figure for p in mixed} == {verdicts.COLD}
 
 
 def test_the_config_moves_the_limit(tmp_path):
     base = _copy(tmp_path, "base")
-    thresholds = compare.Thresholds(batch_below_us=0.0)
-    pairs = compare.compare_runs(base, _copy(tmp_path, "same"), thresholds)
-    assert {p.figure for p in pairs} == {compare.COLD}
-    assert json.dumps(compare.Thresholds().batch_below_us) == "40.0"
+    thresholds = verdicts.Thresholds(batch_below_us=0.0)
+    pairs = verdicts.compare_runs(base, _copy(tmp_path, "same"), thresholds)
+    assert {p.figure for p in pairs} == {verdicts.COLD}
+    assert json.dumps(verdicts.Thresholds().batch_below_us) == "40.0"
 
 
 def test_a_case_ten_times_slower_cold_leaves_the_batch_range_and_is_judged_cold(tmp_path):
     """A change that costs only cold traffic: the batch (hot L2) did not move, the cold median
     went from 8 to 83 us, past batch_below_us on the new side."""
     base = _copy(tmp_path, "base")
-    code, pairs = compare.check(base, _copy(tmp_path, "cold10x", key=SMALL, figure="cold_ms", factor=10.0))
+    code, pairs = verdicts.check(base, _copy(tmp_path, "cold10x", key=SMALL, figure="cold_ms", factor=10.0))
     pair = _pair(pairs, SMALL)
-    assert pair.figure == compare.COLD and pair.verdict == compare.SLOWER and code == 1
+    assert pair.figure == verdicts.COLD and pair.verdict == verdicts.SLOWER and code == 1

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from primbench import registry
-from primbench.results import load_run
+from primbench.runfile.io import load_run
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "data" / "runs" / "fixture-a.jsonl.gz"

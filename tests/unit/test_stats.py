@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from primbench import stats
+from primbench.runfile import stats
 
 
 def test_the_median_and_robust_noise_ignore_one_wild_sample():

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from primbench import verify
-from primbench.config import TimingPolicy
-from primbench.inputs import EXACT_MODULUS, exact_sum_values
-from primbench.timing import stop_reason
+from primbench.config.loading import TimingPolicy
+from primbench.measuring.timing import stop_reason
 from primbench.ops import reduce as reduce_checks
+from primbench.verify import outcomes
+from primbench.verify.inputs import EXACT_MODULUS, exact_sum_values
 
 POLICY = TimingPolicy(min_samples=10, max_noise=0.005, max_median_error=0.0025, min_time_s=0.001,
                       max_time_s=1.0, max_samples=1000)
@@ -46,23 +46,23 @@ def test_exact_check_values_are_one_mod_1024_so_no_drop_of_fewer_than_1024_eleme
 
 
 def test_the_float_tolerance_grows_with_depth_and_rejects_a_larger_error():
-    ok = verify.check_float_sum(100.0 + 1e-5, 100.0, abs_sum=100.0, depth=10)
-    bad = verify.check_float_sum(100.5, 100.0, abs_sum=100.0, depth=10)
+    ok = outcomes.check_float_sum(100.0 + 1e-5, 100.0, abs_sum=100.0, depth=10)
+    bad = outcomes.check_float_sum(100.5, 100.0, abs_sum=100.0, depth=10)
     assert ok["ok"] and not bad["ok"]
-    assert verify.sum_tolerance(20, 1.0) == pytest.approx(2 * verify.sum_tolerance(10, 1.0))
+    assert outcomes.sum_tolerance(20, 1.0) == pytest.approx(2 * outcomes.sum_tolerance(10, 1.0))
 
 
 def test_a_declared_deterministic_variant_with_different_bits_fails():
-    record, reason = verify.determinism([b"a", b"a", b"b"], declared=True)
+    record, reason = outcomes.determinism([b"a", b"a", b"b"], declared=True)
     assert record == {"runs": 3, "bitwise_equal": False} and "declared deterministic" in reason
-    assert verify.determinism([b"a", b"b"], declared=False)[1] is None
-    assert verify.determinism([b"a", b"a"], declared=True) == ({"runs": 2, "bitwise_equal": True}, None)
+    assert outcomes.determinism([b"a", b"b"], declared=False)[1] is None
+    assert outcomes.determinism([b"a", b"a"], declared=True) == ({"runs": 2, "bitwise_equal": True}, None)
 
 
 def test_the_compensated_bound_fails_a_plain_float32_tree_on_the_ill_conditioned_input():
     # The committed run at 2^28: exact sum 131,207, sum|x| 2.6e11; a plain tree erred by 7.5, the
     # compensated sum by 0.0016. The bound (chain 125 x 2^-48 x sum|x| + 2^-24 |sum|) is about 0.1.
-    from primbench.inputs import Reference
+    from primbench.verify.inputs import Reference
 
     ref = Reference(value=131207.0, abs_sum=2.6e11, exact=True)
     bound = dict(depth=126, unit_roundoff=2.0**-48, result_rounding=2.0**-24, n=2**28)
@@ -71,7 +71,7 @@ def test_the_compensated_bound_fails_a_plain_float32_tree_on_the_ill_conditioned
 
 
 def test_a_float64_reference_that_is_not_exact_widens_the_tolerance_by_its_own_error():
-    from primbench.inputs import Reference
+    from primbench.verify.inputs import Reference
 
     ref = Reference(value=1.0e6, abs_sum=1.0e6, exact=False)
     check = reduce_checks.check_random("reduce", "float32", 1.0e6, ref, depth=0, n=2**20)

@@ -1,0 +1,139 @@
+"""Narrowing a config from the command line without editing YAML: `--only 'reduce/vector_*'`,
+`--sizes 2^25,2^28`, `--blocks 256`, and the one-sweep config `--variant` makes with no YAML at all.
+
+Filters intersect the config: a sweep keeps the variants, sizes and block sizes that pass every
+filter given. The narrowed config is what the run header records, so `--resume` runs the same
+cases. A filter that matches nothing is an error naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+
+from primbench import ops, registry
+from primbench.config.loading import Config, ConfigError, Sweep, TimingPolicy, parse_size
+from primbench.config.yaml_source import Source
+
+DEFAULT_SIZES = ("2^20", "2^24", "2^28")  # --variant without --sizes
+
+
+def parse_sizes(text: str | None, option: str = "--sizes") -> tuple[int, ...] | None:
+    """'2^25,2^28,1000' -> sizes; None when the option was not given."""
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise ConfigError(f"{option} {text[:200]!r}: give sizes separated by commas, e.g. {option} 2^25,2^28")
+    src = Source(option)
+    return tuple(int(item) if item.isdigit() else parse_size(item, (), src, what="size") for item in items)
+
+
+def parse_patterns(values: list[str] | None) -> tuple[str, ...] | None:
+    """--only, repeatable and comma-separated: 'scan/*', 'reduce/vector_*,reduce/cub_*'. A pattern
+    without '/' names an op ('scan' is 'scan/*')."""
+    if not values:
+        return None
+    patterns = [p.strip() for value in values for p in value.split(",") if p.strip()]
+    return tuple(p if "/" in p else f"{p}/*" for p in patterns)
+
+
+def narrow(config: Config, only=None, sizes=None, blocks=None) -> Config:
+    """The config with every sweep cut down to what the filters let through."""
+    if only is None and sizes is None and blocks is None:
+        return config
+    _each_filter_matches(config, only, sizes, blocks)
+    sweeps = []
+    for sweep in config.sweeps:
+        names = tuple(v for v in sweep.variants if only is None or _matches(f"{sweep.op}/{v}", only))
+        kept_sizes = tuple(n for n in sweep.sizes if sizes is None or n in sizes)
+        kept_blocks = tuple(b for b in sweep.block_sizes if blocks is None or b in blocks)
+        if not kept_blocks:  # only library variants (which choose their own block) go on; the
+            # sweep keeps a block size so that its header validates again on --resume
+            names = tuple(v for v in names if not registry.get(sweep.op, v).block_sizes)
+            kept_blocks = sweep.block_sizes
+        if names and kept_sizes:
+            sweeps.append(dataclasses.replace(sweep, variants=names, sizes=kept_sizes, block_sizes=kept_blocks,
+                                              explicit=sweep.explicit & set(names)))
+    narrowed = dataclasses.replace(config, sweeps=tuple(sweeps))
+    if not sweeps or not narrowed.cases():
+        raise ConfigError(f"{config.path}: {_describe(only, sizes, blocks)} together match no case; "
+                          "each matches some, but never the same ones (`primbench run CONFIG --dry-run` lists them)")
+    return narrowed
+
+
+def _matches(key: str, patterns) -> bool:
+    return any(fnmatch.fnmatchcase(key, pattern) for pattern in patterns)
+
+
+def _each_filter_matches(config: Config, only, sizes, blocks) -> None:
+    cases = config.cases()
+    if only is not None:
+        for pattern in only:
+            if not any(fnmatch.fnmatchcase(f"{c.op}/{c.variant}", pattern) for c in cases):
+                ops_there = sorted({c.op for c in cases})
+                raise ConfigError(f"--only {pattern[:120]!r} matches no variant of {config.path} (its ops: {', '.join(ops_there)}; "
+                                  "patterns are op/variant globs, e.g. 'reduce/vector_*')")
+    if sizes is not None:
+        there = sorted({c.n for c in cases})
+        for n in sizes:
+            if n not in there:
+                raise ConfigError(f"--sizes {n} is not a size of {config.path}; its sizes: {_size_list(there)}")
+    if blocks is not None:
+        there = sorted({c.block for c in cases if c.block is not None})
+        for block in blocks:
+            if block not in there:
+                raise ConfigError(f"--blocks {block} is not a block size of {config.path}; its block sizes: "
+                                  f"{', '.join(map(str, there)) or 'none (library variants choose their own)'}")
+
+
+def _size_list(sizes) -> str:
+    text = ", ".join(f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n) for n in sizes)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _describe(only, sizes, blocks) -> str:
+    parts = []
+    if only is not None:
+        parts.append("--only " + ",".join(only))
+    if sizes is not None:
+        parts.append("--sizes " + ",".join(map(str, sizes)))
+    if blocks is not None:
+        parts.append("--blocks " + ",".join(map(str, blocks)))
+    return " and ".join(parts)
+
+
+def variant_config(patterns: tuple[str, ...], sizes=None, blocks=None, dtypes=None) -> Config:
+    """A config of one sweep per op for `run --variant op/name ...`: the default timing policy, the
+    op's default dtype and distribution, the variants' block sizes (256 where they take it)."""
+    by_op: dict[str, list[str]] = {}
+    for pattern in patterns:
+        op, _, name = pattern.partition("/")
+        if not name:
+            raise ConfigError(f"--variant {pattern[:120]!r}: give op/name, e.g. reduce/vector_load_sum (or reduce/* for all)")
+        if op not in registry.ops():
+            raise ConfigError(f"--variant {pattern[:120]!r}: unknown op {op[:60]!r}; valid ops: {', '.join(registry.ops())}")
+        matched = [v.name for v in registry.select(op, name)]
+        if not matched:
+            raise ConfigError(f"--variant {pattern[:120]!r} matches no variant; `primbench list --op {op}` lists them")
+        by_op.setdefault(op, []).extend(name for name in matched if name not in by_op[op])
+    sweeps = tuple(_variant_sweep(op, names, sizes, blocks, dtypes) for op, names in by_op.items())
+    config = Config(path="--variant " + ",".join(patterns), name="cli", output="results", timing=TimingPolicy(),
+                    determinism_runs=3, sweeps=sweeps)
+    if not config.cases():
+        raise ConfigError(f"--variant {','.join(patterns)}: no case fits these sizes and block sizes")
+    return config
+
+
+def _variant_sweep(op: str, names: list[str], sizes, blocks, dtypes) -> Sweep:
+    variants = [registry.get(op, name) for name in names]
+    if blocks is None:
+        taken = sorted({b for v in variants for b in v.block_sizes})
+        blocks = (256,) if 256 in taken or not taken else (taken[0],)
+    valid = ops.dtypes(op)
+    for dtype in dtypes or ():
+        if dtype not in valid:
+            raise ConfigError(f"--dtypes {dtype!r} is not available for {op}; valid: {', '.join(valid)}")
+    chosen_sizes = sizes or parse_sizes(",".join(DEFAULT_SIZES))
+    return Sweep(name=f"--variant {op}", op=op, variants=tuple(names), sizes=tuple(chosen_sizes), block_sizes=tuple(blocks),
+                 dtypes=tuple(dtypes or valid[:1]), distributions=ops.distributions(op)[:1], explicit=frozenset(names))

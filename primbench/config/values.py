@@ -1,0 +1,41 @@
+"""The value checks every config block shares: each names the key's path (file, line, key) in its
+error through the YAML source, and says what a valid value looks like."""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+
+from primbench.config.yaml_source import Source
+
+
+def reject_unknown(mapping: dict, valid, path: tuple, src: Source) -> None:
+    for key in mapping:
+        if key not in valid:
+            close = [v for v in valid if fnmatch.fnmatch(v, f"*{key[:3]}*")] if isinstance(key, str) else []
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise src.error(path + (key,), f"unknown key{hint}; valid keys: {', '.join(valid)}")
+
+
+def string(value, path, src) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise src.error(path, f"must be a non-empty string, not {value!r}")
+    return value
+
+
+def integer(value, path, src, *, minimum=None, maximum=None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise src.error(path, f"must be a whole number, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise src.error(path, f"{value} is below the minimum {minimum}")
+    if maximum is not None and value > maximum:
+        raise src.error(path, f"{value} is above the maximum {maximum}")
+    return value
+
+
+def number(value, path, src) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise src.error(path, f"must be a number, not {value!r}")
+    if not math.isfinite(value):
+        raise src.error(path, f"must be a finite number, not {value!r}")
+    return float(value)

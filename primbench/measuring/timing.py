@@ -1,0 +1,258 @@
+"""Timing as nvbench does it: warm-up, cold samples with the L2 flushed, batch samples where launch
+overhead dominates, adaptive stopping, every raw sample kept.
+
+One cold sample, all enqueued on the current stream:
+    flush L2 (memset of 2 x L2 bytes) -> hold (GPU spins while the host enqueues) -> start event
+    -> the complete operation -> end event
+One batch sample: hold -> start event -> K back-to-back operations -> end event, time / K (hot L2).
+For a case's plan the K operations are one CUDA graph where it can be captured, else (and for any
+other callable, primbench.measure's) K launches from the host. On two fresh H200 machines (tools/jitter_probe2.py, docs/perf-notes.md), a graph of 20
+operations per sample agreed to 1.2 % at worst, where the same 20 launched from the host differed
+by 1.1 to 3.6 % and the cold samples by up to 18 % (library variants).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from primbench.build import load_module
+from primbench.config.loading import TimingPolicy
+from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
+from primbench.runfile import stats
+from primbench.runfile.records import Samples
+
+MAX_EVENTS_PER_CHUNK = 256
+CHUNK_WALL_S = 0.02  # enqueue about this much work between synchronisations
+
+
+@dataclass
+class Measurement:
+    """The raw samples of one case and how sampling ended."""
+
+    cold_ms: list[float] = field(default_factory=list)
+    batch_ms: list[float] = field(default_factory=list)
+    batch_size: int | None = None
+    batch_method: str | None = None  # "graph" or "stream": how the K operations of a batch were launched
+    stop: str = ""
+    batch_stop: str | None = None
+    spin_us: float = 0.0
+    host_enqueue_us: float = 0.0
+    wall_s: float = 0.0
+
+    def as_record(self) -> tuple[Samples, dict]:
+        """(samples, timing) of a run-file case record."""
+        # Stored to 1 ns: cudaEventElapsedTime resolves about 0.5 us, so nothing measured is lost,
+        # and the run file stays small enough to commit.
+        samples = Samples(tuple(_ns(self.cold_ms)), tuple(_ns(self.batch_ms)), self.batch_size)
+        timing = {
+            "stop": self.stop,
+            "batch_stop": self.batch_stop,
+            "batch_method": self.batch_method,
+            "spin_us": round(self.spin_us, 1),
+            "host_enqueue_us": round(self.host_enqueue_us, 1),
+            "wall_s": round(self.wall_s, 3),
+        }
+        return samples, timing
+
+
+def stop_reason(samples_ms: list[float], policy: TimingPolicy, elapsed_s: float, wall_cap_s: float) -> str | None:
+    """Why sampling should stop now, or None to take more samples (the adaptive stopping rule)."""
+    count = len(samples_ms)
+    enough = count >= policy.min_samples and sum(samples_ms) * 1e-3 >= policy.min_time_s
+    if enough and stats.robust_noise(samples_ms) <= policy.max_noise:
+        return "converged"
+    if enough and stats.median_standard_error(samples_ms) <= policy.max_median_error:
+        return "median_converged"
+    if count >= policy.max_samples:
+        return "max_samples"
+    if count >= policy.min_samples and elapsed_s >= wall_cap_s:
+        return "max_time"
+    return None
+
+
+def _ns(samples_ms: list[float]) -> list[float]:
+    return [round(t, 6) for t in samples_ms]
+
+
+class Timer:
+    """Measures operations on the current stream of one GPU."""
+
+    def __init__(self, l2_bytes: int):
+        import cupy
+
+        self.cupy = cupy
+        # 2 x L2, as DESIGN.md asks: a memset this size leaves none of the operation's data in L2.
+        self.flush_buffer = cupy.empty(max(2 * l2_bytes, 1 << 20), dtype=cupy.uint8)
+        self.hold_kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function(HARNESS_KERNELS[0])
+        self.events = [(cupy.cuda.Event(), cupy.cuda.Event()) for _ in range(MAX_EVENTS_PER_CHUNK)]
+
+    def _stream_ptr(self) -> int:
+        return self.cupy.cuda.get_current_stream().ptr
+
+    def flush_l2(self) -> None:
+        buf = self.flush_buffer
+        self.cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, buf.nbytes, self._stream_ptr())
+
+    def hold(self, microseconds: float) -> None:
+        import numpy
+
+        self.hold_kernel((1,), (1,), (numpy.uint64(int(microseconds * 1000)),))
+
+    def _host_enqueue_us(self, enqueue) -> float:
+        """Host time to enqueue `enqueue()` once (the GPU must be busy for at least this long first)."""
+        timings = []
+        for _ in range(3):
+            self.hold(2000)  # keep the GPU busy so the enqueue is not slowed by a full queue
+            start = time.perf_counter()
+            enqueue()
+            timings.append((time.perf_counter() - start) * 1e6)
+            self.cupy.cuda.get_current_stream().synchronize()
+        return sorted(timings)[1]
+
+    def _sample(self, enqueue_sample, policy: TimingPolicy, wall_start: float, wall_cap: float) -> tuple[list[float], str]:
+        """Take samples in chunks until the policy is met; return them and why sampling stopped."""
+        samples: list[float] = []
+        chunk = 4
+        while True:
+            chunk_start = time.perf_counter()
+            used = self.events[:chunk]
+            for start, end in used:
+                enqueue_sample(start, end)
+            used[-1][1].synchronize()
+            samples.extend(self.cupy.cuda.get_elapsed_time(start, end) for start, end in used)
+            per_sample_wall = (time.perf_counter() - chunk_start) / chunk
+            reason = stop_reason(samples, policy, time.perf_counter() - wall_start, wall_cap)
+            if reason:
+                return samples, reason
+            chunk = int(min(MAX_EVENTS_PER_CHUNK, max(4, CHUNK_WALL_S / max(per_sample_wall, 1e-6))))
+            chunk = min(chunk, max(1, policy.max_samples - len(samples)))
+
+    def measure(self, operation, policy: TimingPolicy, *, batch_as_graph: bool = False) -> Measurement:
+        """Warm up, then cold samples (and batch samples for short operations) of `operation`.
+        `batch_as_graph`: try a CUDA graph for the batches. Only for plans, whose launches go to
+        the current CuPy stream; any other callable (primbench.measure) may launch on a stream or
+        allocate through an allocator the capture cannot see, so it keeps host-launched batches."""
+        wall_start = time.perf_counter()
+        stream = self.cupy.cuda.get_current_stream()
+        for _ in range(policy.warmup):
+            operation()
+        stream.synchronize()
+        result = Measurement()
+
+        def enqueue_with_events():
+            start, end = self.events[-1]
+            start.record()
+            operation()
+            end.record()
+
+        result.host_enqueue_us = self._host_enqueue_us(enqueue_with_events)
+        # Twice the host's enqueue time, plus slack for a slow Python moment.
+        result.spin_us = 2.0 * result.host_enqueue_us + 20.0
+
+        def cold_sample(start, end):
+            self.flush_l2()
+            self.hold(result.spin_us)
+            start.record()
+            operation()
+            end.record()
+
+        result.cold_ms, result.stop = self._sample(cold_sample, policy, wall_start, policy.max_time_s)
+        cold_median_us = stats.summarize(result.cold_ms).median * 1e3
+        if cold_median_us < policy.batch_below_us:
+            self._batches(operation, policy, result, wall_start, cold_median_us, batch_as_graph)
+        result.wall_s = time.perf_counter() - wall_start
+        return result
+
+    def _batches(self, operation, policy: TimingPolicy, result: Measurement, wall_start: float, cold_median_us: float,
+                 as_graph: bool) -> None:
+        """Batch samples of a short operation into `result`: K operations per sample, one CUDA
+        graph where asked and capturable, else K launches from the host."""
+        batch = int(min(1000, max(2, policy.batch_target_ms * 1e3 / max(cold_median_us, 0.5))))
+        graph = self._captured(operation, batch) if as_graph else None
+        result.batch_method = "stream" if graph is None else "graph"
+        if graph is None:
+            batch_spin_us = 2.0 * batch * result.host_enqueue_us + 20.0
+
+            def launch_batch():
+                for _ in range(batch):
+                    operation()
+        else:
+            def launch_batch():
+                graph.launch(self.cupy.cuda.get_current_stream())
+
+            launch_batch()
+            batch_spin_us = 2.0 * self._host_enqueue_us(launch_batch) + 20.0
+
+        def batch_sample(start, end):
+            self.hold(batch_spin_us)
+            start.record()
+            launch_batch()
+            end.record()
+
+        # The same wall-clock budget as the cold samples, counted from the case's start: a case
+        # that used it all gets min_samples batch samples and no more.
+        raw, result.batch_stop = self._sample(batch_sample, policy, wall_start, policy.max_time_s)
+        result.batch_ms = [t / batch for t in raw]
+        result.batch_size = batch
+
+    def _captured(self, operation, count: int):
+        """`count` operations as one CUDA graph, uploaded and ready to launch on any stream; None
+        when the operation cannot be captured (it synchronises, or allocates device memory anew).
+        Capture runs on a stream of its own (the legacy default stream cannot capture). A plan
+        whose buffers come from CuPy's pool during the capture keeps those addresses in the graph;
+        nothing else allocates while its samples are taken, and the graph is dropped after them."""
+        cupy = self.cupy
+        stream = cupy.cuda.Stream(non_blocking=True)
+        cupy.cuda.get_current_stream().synchronize()
+        try:
+            with stream:
+                stream.begin_capture()
+                try:
+                    for _ in range(count):
+                        operation()
+                finally:
+                    graph = stream.end_capture()
+            graph.upload(stream)
+            stream.synchronize()
+            return graph
+        except Exception:  # noqa: BLE001 (CUDA and CuPy raise several types for an uncapturable call)
+            try:
+                stream.synchronize()
+                cupy.cuda.runtime.deviceSynchronize()
+            except Exception:  # noqa: BLE001 (a failed capture may leave a sticky error; the host batch follows)
+                pass
+            return None
+
+    def interleaved(self, operations: list, rounds: int, warmup: int = 10, seed: int = 0) -> list[list[float]]:
+        """Cold samples of several operations taken in turn, `rounds` of each: a clock ramp, a
+        throttle or a neighbour's load falls on every side alike (primbench ab). Each round takes
+        the operations in a random order (seeded): on the H200, one plan timed against itself gave
+        B/A 0.94 with the order fixed (A B, A B, ...) and 1.08 with it alternating (A B, B A, ...)
+        at 2^20, so a sample's place in the sequence matters, and no fixed order may follow it."""
+        import numpy
+
+        stream = self.cupy.cuda.get_current_stream()
+        for operation in operations:
+            for _ in range(warmup):
+                operation()
+        stream.synchronize()
+        spin_us = 2.0 * max(self._host_enqueue_us(operation) for operation in operations) + 20.0
+        samples: list[list[float]] = [[] for _ in operations]
+        shuffle = numpy.random.default_rng(seed)
+        per_chunk = max(1, MAX_EVENTS_PER_CHUNK // len(operations))
+        for first in range(0, rounds, per_chunk):
+            used = []
+            for _ in range(first, min(rounds, first + per_chunk)):
+                for index in shuffle.permutation(len(operations)):
+                    start, end = self.events[len(used)]
+                    self.flush_l2()
+                    self.hold(spin_us)
+                    start.record()
+                    operations[index]()
+                    end.record()
+                    used.append((index, start, end))
+            used[-1][2].synchronize()
+            for index, start, end in used:
+                samples[index].append(self.cupy.cuda.get_elapsed_time(start, end))
+        return [_ns(s) for s in samples]

@@ -1,0 +1,188 @@
+"""`primbench ab A B`: is B faster than A? An interleaved A/B test on one GPU, in one process.
+
+Two separate runs meet different conditions: the clocks, the temperature, a neighbour's load and
+the machine itself drift between them. On the H200, the same code measured in two runs differed by
+up to 3 us below 300 us (docs/perf-notes.md), which is why `compare` needs a 5 % threshold and a
+4 us floor. Here both variants see the same input and take their cold samples in turn, each round
+in a random order (a fixed order biased the result by up to 8 % at 2^20: docs/perf-notes.md), so
+whatever drifts falls on both sides alike: at 2^28 the interval is about +-0.1 %. Both are
+verified first by the runner's own checks.
+
+The verdict: B/A is the ratio of medians, with a 95 % bootstrap interval of that same ratio.
+FASTER or SLOWER when the interval excludes 1 and the ratio moved by more than the threshold (1 %
+by default). SAME when the interval rules out a change of twice the threshold and either holds 1
+or lies within the threshold. UNSURE otherwise: a wide interval says too little to call it SAME.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from primbench.errors import UserError
+from primbench.runfile import stats
+from primbench.runfile.case_id import CaseId
+
+DEFAULT_ROUNDS = 200
+DEFAULT_THRESHOLD = 0.01
+
+
+@dataclass
+class ABResult:
+    """One size: both sides' samples in the order they were taken, and what they say."""
+
+    case_a: CaseId
+    case_b: CaseId
+    a_ms: list[float]
+    b_ms: list[float]
+    ratio: float
+    ci_low: float
+    ci_high: float
+    verdict: str
+
+    def line(self) -> str:
+        a, b = np.median(self.a_ms) * 1e3, np.median(self.b_ms) * 1e3
+        return (f"n={self.case_a.n}: A {a:,.2f} us, B {b:,.2f} us, B/A {self.ratio:.4f} "
+                f"[{self.ci_low:.4f}, {self.ci_high:.4f}] {self.verdict} ({len(self.a_ms)} samples a side)")
+
+
+def verdict(ratio: float, low: float, high: float, threshold: float) -> str:
+    """The A/B rule above, from the ratio and its interval."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "UNSURE"
+    if low > 1.0 and ratio > 1.0 + threshold:
+        return "SLOWER"
+    if high < 1.0 and ratio < 1.0 - threshold:
+        return "FASTER"
+    narrow = low >= 1.0 - 2 * threshold and high <= 1.0 + 2 * threshold
+    if narrow and (low <= 1.0 <= high or (low >= 1.0 - threshold and high <= 1.0 + threshold)):
+        return "SAME"
+    return "UNSURE"
+
+
+def pairs_of(config, a: str, b: str) -> list[tuple[CaseId, CaseId]]:
+    """(A's case, B's case) for each point of the config's sweep: the same input (dtype, n,
+    distribution, parameters), and the same block size unless a library chooses B's."""
+    name_a, name_b = a.partition("/")[2], b.partition("/")[2]
+    cases = config.cases()
+    b_cases: dict = {}
+    for case in cases:
+        if case.variant == name_b:
+            b_cases.setdefault((case.dtype, case.n, case.distribution, case.params), []).append(case)
+    pairs = []
+    for case in (c for c in cases if c.variant == name_a):
+        candidates = b_cases.get((case.dtype, case.n, case.distribution, case.params), [])
+        match = next((c for c in candidates if c.block == case.block), candidates[0] if candidates else None)
+        if match is not None:
+            pairs.append((case, match))
+    if not pairs:
+        raise UserError(f"{a[:80]} and {b[:80]}: no size and block size that both take; give --sizes or --blocks")
+    return pairs
+
+
+def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=None) -> list[ABResult]:
+    """Verify A and B on each size, then take `rounds` interleaved cold samples of each. `variant_a`
+    replaces A's registered variant (A at an older revision: ab_base.variant_at)."""
+    from primbench import registry
+    from primbench.build import load_module
+    from primbench.run.runner import Runner, case_seed, input_key
+    from primbench.verify.sequence import verify_case
+
+    runner = Runner(config)
+    results = []
+    for case_a, case_b in pairs_of(config, a, b):
+        plans = []
+        for side, case in (("A", case_a), ("B", case_b)):
+            variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
+            module = load_module(variant.source, variant.kernels) if variant.source else None
+            verified = verify_case(case, variant, runner._inputs_for(case, case_seed("ab", input_key(case))),
+                                   lambda x, scale, module=module, case=case: runner._context(module, x, case, scale),
+                                   determinism_runs=config.determinism_runs)
+            if verified.reason:
+                raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
+            if verified.plan.restore is not None:
+                verified.plan.restore()
+            plans.append(verified.plan)
+        a_ms, b_ms = runner.timer.interleaved([plans[0].run, plans[1].run], rounds)
+        ratio = float(np.median(b_ms) / np.median(a_ms))
+        low, high = stats.ratio_interval(a_ms, b_ms)
+        results.append(ABResult(case_a, case_b, a_ms, b_ms, ratio, low, high, verdict(ratio, low, high, threshold)))
+    return results
+
+
+def chart(results: list[ABResult], path, a: str, b: str) -> None:
+    """Each size's samples in the order they were taken (A and B interleaved), and B/A with its interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(results) + 1, figsize=(3.2 * (len(results) + 1), 2.8), squeeze=False)
+    for axis, result in zip(axes[0], results):
+        axis.plot(np.array(result.a_ms) * 1e3, ".", markersize=2, label=f"A {a}")
+        axis.plot(np.array(result.b_ms) * 1e3, ".", markersize=2, label=f"B {b}")
+        axis.set_title(f"n = {result.case_a.n:,}", fontsize=8)
+        axis.set_xlabel("round", fontsize=7)
+        axis.set_ylabel("us (cold)", fontsize=7)
+        axis.tick_params(labelsize=6)
+    axes[0][0].legend(fontsize=6)
+    summary = axes[0][-1]
+    for index, result in enumerate(results):
+        summary.errorbar([index], [result.ratio], yerr=[[result.ratio - result.ci_low], [result.ci_high - result.ratio]],
+                         fmt="o", capsize=3)
+    summary.axhline(1.0, color="grey", linewidth=0.8)
+    summary.set_xticks(range(len(results)), [f"{r.case_a.n:,}" for r in results], fontsize=6, rotation=30)
+    summary.set_title("B/A, 95 % interval", fontsize=8)
+    summary.tick_params(labelsize=6)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def command(args) -> int:
+    """`primbench ab`: one line per size, and the chart if asked; exit 0 (the verdict is printed,
+    not a failure: `check` is the gate)."""
+    from primbench.config import subset
+    from primbench.outputs import check_writable, write_atomically
+
+    if args.b is None and args.base is None:
+        raise UserError("ab: give B (op/variant), or --base REV to time A at that git revision against A now")
+    args.b = args.b or args.a
+    if not 2 <= args.rounds <= 100_000:
+        raise UserError(f"--rounds {args.rounds}: give 2 to 100000 samples a side")
+    if not 0 <= args.threshold < 1:
+        raise UserError(f"--threshold {args.threshold}: give a relative change from 0 to 1 (0.01 is 1 %)")
+    for side, name in (("A", args.a), ("B", args.b)):
+        if any(c in name for c in "*?["):
+            raise UserError(f"{side} {name[:80]!r}: give one variant, not a pattern (ab pairs two variants case by case)")
+    if args.a.partition("/")[0] != args.b.partition("/")[0]:
+        raise UserError(f"{args.a[:80]} and {args.b[:80]}: A and B must be variants of one op, to share an input")
+    if args.chart:
+        check_writable(args.chart)
+    dtypes = tuple(d.strip() for d in args.dtypes.split(",")) if args.dtypes else None
+    config = subset.variant_config((args.a, args.b), sizes=subset.parse_sizes(args.sizes),
+                                   blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=dtypes)
+    variant_a, label_a = None, args.a
+    if args.base is not None:
+        from primbench import registry
+        from primbench.run.ab_revision import variant_at
+
+        variant_a = variant_at(args.base, args.a)
+        label_a = f"{args.a} at {args.base}"
+        op, _, name = args.b.partition("/")
+        if variant_a.hash() == registry.get(op, name).hash():
+            print(f"note: {args.a} at {args.base} and {args.b} now have the same hash (same code): expect SAME")
+    results = run_ab(config, args.a, args.b, rounds=args.rounds, threshold=args.threshold, variant_a=variant_a)
+    print(f"A = {label_a}, B = {args.b}; interleaved, {args.rounds} cold samples a side, threshold {args.threshold:.1%}")
+    for result in results:
+        print(result.line())
+    if args.chart:
+        import io
+
+        buffer = io.BytesIO()
+        chart(results, buffer, label_a, args.b)
+        write_atomically(args.chart, buffer.getvalue())
+        print(f"chart: {args.chart}")
+    return 0

@@ -1,0 +1,279 @@
+"""The run file: JSON Lines with a header, one record per case, written line by line.
+
+Schema: docs/run-file.md; the records are the types of primbench/runfile/records.py. This module never
+imports CuPy: report, compare and check read runs on machines without a GPU.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from primbench.runfile import stats
+from primbench.runfile.lines import (  # RunFileError: readers import it from here
+    RunFileError,
+    looks_cut_short,
+    read_lines,
+)
+from primbench.runfile.records import (
+    SCHEMA_VERSION,
+    CaseRecord,
+    RunEnd,
+    RunHeader,
+    RunResume,
+    Telemetry,
+    migrate,
+    readable_schema,
+)
+from primbench.runfile.schema import record_problem
+
+
+def gpu_slug(device_name: str) -> str:
+    """A GPU model as a file name part: 'NVIDIA H200' -> 'nvidia-h200'."""
+    return re.sub(r"[^a-z0-9]+", "-", (device_name or "unknown-gpu").lower()).strip("-")
+
+
+RUN_SUFFIXES = (".jsonl.gz", ".jsonl")  # a run as archived (gzip: 7x smaller), and as written
+
+
+def is_run_file(path) -> bool:
+    """Whether the file is named like a run (publish walks a folder for them)."""
+    return Path(path).name.endswith(RUN_SUFFIXES)
+
+
+def run_stem(path) -> str:
+    """The run's file name without .jsonl.gz or .jsonl: its run id, for runs primbench named."""
+    name = Path(path).name
+    for suffix in RUN_SUFFIXES:  # the longer first
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return Path(path).stem
+
+
+def report_path(run_path) -> Path:
+    """Where a run's report goes by default: beside it, <run>.html."""
+    return Path(run_path).with_name(run_stem(run_path) + ".html")
+
+
+@dataclass
+class Run:
+    """A run file as read: its header, its case records in order, and how it ended."""
+
+    path: Path
+    header: RunHeader
+    cases: list[CaseRecord]
+    end: RunEnd | None = None
+    resumes: list[RunResume] = field(default_factory=list)
+    telemetry: list[Telemetry] = field(default_factory=list)  # each GPU's NVML readings (runs over several GPUs)
+    warnings: list[str] = field(default_factory=list)
+    written_schema: int = SCHEMA_VERSION  # the version on disk (the records above are migrated to the current one)
+
+    @property
+    def finished(self) -> bool:
+        return self.end is not None
+
+    @property
+    def device(self) -> dict:
+        return self.header.device
+
+    @property
+    def git(self) -> dict:
+        """The commit the run was made from: {"sha", "dirty", "source"} (sha None for published figures)."""
+        return self.header.git
+
+    @property
+    def copy_gbps(self) -> float:
+        return copy_bandwidth_gbps(self.header)
+
+    @property
+    def read_gbps(self) -> float:
+        return read_bandwidth_gbps(self.header)
+
+    @functools.cached_property
+    def _frame(self):
+        from primbench.runfile.frame import to_frame
+
+        return to_frame(self)
+
+    def frame(self):
+        """One row per case with the derived statistics (pandas DataFrame), built once per run;
+        callers that add columns work on a copy."""
+        return self._frame.copy()
+
+
+def read_bandwidth_gbps(header: RunHeader) -> float:
+    """Median rate of the pure-read probe measured at run start (primbench/measuring/ceilings.py); NaN for a
+    run made before schema 4, which measured none."""
+    read = header.read
+    summary = stats.summarize(read.get("samples_ms") or [])
+    if summary is None or not read.get("bytes"):
+        return math.nan
+    return stats.bandwidth_gbps(read["bytes"], summary.median)
+
+
+def copy_bandwidth_gbps(header: RunHeader) -> float:
+    """Median bandwidth of the copy measured at run start, from its raw samples."""
+    copy = header.copy
+    summary = stats.summarize(copy.get("samples_ms") or [])
+    if summary is None or not copy.get("bytes"):
+        return math.nan
+    return stats.bandwidth_gbps(copy["bytes"], summary.median)
+
+
+def _parse_line(path: Path, number: int, line: str, ended: bool, warnings: list[str]) -> dict | None:
+    """One line as a JSON object with a kind, or None for a last line cut short by an
+    interruption (dropped, with a warning)."""
+    if not line.strip():
+        what = "a blank line; primbench writes none, so the file was edited or damaged" if ended else \
+            "after the last record: junk (white space); the file is corrupted"
+        raise RunFileError(f"{path}:{number}: {what}")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        if not ended and looks_cut_short(line):
+            warnings.append(f"{path}:{number}: dropped a truncated last line (the run was interrupted mid-write)")
+            return None
+        where = "after the last record: junk" if not ended else f"not valid JSON ({exc.msg})"
+        raise RunFileError(f"{path}:{number}: {where}; the file is corrupted") from None
+    except (RecursionError, ValueError):  # nesting thousands deep; an integer of thousands of digits
+        raise RunFileError(f"{path}:{number}: a value nested or sized past any run record; the file is damaged") from None
+    if not isinstance(obj, dict) or "kind" not in obj:
+        raise RunFileError(f"{path}:{number}: not a primbench record (no 'kind'); is this a run file?")
+    return obj
+
+
+def _schema_of(path: Path, header: dict) -> int:
+    """The schema version a file was written in, from its header, if primbench reads it."""
+    version = header.get("schema")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise RunFileError(f"{path}: header has no integer 'schema'; not a primbench run file")
+    if version > SCHEMA_VERSION:
+        raise RunFileError(
+            f"{path}: schema version {version} is newer than this primbench reads ({SCHEMA_VERSION}); "
+            "update primbench (git pull) to read it"
+        )
+    if not readable_schema(version):
+        raise RunFileError(f"{path}: schema version {version} is not one primbench ever wrote (it reads 1 to {SCHEMA_VERSION})")
+    return version
+
+
+def load_run(path) -> Run:
+    """Read a run file, dropping (with a warning) a last line cut short by an interruption.
+    Each line is parsed, migrated and checked as it is read, so a damaged file is refused at its
+    first bad line and memory holds only the records that passed."""
+    path = Path(path)
+    if not path.exists():
+        raise RunFileError(f"{path}: no such run file; runs are under results/<gpu>/ (e.g. `ls results/*/*.jsonl`)")
+    if path.is_dir():
+        raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
+    run, warnings, seen_keys = None, [], {}
+    try:  # an archived (gzip) run is unpacked as it is read; one cut short reads like an interrupted run
+        for number, line, ended in read_lines(path, warnings):
+            obj = _parse_line(path, number, line, ended, warnings)
+            if obj is None:
+                continue
+            if run is None:
+                if obj.get("kind") != "header":
+                    break
+                run = Run(path=path, header=None, cases=[], warnings=warnings, written_schema=_schema_of(path, obj))
+            _add_record(run, migrate(obj, run.written_schema), number, seen_keys)
+    except OSError as exc:
+        raise RunFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if run is None:
+        raise RunFileError(f"{path}: no header on line 1; not a primbench run file")
+    return run
+
+
+def _add_record(run: Run, obj: dict, number: int, seen_keys: dict[str, int]) -> None:
+    """Check one migrated line and add it to the run as its typed record."""
+    path = run.path
+    problem = record_problem(obj)
+    if problem:
+        raise RunFileError(f"{path}:{number}: {obj.get('kind', 'record')} record {problem}; the file is damaged")
+    kind = obj["kind"]
+    if run.header is None:
+        run.header = RunHeader.from_json(obj)
+    elif kind == "case":
+        if obj["key"] in seen_keys:
+            raise RunFileError(f"{path}:{number}: case {obj['key'][:120]!r} again (first on line {seen_keys[obj['key']]}); "
+                               "a run measures each case once: the file is damaged or two runs were joined")
+        seen_keys[obj["key"]] = number
+        run.cases.append(CaseRecord.from_json(obj))
+    elif kind == "end":
+        run.end = RunEnd.from_json(obj)
+    elif kind == "resume":
+        run.resumes.append(RunResume.from_json(obj))
+        run.end = None  # a resumed run is finished only by a later end line
+    elif kind == "telemetry":
+        run.telemetry.append(Telemetry.from_json(obj))
+    elif kind == "header":
+        raise RunFileError(f"{path}:{number}: a second header; two runs were written into one file")
+
+
+class RunWriter:
+    """Appends JSON lines to a run file, flushing each so an interruption loses nothing finished."""
+
+    def __init__(self, path, *, create: bool):
+        self.path = Path(path)
+        if create:
+            if self.path.exists():
+                raise RunFileError(f"{self.path}: already exists; primbench never overwrites a run")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "x", encoding="utf-8")
+        else:
+            self._file = open(self.path, "a", encoding="utf-8")
+
+    def append(self, record) -> None:
+        """Write one record (a type of primbench/runfile/records.py) as one line and push it to disk."""
+        self._file.write(record_line(record))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def record_line(record) -> str:
+    """A record as the one line the run file holds, newline included."""
+    return json.dumps(record.to_json(), separators=(",", ":"), allow_nan=False, default=_json_default) + "\n"
+
+
+def _json_default(value):
+    # numpy scalars reach here from measurements; NaN is not JSON, so it becomes null.
+    if hasattr(value, "item"):
+        value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+    raise TypeError(f"cannot store {type(value).__name__} in a run file")
+
+
+def repair_truncated_tail(path) -> bool:
+    """Cut a last line left half-written by an interruption, so that appending can go on; a whole
+    record that only lacks its newline (the kill fell between the two) is kept and its line ended."""
+    path = Path(path)
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    cut = data.rfind(b"\n") + 1
+    try:  # a whole record whose newline was not yet written is kept, and its line ended
+        json.loads(data[cut:])
+        with open(path, "ab") as handle:
+            handle.write(b"\n")
+        return True
+    except (ValueError, RecursionError):
+        pass
+    with open(path, "r+b") as handle:
+        handle.truncate(cut)
+    return True

@@ -1,0 +1,73 @@
+"""Where runs live, and the run arguments commands take.
+
+A run is written to `<output>/<gpu>/<run id>.jsonl` (results/ by default, git-ignored), so that a
+fleet's hosts can share one folder. What git keeps is small: each GPU model's baseline
+(results/baselines/<gpu>.jsonl.gz, what `check` compares with) and reference run
+(results/reference/<gpu>.jsonl.gz, what `make report` renders). results/README.md states the policy.
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from primbench.errors import UserError
+from primbench.runfile.io import gpu_slug, is_run_file
+
+RESULTS_DIR = Path("results")
+BASELINE_DIR = RESULTS_DIR / "baselines"
+REFERENCE_DIR = RESULTS_DIR / "reference"
+GLOB_CHARACTERS = "*?["
+
+
+def new_run_path(output, device_name: str, run_id: str) -> Path:
+    """<output>/<gpu>/<run id>.jsonl."""
+    return Path(output) / gpu_slug(device_name) / f"{run_id}.jsonl"
+
+
+def is_kept_copy(path) -> bool:
+    """Whether a run file is a copy git keeps (a baseline or a reference), not a run of its own."""
+    return bool({BASELINE_DIR.name, REFERENCE_DIR.name} & set(Path(path).parent.parts))
+
+
+def _in_start_order(paths) -> list[Path]:
+    # Run names start with their UTC start time; the full path breaks ties between copies.
+    return sorted((Path(p) for p in paths if is_run_file(p) and Path(p).is_file()), key=lambda p: (p.name, str(p)))
+
+
+def runs_in(argument) -> list[Path]:
+    """The run files an argument names: a file as it is, every run file under a folder (at any
+    depth), or a glob's matches; in start order. Nothing found is an error naming the argument."""
+    text = str(argument)
+    path = Path(text)
+    if path.is_dir():
+        found = _in_start_order(path.rglob("*"))
+        if not found:
+            raise UserError(f"{text}: a folder with no run files (*.jsonl, *.jsonl.gz) in it")
+        return found
+    if any(ch in text for ch in GLOB_CHARACTERS) and not path.exists():
+        found = _in_start_order(glob.glob(text, recursive=True))
+        if not found:
+            raise UserError(f"{text[:200]}: the pattern matches no run file (*.jsonl, *.jsonl.gz)")
+        return found
+    return [path]  # load_run says what is wrong with it, if anything
+
+
+def runs_of(arguments) -> list[Path]:
+    """Every run file the arguments name, in order, each once."""
+    return list(dict.fromkeys(p for argument in arguments for p in runs_in(argument)))
+
+
+def newest_run_in(argument) -> Path:
+    """The one run an argument names: a file, or the newest run in a folder or a glob's matches,
+    baseline and reference copies left out (unless they are all there is)."""
+    found = runs_in(argument)
+    return ([p for p in found if not is_kept_copy(p)] or found)[-1]
+
+
+def baseline_path(device_name: str, folder=BASELINE_DIR) -> Path:
+    """results/baselines/<gpu>.jsonl.gz; a baseline made before baselines were compressed
+    (<gpu>.jsonl) is still found."""
+    packed = Path(folder) / f"{gpu_slug(device_name)}.jsonl.gz"
+    legacy = packed.with_suffix("")
+    return legacy if legacy.exists() and not packed.exists() else packed
