@@ -1,5 +1,2 @@
-"""The HTML report of a run: tables (pandas), plots (matplotlib), render (jinja2). No CuPy here."""
-
-from primbench.report.render import render_report
-
-__all__ = ["render_report"]
+"""The HTML pages after the run file: the report of a run (render, context and the sections), the
+compare page, and the published site (publish). No CuPy here; formats.py writes every number."""

@@ -11,7 +11,7 @@ from collections import Counter
 
 from primbench import ops, progress
 from primbench.report import headline, quality, sections, selection, story
-from primbench.report.render import annotated_frame, as_records, size_text
+from primbench.report.formats import annotated_frame, as_records, size_text
 from primbench.runfile import stats
 from primbench.runfile.io import run_stem
 from primbench.verify import inputs

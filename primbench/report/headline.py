@@ -5,6 +5,7 @@ best hand-written variant against its baseline, and % of peak)."""
 from __future__ import annotations
 
 from primbench import ops
+from primbench.report.formats import size_text
 from primbench.report.selection import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES, is_number
 
 GROUPS = {HARRIS_SERIES: "the seeds' steps", BEYOND_SERIES: "past the seeds", BASELINE_SERIES: "the library"}
@@ -59,8 +60,6 @@ def story_steps(rows: list[dict], references, op: str) -> list[dict]:
 
 def device_labels(device_name: str, n_text: str, dtype, references) -> list[str]:
     """The chart's legend: this run, then each published progression with its own size and dtype."""
-    from primbench.report.render import size_text
-
     labels = [f"{device_name}: {n_text} {dtype} (this run)"]
     labels += [f"{r.label}: {size_text(r.n)} {r.dtype} (published)" for r in references]
     return labels

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from primbench.report.formats import size_text
 from primbench.report.plot_base import (
     data_uri,
     figure,
@@ -70,8 +71,6 @@ def block_sweep_multiples(sweeps: dict, *, title: str, styles=None) -> str:
     panel_width = (WIDTH - right - 0.7) / columns
     fig, axes = figure(WIDTH, 0.7 + 2.3 * rows, right=right, top=0.5, bottom=0.55, rows=rows, columns=columns,
                        hspace=0.45, wspace=0.22)
-    from primbench.report.render import size_text
-
     for axis, n in zip(axes, sizes):
         sweep = sweeps[n]
         for variant, mine in sweep.groupby("variant", sort=False):

@@ -70,7 +70,8 @@ def publish(paths, out_dir) -> Path:
     """Write the site for every run of `paths` (run files, or folders of them) into `out_dir`; return
     the index page's path."""
     from primbench.outputs import check_writable
-    from primbench.report.render import annotated_frame, story_references, write_page, write_report
+    from primbench.report.formats import annotated_frame
+    from primbench.report.render import story_references, write_page, write_report
 
     out_dir = Path(out_dir)
     check_writable(out_dir / INDEX)  # a bad output is one line, before any progress line

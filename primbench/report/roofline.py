@@ -4,7 +4,8 @@ intensity, under the GPU's DRAM slope and compute roof. Float work on FLOP axes;
 
 from __future__ import annotations
 
-from primbench.report.plot_base import FIGURE_DPI as DPI, data_uri
+from primbench.report.plot_base import FIGURE_DPI as DPI
+from primbench.report.plot_base import data_uri
 
 
 def roofline_chart(points: list[dict], roofs: dict) -> str | None:

@@ -11,9 +11,7 @@ import math
 from dataclasses import dataclass
 
 from primbench import ops
-
 from primbench.report.selection import (
-    story_op,
     ACCURACY_DISTRIBUTION,
     baseline_time_ms,
     baseline_variant,
@@ -26,6 +24,7 @@ from primbench.report.selection import (
     primary_slice,
     rows_with_block,
     slice_of,
+    story_op,
 )
 
 

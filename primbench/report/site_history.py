@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from primbench.report import step_detect
+from primbench.report.formats import size_text
 
 
 def history(digests: list[dict], gpu: str) -> dict:
@@ -13,7 +14,6 @@ def history(digests: list[dict], gpu: str) -> dict:
     a panel per size; and the regressions found, each with the run where it began."""
     from primbench.report import plots
     from primbench.report.charts import ChartBatch
-    from primbench.report.render import size_text
 
     charts = ChartBatch(plots)
     sections, found = [], []

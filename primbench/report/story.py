@@ -11,7 +11,6 @@ import math
 from dataclasses import dataclass
 
 from primbench.report.selection import (
-    story_op,
     BASELINE_SERIES,
     BEYOND_SERIES,
     HARRIS_SERIES,
@@ -23,6 +22,7 @@ from primbench.report.selection import (
     primary_slice,
     rows_with_block,
     slice_of,
+    story_op,
 )
 
 

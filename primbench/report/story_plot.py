@@ -4,6 +4,7 @@ history of one op (median time run after run, with the steps step detection foun
 
 from __future__ import annotations
 
+from primbench.report.formats import size_text
 from primbench.report.plot_base import data_uri, figure, label, legend_width, line_styles, plain_log_labels, side_legend
 
 STORY_COLOURS = ("#0b5cad", "#d55e00", "#009e73", "#7b4173")  # this GPU first, then each published device
@@ -63,8 +64,6 @@ def history_chart(panels: list[dict], dates: list[str], title: str) -> str:
     time order; a red triangle where step detection found a slowdown begin, labelled with its size.
     `panels`: {"n", "lines": {variant: [(run index, us)]}, "regressions": [(variant, index, us, pct)]}."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
-
-    from primbench.report.render import size_text
 
     variants = list(dict.fromkeys(v for panel in panels for v in panel["lines"]))
     style_of = dict(zip(variants, line_styles(len(variants))))

@@ -91,6 +91,8 @@ class CaseId:
                    record.get("distribution"), Params(record.get("params") or {}))
 
 
-def size_text(n: int) -> str:
-    """2^28 for powers of two, else the number: '2^20', '1000'."""
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+def size_text(n) -> str:
+    """n as plain text: 2^k for a power of two, else with thousands separators ('2^20', '1,000').
+    For people (labels, plot titles, which take no markup); the run file's key keeps the digits."""
+    n = int(n)
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import plots, quality, render, render_report, sections, selection, story
+from primbench.report import formats, plots, quality, render, sections, selection, story
+from primbench.report.render import render_report
 from primbench.runfile.io import load_run
 from primbench.runfile.published import load_published
 
@@ -547,7 +548,7 @@ def test_the_report_opens_with_the_story_sentence_its_time_chart_and_one_line_pe
     page = _parse(html)
     start = html.index('id="summary"')
     sentence = " ".join(re.sub(r"<[^>]+>", "", html[start:html.index("</p>", start)]).split())
-    frame = render.annotated_frame(load_run(newest_run))
+    frame = formats.annotated_frame(load_run(newest_run))
     table = story.progression_table(frame, 2**25, load_published(), "reduce")
     seeds = table[(table["series"] == "harris") & table["time_us"].notna()]
     first, last = seeds["time_us"].iloc[0], seeds["time_us"].iloc[-1]
@@ -611,7 +612,7 @@ def test_each_headline_names_the_baseline_whose_time_it_quotes():
     # bins=1024 case: the label came from the whole run, the time from the headline's slice.
     from primbench.report import headline
 
-    frame = render.annotated_frame(load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"))
+    frame = formats.annotated_frame(load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"))
     for op in sorted(set(frame["op"])):
         rows = story.best_per_size(frame, op).to_dict("records")
         line = headline.op_headline(op, rows, None, "a label from elsewhere")
@@ -623,4 +624,4 @@ def test_each_headline_names_the_baseline_whose_time_it_quotes():
 
 
 def test_a_ratio_far_below_one_keeps_its_digits():
-    assert render.format_ratio3(0.0031094) == "0.00311" and render.format_ratio3(0.89) == "0.89"
+    assert formats.format_ratio3(0.0031094) == "0.00311" and formats.format_ratio3(0.89) == "0.89"
