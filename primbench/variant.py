@@ -119,6 +119,12 @@ class LaunchContext:
         return self._scaled(self.sm_count * max(1, per_sm), needed)
 
 
+# The series the report gives a story of its own (Variant.series); others are the seeds' ("seed000").
+HARRIS_SERIES = "harris"  # Harris's "Optimizing Parallel Reduction in CUDA" steps
+BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before CUB
+BASELINE_SERIES = "baseline"  # the library every step is measured against (CUB through CuPy)
+
+
 @dataclass(frozen=True)
 class Variant:
     """One benchmarked implementation of an op."""

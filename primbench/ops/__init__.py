@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 
-
 @dataclass(frozen=True)
 class OpChecks:
     """An op's inputs and checks. Every check returns a dict with at least 'ok', stored in the run file."""

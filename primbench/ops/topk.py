@@ -108,7 +108,8 @@ def pruning_table(frame, copy_gbps: float | None):
     Reads the topk cases whose first launch declares its `group` (kernels/topk.py)."""
     import pandas as pd
 
-    from primbench.report.selection import BASELINE_SERIES, block_or_none
+    from primbench.runfile.frame import block_or_none
+    from primbench.variant import BASELINE_SERIES
 
     cases = frame[(frame["op"] == "topk") & frame["valid"]]
     rows = []

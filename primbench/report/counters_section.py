@@ -13,6 +13,7 @@ import math
 from primbench.errors import UserError
 from primbench.profile import counters
 from primbench.report import selection, story
+from primbench.runfile.frame import is_number
 
 # Counters that explain a step (ratios read from the plan's longest launch, counts summed).
 STEP_COUNTS = ("dram_bytes", "shared_load_bank_conflicts", "shared_store_bank_conflicts", "divergent_branches",
@@ -63,7 +64,7 @@ def build(run, frame, charts=None) -> dict | None:
     if found is None:
         return None
     about, usable, stale, unprofiled = found
-    times = {row.key: row.median_ms for row in frame.itertuples() if selection.is_number(row.median_ms)}
+    times = {row.key: row.median_ms for row in frame.itertuples() if is_number(row.median_ms)}
     return {
         "file": counters.counters_path_for(run.path).name,
         "ncu": (about.get("ncu") or {}).get("version", "unknown"),

@@ -8,13 +8,14 @@ import math
 
 from primbench.report import selection
 from primbench.runfile.case_id import size_text
+from primbench.runfile.frame import is_number
 
 __all__ = ["annotated_frame", "as_records", "format_block", "format_gbps", "format_number", "format_pct", "format_ratio",
            "format_ratio3", "format_sci", "format_size", "format_speedup", "format_us", "format_value", "size_text", "slug"]
 
 
 def _missing(value) -> bool:
-    return not selection.is_number(value)
+    return not is_number(value)
 
 
 def _number_format(spec: str, suffix: str = "", doc: str = ""):

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from primbench import ops
 from primbench.report.formats import size_text
-from primbench.report.selection import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES, is_number
+from primbench.runfile.frame import is_number
+from primbench.variant import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES
 
 GROUPS = {HARRIS_SERIES: "the seeds' steps", BEYOND_SERIES: "past the seeds", BASELINE_SERIES: "the library"}
 

@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from primbench.report.selection import is_number
+from primbench.runfile.frame import is_number
 
 
 def determinism_verdict(bitwise_values) -> str:

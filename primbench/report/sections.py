@@ -15,9 +15,7 @@ from primbench.report.selection import (
     ACCURACY_DISTRIBUTION,
     baseline_time_ms,
     baseline_variant,
-    block_or_none,
     choose_block,
-    is_number,
     matches,
     mode,
     name_of,
@@ -26,6 +24,7 @@ from primbench.report.selection import (
     slice_of,
     story_op,
 )
+from primbench.runfile.frame import block_or_none, is_number
 
 
 def bandwidth_lines(frame, op: str, dtype=None, distribution=None):

@@ -11,26 +11,12 @@ import math
 from collections import Counter
 
 from primbench.runfile.case_id import Params
+from primbench.runfile.frame import block_or_none, is_number
+from primbench.variant import BASELINE_SERIES
 
 PROGRESSION_N = 2**25  # the seed's "32M floats"
 PREFERRED_BLOCK = 256
-HARRIS_SERIES = "harris"
-BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before CUB
-BASELINE_SERIES = "baseline"
 ACCURACY_DISTRIBUTION = "ill_conditioned"
-
-
-def is_number(value) -> bool:
-    """True for a finite number; False for None, NaN, pd.NA or text."""
-    try:
-        return value is not None and math.isfinite(float(value))
-    except (TypeError, ValueError):  # None, pd.NA, text
-        return False
-
-
-def block_or_none(value):
-    """A block size as int, or None for the library's choice (stored as null, NaN or pd.NA)."""
-    return int(value) if is_number(value) else None
 
 
 def annotate(frame, variants_info: dict):

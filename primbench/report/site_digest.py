@@ -12,6 +12,7 @@ from pathlib import Path
 
 from primbench.outputs import write_atomically
 from primbench.report import selection
+from primbench.runfile.frame import is_number
 from primbench.runfile.io import run_stem
 
 DIGEST_NAME = ".primbench-digests.json"
@@ -47,7 +48,7 @@ def _headline(frame) -> list[dict]:
         base = selection.baseline_time_ms(frame, op, n, dtype, distribution)
         lines.append({"n": n, "variant": best["variant"], "time_us": float(best["median_ms"]) * 1e3,
                       "pct_peak": _number(best["pct_peak"]),
-                      "ratio_to_cub": float(best["median_ms"]) / base if selection.is_number(base) else None})
+                      "ratio_to_cub": float(best["median_ms"]) / base if is_number(base) else None})
     return lines
 
 
@@ -72,7 +73,7 @@ def _points(frame) -> list[dict]:
 
 
 def _number(value):
-    return float(value) if selection.is_number(value) else None
+    return float(value) if is_number(value) else None
 
 
 class DigestCache:

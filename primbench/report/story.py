@@ -11,19 +11,16 @@ import math
 from dataclasses import dataclass
 
 from primbench.report.selection import (
-    BASELINE_SERIES,
-    BEYOND_SERIES,
-    HARRIS_SERIES,
     baseline_time_ms,
     baseline_variant,
-    block_or_none,
     choose_block,
-    is_number,
     primary_slice,
     rows_with_block,
     slice_of,
     story_op,
 )
+from primbench.runfile.frame import block_or_none, is_number
+from primbench.variant import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES
 
 
 def step_speedups(times) -> list[float]:

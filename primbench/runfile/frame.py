@@ -12,6 +12,20 @@ from primbench.runfile import stats
 from primbench.runfile.case_id import Params
 from primbench.runfile.records import CaseRecord
 
+
+def is_number(value) -> bool:
+    """True for a finite number; False for None, NaN, pd.NA or text (a frame's missing values)."""
+    try:
+        return value is not None and math.isfinite(float(value))
+    except (TypeError, ValueError):  # None, pd.NA, text
+        return False
+
+
+def block_or_none(value):
+    """A block size as int, or None for the library's choice (stored as null, NaN or pd.NA)."""
+    return int(value) if is_number(value) else None
+
+
 # Column -> pandas dtype. Nullable integers where a value may be absent: a library variant has no
 # block size (None, shown as "library"); a skipped case has no samples.
 COLUMN_TYPES = {

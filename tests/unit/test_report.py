@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import formats, plots, quality, render, sections, selection, story
+from primbench.report import formats, plots, quality, sections, selection, story
 from primbench.report.render import render_report
 from primbench.runfile.io import load_run
 from primbench.runfile.published import load_published
