@@ -25,8 +25,8 @@ def main() -> int:
     from cupy.cuda import cub
     from triton.testing import do_bench
 
-    from primbench.config.loading import TimingPolicy
     from primbench.measuring.device import Device
+    from primbench.measuring.policy import TimingPolicy
     from primbench.measuring.timing import Timer
     from primbench.runfile import stats
     from primbench.runfile.io import load_run

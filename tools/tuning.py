@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 class Tuner:
     def __init__(self, max_samples: int = 300):
-        from primbench.config.loading import TimingPolicy
         from primbench.measuring.device import Device
+        from primbench.measuring.policy import TimingPolicy
         from primbench.measuring.timing import Timer
 
         self.device = Device()

@@ -12,8 +12,10 @@ import dataclasses
 import fnmatch
 
 from primbench import ops, registry
-from primbench.config.loading import Config, ConfigError, Sweep, TimingPolicy, parse_size
+from primbench.config.loading import Config, Sweep, parse_size
 from primbench.config.yaml_source import Source
+from primbench.errors import ConfigError
+from primbench.measuring.policy import TimingPolicy
 
 DEFAULT_SIZES = ("2^20", "2^24", "2^28")  # --variant without --sizes
 

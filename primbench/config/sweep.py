@@ -1,4 +1,4 @@
-"""A validated config as values: the timing policy, the sweeps, and the cases they expand to.
+"""A validated config as values: the sweeps, the timing policy they run under, and their cases.
 
 primbench/config/loading.py reads and validates YAML into these; nothing here reads files.
 """
@@ -8,28 +8,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from primbench import ops, registry
+from primbench.measuring.policy import TimingPolicy
 from primbench.runfile.case_id import CaseId
-
-
-@dataclass(frozen=True)
-class TimingPolicy:
-    """When to stop sampling a case (the YAML's `timing:` block)."""
-
-    min_samples: int = 10
-    max_noise: float = 0.005  # spread of single samples, relative: 1.4826 x MAD / median ...
-    max_median_error: float = 0.0025  # ... or the median's relative standard error, whichever is met first
-    min_time_s: float = 0.005  # accumulated measured GPU time
-    max_time_s: float = 1.0  # wall-clock cap per case (then the noise target is reported as missed)
-    max_samples: int = 10000
-    warmup: int = 2
-    batch_below_us: float = 100.0  # also take batch samples when the cold median is under this
-    batch_target_ms: float = 0.5  # each batch sample lasts about this long on the GPU
-
-    def as_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)

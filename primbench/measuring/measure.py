@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from primbench.runfile import stats
 
 if TYPE_CHECKING:
-    from primbench.config.loading import TimingPolicy
+    from primbench.measuring.policy import TimingPolicy
 
 # One Device and Timer per GPU index, kept for the process: building a Timer allocates 2 x L2 bytes
 # and compiles the hold kernel, far too slow to repeat in every notebook cell.
@@ -91,23 +91,24 @@ def _check_bytes(nbytes) -> None:
 
 def _resolve_policy(policy, overrides: dict):
     """The policy, overrides applied, checked by the same rules as a config's `timing:` block."""
-    # Imported here, not at the top: primbench.config.loading pulls in the registry and YAML, and importing
-    # this module must stay cheap enough for the package to import it eagerly.
-    from primbench.config.loading import ConfigError, TimingPolicy, _timing
-    from primbench.config.yaml_source import Source
+    from primbench.measuring.policy import TimingPolicy, field_names, policy_problem, value_problem
 
     base = TimingPolicy() if policy is None else policy
     if not isinstance(base, TimingPolicy):
-        raise TypeError(f"policy must be a primbench.config.loading.TimingPolicy, not {type(base).__name__}")
-    valid = [f.name for f in dataclasses.fields(TimingPolicy)]
+        raise TypeError(f"policy must be a primbench.measuring.policy.TimingPolicy, not {type(base).__name__}")
+    valid = field_names()
     unknown = sorted(set(overrides) - set(valid))
     if unknown:
         raise ValueError(f"unknown timing policy setting(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
+    for name, value in overrides.items():
+        problem = value_problem(name, value)
+        if problem is not None:
+            raise ValueError(f"primbench.measure: {name}: {problem}")
     resolved = dataclasses.replace(base, **overrides)
-    try:
-        _timing(resolved.as_dict(), Source("primbench.measure"))
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+    problem = policy_problem(resolved)
+    if problem is not None:
+        key, message = problem
+        raise ValueError(f"primbench.measure: {key + ': ' if key else ''}{message}")
     return resolved
 
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from primbench.build import load_module
-from primbench.config.loading import TimingPolicy
+from primbench.measuring.policy import TimingPolicy
 from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
 from primbench.runfile import stats
 from primbench.runfile.records import Samples

@@ -6,7 +6,8 @@ import sys
 import pytest
 
 from primbench import registry
-from primbench.config.loading import ConfigError, load_config
+from primbench.config.loading import load_config
+from primbench.errors import ConfigError
 from primbench.run.runner import input_key
 from primbench.runfile.case_id import CaseId
 

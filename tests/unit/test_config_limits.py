@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from primbench.config.loading import ConfigError, load_config
+from primbench.config.loading import load_config
+from primbench.errors import ConfigError
 from tests.conftest import REPO
 
 SWEEP = "sweeps:\n  - {op: reduce, variants: [reduce2_sequential], sizes: [1000]}\n"

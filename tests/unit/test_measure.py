@@ -8,8 +8,8 @@ import types
 import numpy as np
 import pytest
 
-from primbench.config.loading import TimingPolicy
 from primbench.measuring.measure import Measured, measure
+from primbench.measuring.policy import TimingPolicy
 from primbench.measuring.timing import Measurement
 from primbench.runfile import stats
 

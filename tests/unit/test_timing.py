@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from primbench.config.loading import TimingPolicy
+from primbench.measuring.policy import TimingPolicy
 from primbench.measuring.timing import stop_reason
 from primbench.ops import reduce as reduce_checks
 from primbench.verify import outcomes

@@ -1,0 +1,70 @@
+"""When to stop sampling a case: `TimingPolicy` (a config's `timing:` block, or `primbench.measure`'s
+keywords) and the rules every policy must keep, whoever built it.
+
+The rules are stated once, here, on plain values; config/loading.py adds the file, line and key to
+a broken rule, and primbench.measure raises it as a ValueError.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class TimingPolicy:
+    """When to stop sampling a case (the YAML's `timing:` block)."""
+
+    min_samples: int = 10
+    max_noise: float = 0.005  # spread of single samples, relative: 1.4826 x MAD / median ...
+    max_median_error: float = 0.0025  # ... or the median's relative standard error, whichever is met first
+    min_time_s: float = 0.005  # accumulated measured GPU time
+    max_time_s: float = 1.0  # wall-clock cap per case (then the noise target is reported as missed)
+    max_samples: int = 10000
+    warmup: int = 2
+    batch_below_us: float = 100.0  # also take batch samples when the cold median is under this
+    batch_target_ms: float = 0.5  # each batch sample lasts about this long on the GPU
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(TimingPolicy)]
+
+
+def integer_fields() -> set[str]:
+    """The settings that take whole numbers (the others take any finite number)."""
+    defaults = TimingPolicy()
+    return {name for name in field_names() if isinstance(getattr(defaults, name), int)}
+
+
+def value_problem(name: str, value) -> str | None:
+    """What is wrong with one setting's value by its type (whole numbers from 0 for the counts,
+    finite numbers for the rest), or None."""
+    if name in integer_fields():
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be a whole number, not {value!r}"
+        return f"{value} is below the minimum 0" if value < 0 else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"must be a number, not {value!r}"
+    return None if math.isfinite(value) else f"must be a finite number, not {value!r}"
+
+
+def policy_problem(policy: TimingPolicy) -> tuple[str | None, str] | None:
+    """The first rule `policy` breaks, as (the setting, or None for the block as a whole; what is
+    wrong), or None when it keeps them all."""
+    if policy.min_samples < 3:
+        return "min_samples", "needs at least 3 samples for a median with a noise estimate"
+    for key in ("max_noise", "max_median_error"):
+        if not 0 < getattr(policy, key) < 1:
+            return key, f"{getattr(policy, key)} is not a fraction between 0 and 1 (0.005 means 0.5 %)"
+    if policy.min_time_s < 0 or policy.max_time_s <= 0:
+        return None, "min_time_s and max_time_s must be positive seconds"
+    if policy.max_time_s < policy.min_time_s:
+        return "max_time_s", f"{policy.max_time_s} s is shorter than min_time_s {policy.min_time_s} s"
+    if policy.max_samples < policy.min_samples:
+        return "max_samples", f"{policy.max_samples} is fewer than min_samples {policy.min_samples}"
+    if policy.batch_below_us < 0 or policy.batch_target_ms <= 0:
+        return None, "batch_below_us must be >= 0 and batch_target_ms > 0"
+    return None
