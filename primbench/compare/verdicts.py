@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from primbench.errors import UserError
+from primbench.errors import EXIT_FAILED, EXIT_OK, UserError
 from primbench.runfile import stats
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.io import Run
@@ -55,7 +55,6 @@ FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"
 FAILED, MISSING, OTHER_GPU = "FAILED", "MISSING", "OTHER_GPU"
 PUBLISHED = "PUBLISHED"  # one side is a quoted figure: no samples, no verdict, % of peak only
 REFERENCE_PREFIX = "ref:"
-EXIT_OK, EXIT_REGRESSION = 0, 1  # unusable input raises UserError: exit 2
 SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE)  # the pairs whose threshold applies
 
 
@@ -346,7 +345,7 @@ def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[in
     if not any(p.verdict != MISSING for p in pairs):
         raise UserError(f"{new.path}: no case in common with the baseline {base.path}; check it against a baseline "
                         "made from the same config")
-    return (EXIT_REGRESSION if any(p.regressed for p in pairs) else EXIT_OK), pairs
+    return (EXIT_FAILED if any(p.regressed for p in pairs) else EXIT_OK), pairs
 
 
 def not_compared(pairs: list[Pair]) -> dict[str, int]:

@@ -35,6 +35,7 @@ from primbench.errors import ConfigError, UserError
 from primbench.measuring import policy
 from primbench.measuring.policy import TimingPolicy
 from primbench.resources import CONFIG_DIR, bundled_config
+from primbench.runfile.locations import RESULTS_DIR
 
 __all__ = ["Config", "Sweep", "config_from_dict", "config_from_header", "load_config", "parse_size"]
 
@@ -71,7 +72,7 @@ def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool 
     if schema != 1:
         raise src.error(("schema",), f"config schema {schema!r} is not known; this primbench reads schema 1")
     name = _string(raw.get("name", Path(src.label).stem), ("name",), src)
-    output = _string(raw.get("output", "results"), ("output",), src)
+    output = _string(raw.get("output", str(RESULTS_DIR)), ("output",), src)
     plugins = _plugins(raw.get("plugins", []), src)  # before the sweeps, which may name their variants
     timing = _timing(raw.get("timing", {}), src)
     verify = raw.get("verify", {})

@@ -16,6 +16,7 @@ from primbench.config.loading import Config, Sweep, parse_size
 from primbench.config.yaml_source import Source
 from primbench.errors import ConfigError
 from primbench.measuring.policy import TimingPolicy
+from primbench.runfile.locations import RESULTS_DIR
 
 DEFAULT_SIZES = ("2^20", "2^24", "2^28")  # --variant without --sizes
 
@@ -120,7 +121,7 @@ def variant_config(patterns: tuple[str, ...], sizes=None, blocks=None, dtypes=No
             raise ConfigError(f"--variant {pattern[:120]!r} matches no variant; `primbench list --op {op}` lists them")
         by_op.setdefault(op, []).extend(name for name in matched if name not in by_op[op])
     sweeps = tuple(_variant_sweep(op, names, sizes, blocks, dtypes) for op, names in by_op.items())
-    config = Config(path="--variant " + ",".join(patterns), name="cli", output="results", timing=TimingPolicy(),
+    config = Config(path="--variant " + ",".join(patterns), name="cli", output=str(RESULTS_DIR), timing=TimingPolicy(),
                     determinism_runs=3, sweeps=sweeps)
     if not config.cases():
         raise ConfigError(f"--variant {','.join(patterns)}: no case fits these sizes and block sizes")

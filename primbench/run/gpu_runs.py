@@ -7,12 +7,12 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from primbench.errors import UserError
+from primbench.errors import EXIT_BAD_INPUT, EXIT_CONTEXT_LOST, EXIT_INTERRUPTED, EXIT_NO_GPU, UserError
 from primbench.progress import Progress, describe_result
 from primbench.run import gpus as gpu_selection  # the module: a stand-in replaces its visible_devices
 from primbench.run.gpus import Gpu, select, split
-from primbench.run.scheduler import MAX_RESTARTS, GpusSummary, Scheduler, Sink, Worker
-from primbench.run.worker import CONTEXT_LOST, INTERRUPTED
+from primbench.run.restart import MAX_RESTARTS
+from primbench.run.scheduler import GpusSummary, Scheduler, Sink, Worker
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.io import RunWriter, repair_truncated_tail
 from primbench.runfile.locations import new_run_path
@@ -202,7 +202,7 @@ def _await_headers(scheduler: Scheduler, plan: Plan) -> list[Worker]:
     if not started and not scheduler.stopping:
         codes = ", ".join(f"GPU {w.gpu.index} exited with code {w.exit_code}" for w in scheduler.workers)
         error = UserError(f"no GPU worker started ({codes}); each worker's own line, if any, is above")
-        error.exit_code = 3 if all(w.exit_code == 3 for w in scheduler.workers) else 2
+        error.exit_code = EXIT_NO_GPU if all(w.exit_code == EXIT_NO_GPU for w in scheduler.workers) else EXIT_BAD_INPUT
         raise error
     return started
 
@@ -238,7 +238,7 @@ def _take(scheduler: Scheduler, worker: Worker, record) -> None:
 
 def _exited(scheduler: Scheduler, worker: Worker) -> None:
     """A worker left: after a lost CUDA context, a fresh one takes its remaining cases."""
-    if worker.exit_code == CONTEXT_LOST and worker.cases and not scheduler.stopping and worker.restarts < MAX_RESTARTS:
+    if worker.exit_code == EXIT_CONTEXT_LOST and worker.cases and not scheduler.stopping and worker.restarts < MAX_RESTARTS:
         print(f"primbench: GPU {worker.gpu.index}: a kernel broke the CUDA context (its case is recorded as failed); "
               "going on with its remaining cases in a fresh worker", file=sys.stderr, flush=True)
         fresh = scheduler.spawn(worker.gpu, worker.cases, restarts=worker.restarts + 1)
@@ -255,7 +255,7 @@ def _ended(code: int | None) -> str:
             return f"was killed by {signal.Signals(-code).name}"
         except ValueError:
             return f"was killed by signal {-code}"
-    if code == INTERRUPTED:
+    if code == EXIT_INTERRUPTED:
         return "stopped on a SIGINT or SIGTERM sent to it alone"
     return f"exited with code {code}"
 

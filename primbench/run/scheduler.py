@@ -31,7 +31,6 @@ from primbench.runfile.case_id import CaseId
 from primbench.runfile.records import RECORD_TYPES, CaseRecord, RunHeader
 
 STOP_GRACE_S = 60.0  # after SIGTERM, how long a worker may take to leave before it is killed
-MAX_RESTARTS = 50  # fresh workers after lost contexts, per GPU; each follows a newly failed case
 
 
 def worker_command(records_fd: int) -> list[str]:

@@ -8,7 +8,7 @@ of the run file. The exchange:
 2. stdin, line 2: `{"run_id": ..., "cases": [case keys]}`. The worker runs them in run order and
    sends each case record, and a telemetry record (NVML clocks, temperature, power) at the start,
    at least every TELEMETRY_EVERY_S between cases, and at the end.
-It exits 0 when every case is sent, CONTEXT_LOST when a kernel broke its CUDA context (that case's
+It exits 0 when every case is sent, EXIT_CONTEXT_LOST (75) when a kernel broke its CUDA context (that case's
 record sent first; the scheduler starts a fresh worker for the rest), 130 on SIGINT or SIGTERM (the
 case under way is dropped, never half sent: the scheduler keeps only whole lines), and a user
 error's code (2, 3) with its one line on stderr.
@@ -23,10 +23,8 @@ import signal
 import sys
 import time
 
-from primbench.errors import UserError
+from primbench.errors import EXIT_CONTEXT_LOST, EXIT_INTERRUPTED, EXIT_OK, UserError
 
-CONTEXT_LOST = 75  # EX_TEMPFAIL: this process can run nothing more; a fresh one can
-INTERRUPTED = 130
 TELEMETRY_EVERY_S = 5.0
 
 
@@ -80,7 +78,7 @@ def run_job(channel: Channel, stream, make_runner) -> int:
 
     job = read_job(stream)
     if job is None:
-        return 0
+        return EXIT_OK
     config = config_of(job)
     runner = make_runner(config)
     others = runner.device.other_processes()
@@ -93,7 +91,7 @@ def run_job(channel: Channel, stream, make_runner) -> int:
     channel.send(telemetry(runner))
     start = read_job(stream)
     if start is None:
-        return 0
+        return EXIT_OK
     by_key = {case.key: case for case in cases}
     unknown = [key for key in start["cases"] if key not in by_key]
     if unknown:
@@ -105,7 +103,7 @@ def run_job(channel: Channel, stream, make_runner) -> int:
             channel.send(telemetry(runner))
             last = time.monotonic()
     channel.send(telemetry(runner))
-    return 0
+    return EXIT_OK
 
 
 def _stop(signum, frame):
@@ -128,11 +126,11 @@ def main(argv: list[str] | None = None, make_runner=None) -> int:
             channel.send(lost.record)
         sys.stderr.flush()
         # A broken context makes CuPy's teardown print a traceback per freed buffer: leave at once.
-        os._exit(CONTEXT_LOST)
+        os._exit(EXIT_CONTEXT_LOST)
     except KeyboardInterrupt:
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the scheduler is gone: nobody is left to record anything
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
     except UserError as exc:
         print(f"primbench: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -24,6 +24,9 @@ MAX_RUN_BYTES = 1 << 30
 _READ_CHUNK = 1 << 20
 
 
+GZIP_MAGIC = b"\x1f\x8b"  # a gzip member's first two bytes (RFC 1952)
+
+
 class RunFileError(UserError):
     """A run file that cannot be read: missing, not JSON, no header, or an unknown schema."""
 
@@ -32,7 +35,7 @@ def is_gzip(path) -> bool:
     """Whether the file is gzip-compressed, by its first bytes (an archived run, or a copy of one
     under any name, e.g. a baseline made from it)."""
     with open(path, "rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
+        return handle.read(2) == GZIP_MAGIC
 
 
 def _plain_chunks(handle) -> Iterator[bytes]:
@@ -66,7 +69,7 @@ def read_lines(path: Path, warnings: list[str]) -> Iterator[tuple[int, str, bool
     """(line number, text, whether the line ended with a newline) for each line of the file;
     what reading it found worth a warning is appended to `warnings`."""
     with open(path, "rb") as handle:
-        chunks = _gzip_chunks(handle, path, warnings) if handle.read(2) == b"\x1f\x8b" else _plain_chunks(handle)
+        chunks = _gzip_chunks(handle, path, warnings) if handle.read(2) == GZIP_MAGIC else _plain_chunks(handle)
         handle.seek(0)
         number, total, pending = 0, 0, b""
         for chunk in chunks:

@@ -1,0 +1,37 @@
+"""After a kernel breaks the CUDA context: its case is recorded as failed, and nothing more can run
+in that process. The run goes on with the remaining cases in a fresh one, up to MAX_RESTARTS times:
+on one GPU this program again with `run --resume` (exec replaces the process, so no broken context
+survives); on several, the scheduler starts a fresh worker for that GPU."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from primbench.errors import EXIT_FAILED
+
+# Each restart follows a newly failed case, so a run makes progress; this only bounds a runaway.
+MAX_RESTARTS = 50
+
+
+def go_on_in_a_fresh_process(run_path, broken_by: str, *, no_restart: bool, no_report: bool) -> None:
+    """exec `run --resume run_path` (or stop when no_restart, or past MAX_RESTARTS). Never returns."""
+    restarts = int(os.environ.get("PRIMBENCH_RESTARTS", "0"))
+    sys.stdout.flush()
+    if no_restart or restarts >= MAX_RESTARTS:
+        why = "the run stopped" if no_restart else f"the run stopped after {restarts} restarts"
+        print(f"primbench: {broken_by} broke the CUDA context (recorded as failed); {why}. "
+              f"Run the remaining cases in a fresh process: primbench run --resume {run_path}",
+              file=sys.stderr, flush=True)
+        # A broken context makes CuPy's teardown print a traceback per freed buffer; every record
+        # is already on disk (fsynced line by line), so leave without tearing down.
+        os._exit(EXIT_FAILED)
+    print(f"primbench: {broken_by} broke the CUDA context (recorded as failed); "
+          "going on with the remaining cases in a fresh process", file=sys.stderr, flush=True)
+    # bench.py from a checkout, else the installed package (`python -m primbench`)
+    script = Path(sys.argv[0])
+    program = [str(script)] if script.suffix == ".py" and script.name != "__main__.py" else ["-m", "primbench"]
+    command = [sys.executable, *program, "run", "--resume", str(run_path)] + (["--no-report"] if no_report else [])
+    os.environ["PRIMBENCH_RESTARTS"] = str(restarts + 1)
+    os.execv(sys.executable, command)
