@@ -1,13 +1,11 @@
 """`primbench run --gpus ...` on the command line: which runs go to one worker per GPU, and what
-the user is told when they end (cli.py dispatches here; primbench/run/gpu_runs.py runs them)."""
+the user is told when they end (cli/run.py hands them here; primbench/run/gpu_runs.py runs them)."""
 
 from __future__ import annotations
 
 import sys
 
-from primbench.errors import UserError
-
-EXIT_OK, EXIT_FAILED_CASES, EXIT_INTERRUPTED = 0, 1, 130
+from primbench.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UserError
 
 
 def on_several_gpus(args) -> bool:
@@ -55,7 +53,7 @@ def run_on_gpus(args, run_config) -> int:
     print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped, {summary.not_run} not run")
     if summary.crashes:
         print(f"primbench: {'; '.join(summary.crashes)}; every other case is kept. Finish with: {finish}", file=sys.stderr)
-        return EXIT_FAILED_CASES
+        return EXIT_FAILED
     if not args.no_report:
         from primbench.report.render import render_report
         from primbench.runfile.io import report_path
@@ -66,7 +64,7 @@ def run_on_gpus(args, run_config) -> int:
         from primbench.compare import replicas
 
         replicas.print_summary(replicas.compare_replicas(summary.paths))
-    return EXIT_FAILED_CASES if summary.failed else EXIT_OK
+    return EXIT_FAILED if summary.failed else EXIT_OK
 
 
 def _dry_run_on_gpus(config, args) -> int:
@@ -93,4 +91,4 @@ def cmd_replicas(args) -> int:
         raise UserError(f"--threshold {args.threshold}: give a fraction between 0 and 1, e.g. 0.05 for 5 %")
     result = replicas.compare_replicas(runs_of(args.runs), threshold=args.threshold)
     replicas.print_summary(result)
-    return EXIT_FAILED_CASES if replicas.flagged(result) else EXIT_OK
+    return EXIT_FAILED if replicas.flagged(result) else EXIT_OK

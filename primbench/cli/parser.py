@@ -1,4 +1,4 @@
-"""The command line's grammar: every command, its arguments and their help (cli.py dispatches)."""
+"""The command line's grammar: every command, its arguments and their help (cli/main.py dispatches)."""
 
 from __future__ import annotations
 

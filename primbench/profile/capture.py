@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from primbench.errors import UserError
+from primbench.runfile.locations import RESULTS_DIR
 
 # What each counter is for (docs/counters.md): the name primbench stores -> ncu's metric.
 METRICS = {
@@ -96,57 +97,52 @@ def capture(config_path: str | None, folder: Path, *, run_path=None, only=None, 
     return log, manifest
 
 
-def command(args) -> int:
-    """`primbench profile CONFIG|RUN`: counters for each selected case, into the counters file
-    (beside the run for a run file; merged with what it already holds). One line per case."""
+def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=None, plugins=()) -> tuple[Path, list]:
+    """Counters for each case a config or a run file (`target`) selects, narrowed by `only`
+    (patterns), `sizes` and `blocks` (lists), written to `output`: by default beside the run (merged
+    with what that file holds), or under results/<gpu>/ for a config. Returns (the file, its cases)."""
     import datetime as dt
     import tempfile
 
-    from primbench.config import subset
     from primbench.measuring.device import require_gpu
     from primbench.outputs import check_writable, write_atomically
     from primbench.profile import counters
     from primbench.run.runner import git_state
     from primbench.runfile.io import gpu_slug
 
-    target = Path(args.target)
-    is_run = target.name.endswith((".jsonl", ".jsonl.gz"))
-    if is_run and not target.is_file():
-        raise UserError(f"{target}: no such run file")
-    output = Path(args.output) if args.output else (counters.counters_path_for(target) if is_run else None)
+    path = Path(target)
+    is_run = path.name.endswith((".jsonl", ".jsonl.gz"))
+    if is_run and not path.is_file():
+        raise UserError(f"{path}: no such run file")
+    output = Path(output) if output else (counters.counters_path_for(path) if is_run else None)
     check_writable(output)
     old = None
     if output is not None and output.is_file():  # a file that is not a counters file is refused before ncu runs
         about_old, cases_old = counters.load(output)
         old = counters.document(cases_old, about=about_old)
-    sizes, blocks = subset.parse_sizes(args.sizes), subset.parse_sizes(args.blocks, "--blocks")
-    only = subset.parse_patterns(args.only)
-    selected, run_gpu = _selected_cases(target, is_run, only, sizes, blocks)  # config and filter mistakes before ncu
+    selected, run_gpu = _selected_cases(path, is_run, only, sizes, blocks)  # config and filter mistakes before ncu
     require_gpu()
     print(f"profile: {len(selected)} cases under Nsight Compute ({len(METRICS)} counters each; every kernel is "
           "replayed once per group of counters)", flush=True)
     with tempfile.TemporaryDirectory(prefix="primbench-profile-") as scratch:
-        log, manifest_path = capture(None if is_run else resolve_config(args.target), Path(scratch),
-                                     run_path=target if is_run else None, only=only, sizes=sizes, blocks=blocks,
-                                     plugins=args.plugin or ())
+        log, manifest_path = capture(None if is_run else resolve_config(target), Path(scratch),
+                                     run_path=path if is_run else None, only=only, sizes=sizes, blocks=blocks,
+                                     plugins=plugins)
         manifest = json.loads(manifest_path.read_text())
         cases = counters.cases_from_capture(log.read_text(errors="replace"), manifest, METRICS)
     device = manifest.get("device") or {}
     if run_gpu and device.get("name") != run_gpu:
-        raise UserError(f"profile: {target.name} was measured on {run_gpu}, this GPU is {device.get('name')}; counters "
+        raise UserError(f"profile: {path.name} was measured on {run_gpu}, this GPU is {device.get('name')}; counters "
                         "describe a run only on its own GPU model (nothing written)")
     if output is None:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
         slug = gpu_slug(device.get("name", "gpu"))
-        output = Path("results") / slug / f"{stamp}-{slug}-profile.counters.json"
+        output = RESULTS_DIR / slug / f"{stamp}-{slug}-profile.counters.json"
     about = {"created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
              "tool": {"name": "primbench", "version": _version()}, "git": git_state(), "device": device,
-             "ncu": {"version": ncu_version()}, "metrics": dict(METRICS), "run": target.name if is_run else None}
+             "ncu": {"version": ncu_version()}, "metrics": dict(METRICS), "run": path.name if is_run else None}
     write_atomically(output, json.dumps(counters.merged(_same_source(old, about, output), cases, about), indent=1))
-    for case in cases:
-        print(counters.case_line(case))
-    print(f"counters: {output} ({sum(c.profiled for c in cases)} of {len(cases)} cases profiled)")
-    return 0
+    return output, cases
 
 
 def _selected_cases(target: Path, is_run: bool, only, sizes, blocks) -> tuple[list, str | None]:

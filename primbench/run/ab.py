@@ -141,48 +141,34 @@ def chart(results: list[ABResult], path, a: str, b: str) -> None:
     plt.close(figure)
 
 
-def command(args) -> int:
-    """`primbench ab`: one line per size, and the chart if asked; exit 0 (the verdict is printed,
-    not a failure: `check` is the gate)."""
+def ab_variants(a: str, b: str | None = None, *, base: str | None = None, sizes=None, blocks=None, dtypes=None,
+                rounds: int = DEFAULT_ROUNDS, threshold: float = DEFAULT_THRESHOLD) -> tuple[str, list[ABResult]]:
+    """Variant B (op/name) against variant A, or A at git revision `base` against A now when B is
+    None. `sizes`, `blocks` (lists of ints) and `dtypes` narrow the op's usual sweep. Returns (A's
+    label, one ABResult per size). Bad values are refused in one line before the GPU is touched."""
+    from primbench import registry
     from primbench.config import subset
-    from primbench.outputs import check_writable, write_atomically
 
-    if args.b is None and args.base is None:
+    if b is None and base is None:
         raise UserError("ab: give B (op/variant), or --base REV to time A at that git revision against A now")
-    args.b = args.b or args.a
-    if not 2 <= args.rounds <= 100_000:
-        raise UserError(f"--rounds {args.rounds}: give 2 to 100000 samples a side")
-    if not 0 <= args.threshold < 1:
-        raise UserError(f"--threshold {args.threshold}: give a relative change from 0 to 1 (0.01 is 1 %)")
-    for side, name in (("A", args.a), ("B", args.b)):
+    b = b or a
+    if not 2 <= rounds <= 100_000:
+        raise UserError(f"--rounds {rounds}: give 2 to 100000 samples a side")
+    if not 0 <= threshold < 1:
+        raise UserError(f"--threshold {threshold}: give a relative change from 0 to 1 (0.01 is 1 %)")
+    for side, name in (("A", a), ("B", b)):
         if any(c in name for c in "*?["):
             raise UserError(f"{side} {name[:80]!r}: give one variant, not a pattern (ab pairs two variants case by case)")
-    if args.a.partition("/")[0] != args.b.partition("/")[0]:
-        raise UserError(f"{args.a[:80]} and {args.b[:80]}: A and B must be variants of one op, to share an input")
-    if args.chart:
-        check_writable(args.chart)
-    dtypes = tuple(d.strip() for d in args.dtypes.split(",")) if args.dtypes else None
-    config = subset.variant_config((args.a, args.b), sizes=subset.parse_sizes(args.sizes),
-                                   blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=dtypes)
-    variant_a, label_a = None, args.a
-    if args.base is not None:
-        from primbench import registry
+    if a.partition("/")[0] != b.partition("/")[0]:
+        raise UserError(f"{a[:80]} and {b[:80]}: A and B must be variants of one op, to share an input")
+    config = subset.variant_config((a, b), sizes=sizes, blocks=blocks, dtypes=dtypes)
+    variant_a, label_a = None, a
+    if base is not None:
         from primbench.run.ab_revision import variant_at
 
-        variant_a = variant_at(args.base, args.a)
-        label_a = f"{args.a} at {args.base}"
-        op, _, name = args.b.partition("/")
+        variant_a = variant_at(base, a)
+        label_a = f"{a} at {base}"
+        op, _, name = b.partition("/")
         if variant_a.hash() == registry.get(op, name).hash():
-            print(f"note: {args.a} at {args.base} and {args.b} now have the same hash (same code): expect SAME")
-    results = run_ab(config, args.a, args.b, rounds=args.rounds, threshold=args.threshold, variant_a=variant_a)
-    print(f"A = {label_a}, B = {args.b}; interleaved, {args.rounds} cold samples a side, threshold {args.threshold:.1%}")
-    for result in results:
-        print(result.line())
-    if args.chart:
-        import io
-
-        buffer = io.BytesIO()
-        chart(results, buffer, label_a, args.b)
-        write_atomically(args.chart, buffer.getvalue())
-        print(f"chart: {args.chart}")
-    return 0
+            print(f"note: {a} at {base} and {b} now have the same hash (same code): expect SAME")
+    return label_a, run_ab(config, a, b, rounds=rounds, threshold=threshold, variant_a=variant_a)

@@ -123,12 +123,12 @@ def _plugin(tmp_path, body: str):
 
 def test_plugins_given_with_variant_are_recorded_for_resume(tmp_path):
     from primbench import registry
-    from primbench.cli.main import _run_config
     from primbench.cli.parser import parser as _parser
+    from primbench.cli.run import run_config
 
     args = _parser().parse_args(["run", "--variant", "reduce/cub_device_reduce", "--plugin", str(TOY_PLUGIN), "--sizes", "1000"])
-    assert _run_config(args).resolved()["plugins"] == [str(TOY_PLUGIN)]
-    assert not registry.plugins()  # _run_config records the path; main() is what imports the plugin
+    assert run_config(args).resolved()["plugins"] == [str(TOY_PLUGIN)]
+    assert not registry.plugins()  # run_config records the path; main() is what imports the plugin
 
 
 def test_a_broken_plugin_is_one_line_naming_the_file_and_line(tmp_path):

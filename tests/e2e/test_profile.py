@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from primbench.cli.profile import cmd_profile
 from primbench.errors import UserError
 from primbench.profile import capture, counters
 from tests.conftest import REPO
@@ -61,7 +62,7 @@ def stand_in(tmp_path, monkeypatch):
 def test_profiling_a_run_writes_its_counters_beside_it_and_merges(stand_in, capsys):
     folder, run = stand_in
     _stand_in_ncu(folder, "progression")
-    assert capture.command(_args(run, sizes="2^25", only=["reduce/*"], blocks="256")) == 0
+    assert cmd_profile(_args(run, sizes="2^25", only=["reduce/*"], blocks="256")) == 0
     calls = [json.loads(line) for line in (folder / "argv.jsonl").read_text().splitlines()]
     (argv,) = [call for call in calls if call != ["--version"]]
     assert argv[:4] == ["--profile-from-start", "off", "--target-processes", "all"]
@@ -77,7 +78,7 @@ def test_profiling_a_run_writes_its_counters_beside_it_and_merges(stand_in, caps
     assert "profile: " in out and "20 of 20 cases profiled" in out and "+2.5% against the declared" in out
 
     _stand_in_ncu(folder, "fast-2-28")
-    capture.command(_args(run, sizes="2^28", blocks="256"))
+    cmd_profile(_args(run, sizes="2^28", blocks="256"))
     _, cases = counters.load(written)
     assert len(cases) == 20 + 31  # the first profile's cases are kept
 
@@ -87,7 +88,7 @@ def test_a_permission_error_from_ncu_is_one_line_and_writes_nothing(stand_in):
     _stand_in_ncu(folder, "progression", exit_code=1,
                   log_text="==PROF== Connected to process 7\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n")
     with pytest.raises(UserError, match="ERR_NVGPUCTRPERM"):
-        capture.command(_args(run, sizes="2^25", only=["reduce/*"]))
+        cmd_profile(_args(run, sizes="2^25", only=["reduce/*"]))
     assert not counters.counters_path_for(run).exists()
 
 
@@ -97,7 +98,7 @@ def test_no_ncu_is_one_line(stand_in, monkeypatch):
     monkeypatch.setattr(capture.shutil, "which", lambda name: None)
     monkeypatch.setattr(capture, "_usual_places", lambda: ())
     with pytest.raises(UserError, match="ncu.*not installed"):
-        capture.command(_args(run, sizes="2^25", only=["reduce/*"]))
+        cmd_profile(_args(run, sizes="2^25", only=["reduce/*"]))
 
 
 def test_an_output_that_is_not_a_counters_file_is_refused_before_ncu_runs(stand_in):
@@ -106,20 +107,20 @@ def test_an_output_that_is_not_a_counters_file_is_refused_before_ncu_runs(stand_
     target = counters.counters_path_for(run)
     target.write_text("my notes, not counters\n")
     with pytest.raises(UserError, match="not a primbench counters file"):
-        capture.command(_args(run, sizes="2^25", only=["reduce/*"]))
+        cmd_profile(_args(run, sizes="2^25", only=["reduce/*"]))
     assert target.read_text() == "my notes, not counters\n" and not (folder / "argv.jsonl").exists()
 
 
 def test_counters_from_another_ncu_are_replaced_not_merged(stand_in, capsys):
     folder, run = stand_in
     _stand_in_ncu(folder, "progression")
-    capture.command(_args(run, sizes="2^25", only=["reduce/*"], blocks="256"))
+    cmd_profile(_args(run, sizes="2^25", only=["reduce/*"], blocks="256"))
     written = counters.counters_path_for(run)
     doc = json.loads(written.read_text())
     doc["ncu"]["version"] = "2023.1"
     written.write_text(json.dumps(doc))
     _stand_in_ncu(folder, "fast-2-28")
-    capture.command(_args(run, sizes="2^28", blocks="256"))
+    cmd_profile(_args(run, sizes="2^28", blocks="256"))
     _, cases = counters.load(written)
     assert len(cases) == 31 and "replaced, not merged" in capsys.readouterr().out
 
@@ -135,5 +136,5 @@ def test_a_run_from_another_gpu_model_is_refused(stand_in):
     other = run.with_name("a100.jsonl")
     other.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
     with pytest.raises(UserError, match="measured on NVIDIA A100.*nothing written"):
-        capture.command(_args(other, sizes="2^25", only=["reduce/*"], blocks="256"))
+        cmd_profile(_args(other, sizes="2^25", only=["reduce/*"], blocks="256"))
     assert not counters.counters_path_for(other).exists()

@@ -1,0 +1,113 @@
+"""The commands that set runs side by side: `compare`, `check` (the CI gate), `baseline` (what check
+compares with) and `ab` (two variants timed in turn on one GPU)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from primbench.errors import EXIT_OK, UserError
+from primbench.outputs import check_writable, refuse_overwriting_inputs, write_atomically
+from primbench.runfile.locations import baseline_path, newest_run_in, runs_in
+
+
+def cmd_compare(args) -> int:
+    from primbench.compare import output, verdicts
+
+    arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else map(str, runs_in(argument)))]
+    if len(arguments) < 2:
+        raise UserError("compare needs at least two runs: the baseline first, then the runs to compare with it")
+    check_writable(args.html)
+    refuse_overwriting_inputs([args.html], arguments)
+    runs = [verdicts.load_comparable(argument) for argument in arguments]
+    base = runs[0]
+    sections = []
+    for new in runs[1:]:
+        metric = args.metric or verdicts.default_metric(base, new)
+        pairs = verdicts.compare_runs(base, new)
+        output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all)
+        print()
+        sections.append((new, pairs, metric))
+    if args.html:
+        from primbench.report.compare_page import render_comparison
+
+        print(f"comparison: {render_comparison(base, sections, args.html)}")
+    return EXIT_OK
+
+
+def cmd_check(args) -> int:
+    from primbench.compare import output, verdicts
+    from primbench.runfile.io import load_run
+
+    new = load_run(newest_run_in(args.run))
+    default = baseline_path(new.device.get("name"))
+    if args.baseline is None and not default.exists():
+        raise UserError(f"no baseline for {new.device.get('name')} at {default}; make one from a good run "
+                        f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
+    base_path = newest_run_in(args.baseline) if args.baseline else default
+    for written in (args.markdown, args.junit):
+        check_writable(written)
+    refuse_overwriting_inputs([args.markdown, args.junit], [new.path, base_path])
+    base = load_run(base_path)
+    changed = verdicts.changed_variants(base, new)
+    if changed:
+        print(f"code changed since the baseline: {len(changed)} variant(s): " + ", ".join(changed))
+    code, pairs = verdicts.check(base, new, allow_different_gpu=args.allow_different_gpu)
+    metric = verdicts.default_metric(base, new)
+    output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all)
+    regressed = [p.text for p in pairs if p.regressed]
+    skipped = verdicts.not_compared(pairs)
+    print(f"\ncheck: {len(regressed)} regression(s)"
+          + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
+             if skipped else ""))
+    for key in regressed[:20]:  # one a line: a line stays within the terminal's 120 columns
+        print(f"  regression: {key[:106]}")
+    if len(regressed) > 20:
+        print(f"  ... and {len(regressed) - 20} more (above)")
+    if args.markdown:
+        write_atomically(args.markdown, output.markdown(pairs, run_label(base), run_label(new), code, metric=metric))
+    if args.junit:
+        write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new)))
+    return code
+
+
+def cmd_baseline(args) -> int:
+    from primbench.runfile.baselines import keep_copy, kind_of
+    from primbench.runfile.io import load_run
+
+    run = load_run(newest_run_in(args.run))
+    target = keep_copy(run, args.folder)
+    print(f"{kind_of(args.folder)} for {run.device.get('name')}: {target} (from {run.path})")
+    return EXIT_OK
+
+
+def cmd_ab(args) -> int:
+    """One line per size, and the chart if asked; exit 0 (the verdict is printed, not a failure:
+    `check` is the gate)."""
+    from primbench.cli.run import parse_dtypes
+    from primbench.config import subset
+    from primbench.run import ab
+
+    if args.chart:
+        check_writable(args.chart)
+    label_a, results = ab.ab_variants(args.a, args.b, base=args.base, sizes=subset.parse_sizes(args.sizes),
+                                      blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=parse_dtypes(args.dtypes),
+                                      rounds=args.rounds, threshold=args.threshold)
+    label_b = args.b or args.a
+    print(f"A = {label_a}, B = {label_b}; interleaved, {args.rounds} cold samples a side, threshold {args.threshold:.1%}")
+    for result in results:
+        print(result.line())
+    if args.chart:
+        import io
+
+        buffer = io.BytesIO()
+        ab.chart(results, buffer, label_a, label_b)
+        write_atomically(args.chart, buffer.getvalue())
+        print(f"chart: {args.chart}")
+    return EXIT_OK
+
+
+def run_label(run) -> str:
+    """'<file> (<GPU>, <commit>, <start>)': how a run is named in compare's and check's lines."""
+    device = run.device.get("name") or "unknown GPU"
+    git = run.git.get("sha")
+    return f"{Path(run.path).name} ({device}, {git[:7] if git else 'no commit'}, {run.header.started or '?'})"

@@ -1,0 +1,83 @@
+"""`primbench run`: a config narrowed by the filters, `--variant` with no config, or `--resume`; on
+one GPU here, on several through cli/gpus.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+from primbench.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UserError
+
+
+def cmd_run(args) -> int:
+    from primbench.cli import gpus
+    from primbench.run import runner
+
+    if gpus.on_several_gpus(args):
+        return gpus.run_on_gpus(args, run_config)
+    if args.resume and (args.config or args.variant):
+        raise UserError("give a config, --variant or --resume RUN.jsonl, not two of them")
+    if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks or args.plugin):
+        raise UserError("--resume continues the run file where it is, with the config and plugins in its header; "
+                        "--dry-run, --output, --only, --sizes, --blocks and --plugin do not apply")
+    if args.resume:
+        summary = runner.resume(args.resume)
+    else:
+        config = run_config(args)
+        if args.dry_run:
+            cases = config.cases()
+            for case in cases:
+                print(case.key)
+            print(f"{config.path}: {len(cases)} cases in {len(config.sweeps)} sweeps")
+            return EXIT_OK
+        summary = runner.run(config, output=args.output)
+    print(f"run file: {summary.path}")
+    if summary.context_lost:
+        from primbench.run.restart import go_on_in_a_fresh_process
+
+        go_on_in_a_fresh_process(summary.path, summary.context_lost, no_restart=args.no_restart, no_report=args.no_report)
+    if summary.interrupted:
+        print(f"primbench: interrupted; every finished case is kept. Finish with: primbench run --resume {summary.path}",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not args.no_report:
+        from primbench.report.render import render_report
+        from primbench.runfile.io import report_path
+
+        print(f"report:   {render_report(summary.path, report_path(summary.path))}")
+    print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped")
+    return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+def run_config(args):
+    """The config `run` measures: a YAML file narrowed by the filters, or --variant's own."""
+    from primbench.config import subset
+    from primbench.config.loading import load_config
+
+    sizes, blocks = subset.parse_sizes(args.sizes), subset.parse_sizes(args.blocks, "--blocks")
+    if args.variant:
+        if args.config:
+            raise UserError("give either a config or --variant, not both (to narrow a config, use --only)")
+        if args.only:
+            raise UserError("--only narrows a config; with --variant, name the variants themselves")
+        dtypes = parse_dtypes(args.dtypes)
+        return _with_plugins(subset.variant_config(tuple(args.variant), sizes=sizes, blocks=blocks, dtypes=dtypes), args.plugin)
+    if not args.config:
+        raise UserError("no config given; e.g. `primbench run configs/default.yaml`, or `primbench run --variant "
+                        "reduce/cub_device_reduce --sizes 2^28`")
+    if args.dtypes:
+        raise UserError("--dtypes goes with --variant; a config names its dtypes in its sweeps")
+    config = _with_plugins(load_config(args.config, allow_large=args.allow_large), args.plugin)
+    return subset.narrow(config, only=subset.parse_patterns(args.only), sizes=sizes, blocks=blocks)
+
+
+def parse_dtypes(text: str | None) -> tuple[str, ...] | None:
+    """`--dtypes float32,int32` as a tuple; None when not given."""
+    return tuple(d.strip() for d in text.split(",")) if text else None
+
+
+def _with_plugins(config, plugins):
+    """The config with the command line's plugins recorded in it, so that --resume loads them again."""
+    paths = (*config.plugins, *(str(Path(plugin).resolve()) for plugin in plugins or ()))
+    return dataclasses.replace(config, plugins=tuple(dict.fromkeys(paths)))
