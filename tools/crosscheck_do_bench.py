@@ -37,7 +37,7 @@ def main() -> int:
     recorded_ms = stats.summarize(recorded[0].cold_ms).median if recorded else None
 
     device = Device()
-    x = inputs.random_input(args.n, "float32", "uniform", seed=3)
+    x = inputs.random_input(args.n, "float32", "uniform", rng_seed=3)
     operation = lambda: cub.cub_reduction(x, cub.CUPY_CUB_SUM)  # noqa: E731
     fresh = Timer(device.l2_bytes).measure(operation, TimingPolicy(min_samples=100, max_time_s=5.0))
     fresh_ms = stats.summarize(fresh.cold_ms).median

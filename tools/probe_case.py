@@ -6,7 +6,7 @@ from __future__ import annotations
 from primbench import registry
 from primbench.build import load_module
 from primbench.config import subset
-from primbench.run.runner import Runner, case_seed, input_key
+from primbench.run.runner import Runner, rng_seed, input_key
 
 
 def prepared(variant_key: str, n: int, dtype: str, seed_name: str = "jitter"):
@@ -16,5 +16,5 @@ def prepared(variant_key: str, n: int, dtype: str, seed_name: str = "jitter"):
     runner = Runner(config)
     variant = registry.get(case.op, case.variant)
     module = load_module(variant.source, variant.kernels) if variant.source else None
-    x = runner._inputs_for(case, case_seed(seed_name, input_key(case)))[2]
+    x = runner._inputs_for(case, rng_seed(seed_name, input_key(case)))[2]
     return runner, case, variant, module, x

@@ -140,7 +140,7 @@ def main() -> int:
 
     n = args.n
     for dist in DISTRIBUTIONS:
-        x = checks.random_input(Case("histogram", "lane_columns", "uint8", n, 256, dist, (("bins", 256),)), seed=1)
+        x = checks.random_input(Case("histogram", "lane_columns", "uint8", n, 256, dist, (("bins", 256),)), rng_seed=1)
         line("vector_per_warp b256", dist, registered("vector_per_warp", x, n, 256, "uint8", 256), x, 256, n)
         for label, template, copies, unroll, block in SETTINGS:
             ctx = context(lanes, x, n, block, "uint8", 256)
@@ -153,7 +153,7 @@ def main() -> int:
         m = args.int32_n
         for bins in INT32_BINS:
             for dist in DISTRIBUTIONS:
-                x = checks.random_input(Case("histogram", "lane_columns", "int32", m, 256, dist, (("bins", bins),)), seed=1)
+                x = checks.random_input(Case("histogram", "lane_columns", "int32", m, 256, dist, (("bins", bins),)), rng_seed=1)
                 for name in ("vector_per_warp", "lane_columns"):
                     line(f"{name} b256", dist, registered(name, x, m, 256, "int32", bins), x, bins, 4 * m)
                 del x

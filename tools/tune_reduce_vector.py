@@ -43,7 +43,7 @@ def main() -> int:
         tuner.measure(label, operation, correct, n, n * 4, **extra)
 
     for n in SIZES:
-        x = inputs.random_input(n, "float32", "uniform", seed=11)
+        x = inputs.random_input(n, "float32", "uniform", rng_seed=11)
         x64 = x.astype(cupy.float64)
         reference = (float(x64.sum()), float(cupy.abs(x64).sum()))
         del x64

@@ -50,7 +50,7 @@ def main() -> int:
     n = 2**args.log_n
 
     def copy_us() -> float:
-        src = inputs.random_input(COPY_N, "float32", "uniform", seed=1)
+        src = inputs.random_input(COPY_N, "float32", "uniform", rng_seed=1)
         dst = cupy.empty_like(src)
         return min(tuner.cold_median_us(lambda: dst.data.copy_from_device_async(src.data, src.nbytes)),
                    tuner.cold_median_us(lambda: cupy.copyto(dst, src)))
@@ -67,9 +67,9 @@ def main() -> int:
     for radius in args.radii:
         params = (("radius", radius),)
         case = Case("stencil", BASELINE, "float32", n, 256, "uniform", params)
-        x = checks.random_input(case, seed=radius)
-        x64 = checks.reference(x, case, seed=radius)
-        exact, _ = checks.exact_input(case, seed=radius)
+        x = checks.random_input(case, rng_seed=radius)
+        x64 = checks.reference(x, case, rng_seed=radius)
+        exact, _ = checks.exact_input(case, rng_seed=radius)
         forms = [(f"R={radius:2d} {BASELINE} block={block}", baseline_module, baseline.prepare, block) for block in BASELINE_BLOCKS]
         forms += [(f"R={radius:2d} window K={k:2d} block={block:4d}{'' if staged else ' direct stores'}{'' if fast else ' IEEE division'}",
                    window_module, stencil.window_plan(k, staged, fast), block) for k, block, staged, fast in WINDOW_FORMS[radius]]

@@ -46,7 +46,7 @@ def main() -> int:
     stride = row_stride(VOCAB)
     for rows in args.rows:
         case = Case("topk", "two_stage_b16", "float32", rows, 256, "normal", (("vocab", VOCAB),))
-        x = checks.random_input(case, seed=1)
+        x = checks.random_input(case, rng_seed=1)
         for group in GROUPS:
             variant = registry.get("topk", f"two_stage_b{group}")
             module = load_module(variant.source, variant.kernels)

@@ -74,7 +74,7 @@ def main() -> int:
     for rows in args.rows:
         nbytes = rows * vocab * 4
         case = Case("topk", fused.name, "float32", rows, 256, "normal", (("vocab", vocab),))
-        x = checks.random_input(case, seed=rows)
+        x = checks.random_input(case, rng_seed=rows)
         wanted = checks.reference(x, case, rows)
         read_us = read_probe_us(nbytes)
         print(f"\nrows={rows}: {nbytes / 1e6:.1f} MB; read probe {read_us:.2f} us ({nbytes / read_us / 1e3:.0f} GB/s)", flush=True)

@@ -22,7 +22,7 @@ def measure_read(timer, policy, device) -> dict:
 
     from primbench.verify import inputs
 
-    data = inputs.random_input(READ_N, "float32", "uniform", seed=2)
+    data = inputs.random_input(READ_N, "float32", "uniform", rng_seed=2)
     sink = cupy.zeros(1, dtype=cupy.uint32)
     kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function("primbench_read_probe")
     # One full wave by the kernel's own occupancy: every SM busy, no tail of a second wave.

@@ -224,7 +224,7 @@ class Timer:
                 pass
             return None
 
-    def interleaved(self, operations: list, rounds: int, warmup: int = 10, seed: int = 0) -> list[list[float]]:
+    def interleaved(self, operations: list, rounds: int, warmup: int = 10, rng_seed: int = 0) -> list[list[float]]:
         """Cold samples of several operations taken in turn, `rounds` of each: a clock ramp, a
         throttle or a neighbour's load falls on every side alike (primbench ab). Each round takes
         the operations in a random order (seeded): on the H200, one plan timed against itself gave
@@ -239,7 +239,7 @@ class Timer:
         stream.synchronize()
         spin_us = 2.0 * max(self._host_enqueue_us(operation) for operation in operations) + 20.0
         samples: list[list[float]] = [[] for _ in operations]
-        shuffle = numpy.random.default_rng(seed)
+        shuffle = numpy.random.default_rng(rng_seed)
         per_chunk = max(1, MAX_EVENTS_PER_CHUNK // len(operations))
         for first in range(0, rounds, per_chunk):
             used = []

@@ -36,12 +36,12 @@ def refuses(dtype: str, params: dict) -> str | None:
     return None
 
 
-def random_input(case, seed: int):
+def random_input(case, rng_seed: int):
     import cupy
 
     n, bins = case.n, bins_of(case)
     dtype = cupy.dtype(case.dtype)
-    rng = cupy.random.default_rng(seed)
+    rng = cupy.random.default_rng(rng_seed)
     if case.distribution in ("uniform", "skewed"):
         uniform = rng.integers(0, bins, n, dtype=cupy.int32).astype(dtype)
         if case.distribution == "uniform":
@@ -58,7 +58,7 @@ def random_input(case, seed: int):
     raise ValueError(f"unknown distribution {case.distribution!r}")
 
 
-def exact_input(case, seed: int):
+def exact_input(case, rng_seed: int):
     """x_i = (167 i + 13) mod M - offset, and its counts: n // M for every bin, + 1 for the bins whose
     value the last partial run of M holds (module docstring)."""
     import cupy
@@ -73,7 +73,7 @@ def exact_input(case, seed: int):
     return x, expected
 
 
-def reference(x, case, seed: int):
+def reference(x, case, rng_seed: int):
     """Counts by sorting: the number of samples below each bin edge, differenced (samples outside
     [0, bins) fall below the first edge or past the last and are not counted)."""
     import cupy

@@ -13,7 +13,7 @@ DISTRIBUTIONS = {"reduce": ("uniform", "normal", "ill_conditioned"), "reduce_max
 DTYPES = ("float32", "float16", "bfloat16", "int32")
 
 
-def exact_input(op: str, n: int, dtype: str, seed: int):
+def exact_input(op: str, n: int, dtype: str, rng_seed: int):
     """An input whose correct result is known exactly, and that result.
 
     reduce: the values of inputs.exact_sum_values. reduce_max: every value negative, the maximum
@@ -22,7 +22,7 @@ def exact_input(op: str, n: int, dtype: str, seed: int):
     """
     import cupy
 
-    rng = cupy.random.default_rng(seed)
+    rng = cupy.random.default_rng(rng_seed)
     draws = rng.random(n, dtype=cupy.float64)
     if op == "reduce_max":
         values = -(2.0 + draws.astype(cupy.float32))  # in [-3, -2)
@@ -35,12 +35,12 @@ def exact_input(op: str, n: int, dtype: str, seed: int):
     return from_float32(values, dtype, cupy), expected
 
 
-def exact_sum_input(n: int, seed: int):
+def exact_sum_input(n: int, rng_seed: int):
     """float32 values whose sum every summation order computes exactly, and that sum."""
-    return exact_input("reduce", n, "float32", seed)
+    return exact_input("reduce", n, "float32", rng_seed)
 
 
-def reference(op: str, x, dtype: str, distribution: str, seed: int) -> Reference:
+def reference(op: str, x, dtype: str, distribution: str, rng_seed: int) -> Reference:
     """The reference for `op` on input `x` = inputs.random_input(len(x), dtype, distribution, seed)."""
     import cupy
 
@@ -52,7 +52,7 @@ def reference(op: str, x, dtype: str, distribution: str, seed: int) -> Reference
         return Reference(value=float(inputs.wrap_int32(total)), abs_sum=float(cupy.abs(values).sum()), exact=True)
     result = Reference(value=float(values.sum()), abs_sum=float(cupy.abs(values).sum()), exact=False)
     if distribution == "ill_conditioned":
-        result.value, result.exact = inputs.ill_conditioned_exact_sum(len(x), dtype, seed), True
+        result.value, result.exact = inputs.ill_conditioned_exact_sum(len(x), dtype, rng_seed), True
         if dtype == "float32":
             result.serial_float32 = inputs.serial_float32_sum(x.get())
     return result
@@ -115,9 +115,9 @@ def _checks(op: str) -> OpChecks:
         op=op,
         dtypes=DTYPES,
         distributions=DISTRIBUTIONS[op],
-        exact_input=lambda case, seed: exact_input(op, case.n, case.dtype, seed),
-        random_input=lambda case, seed: inputs.random_input(case.n, case.dtype, case.distribution, seed),
-        reference=lambda x, case, seed: reference(op, x, case.dtype, case.distribution, seed),
+        exact_input=lambda case, rng_seed: exact_input(op, case.n, case.dtype, rng_seed),
+        random_input=lambda case, rng_seed: inputs.random_input(case.n, case.dtype, case.distribution, rng_seed),
+        reference=lambda x, case, rng_seed: reference(op, x, case.dtype, case.distribution, rng_seed),
         check_exact=check_exact,
         check_random=checked_random,
         failure_reason=lambda exact, random: failure_reason(exact, random, op),

@@ -37,20 +37,20 @@ def _wrapped_int32_prefix(x):
     return inputs.wrap_int32(cupy.cumsum(x.astype(cupy.int64))).astype(cupy.float64)
 
 
-def exact_input(case, seed: int):
+def exact_input(case, rng_seed: int):
     """An input whose prefix sums are known exactly, and those sums (a float64 device array)."""
     import cupy
 
     n, dtype = case.n, case.dtype
     if dtype == "int32":
-        x = cupy.random.default_rng(seed).integers(-1000, 1001, n, dtype=cupy.int64).astype(cupy.int32)
+        x = cupy.random.default_rng(rng_seed).integers(-1000, 1001, n, dtype=cupy.int64).astype(cupy.int32)
         return x, _wrapped_int32_prefix(x)
-    draws = cupy.random.default_rng(seed).random(n, dtype=cupy.float64)
+    draws = cupy.random.default_rng(rng_seed).random(n, dtype=cupy.float64)
     x = inputs.exact_sum_values(draws, cupy)
     return x, cupy.cumsum(x.astype(cupy.int64)).astype(cupy.float64)
 
 
-def reference(x, case, seed: int) -> ScanReference:
+def reference(x, case, rng_seed: int) -> ScanReference:
     import cupy
 
     if case.dtype == "int32":
@@ -84,7 +84,7 @@ SCAN = register(OpChecks(
     dtypes=DTYPES,
     distributions=DISTRIBUTIONS,
     exact_input=exact_input,
-    random_input=lambda case, seed: inputs.random_input(case.n, case.dtype, case.distribution, seed),
+    random_input=lambda case, rng_seed: inputs.random_input(case.n, case.dtype, case.distribution, rng_seed),
     reference=reference,
     check_exact=lambda result, expected, _x, _case: outcomes.check_array(result, expected),
     check_random=check_random,

@@ -29,10 +29,10 @@ def window_sums(x, radius: int, xp_dtype):
     return total
 
 
-def exact_input(case, seed: int):
+def exact_input(case, rng_seed: int):
     import cupy
 
-    x = cupy.random.default_rng(seed).integers(0, 8, case.n, dtype=cupy.int64).astype(cupy.float32)
+    x = cupy.random.default_rng(rng_seed).integers(0, 8, case.n, dtype=cupy.int64).astype(cupy.float32)
     return x, None  # the expected output depends on the radius: check_exact derives it
 
 
@@ -45,7 +45,7 @@ def check_exact(result, _expected, x, case) -> dict:
     return outcomes.check_array(result, expected)
 
 
-def reference(x, case, seed: int):
+def reference(x, case, rng_seed: int):
     import cupy
 
     return x.astype(cupy.float64)
@@ -75,7 +75,7 @@ STENCIL = register(OpChecks(
     dtypes=("float32",),
     distributions=("uniform", "normal"),
     exact_input=exact_input,
-    random_input=lambda case, seed: inputs.random_input(case.n, case.dtype, case.distribution, seed),
+    random_input=lambda case, rng_seed: inputs.random_input(case.n, case.dtype, case.distribution, rng_seed),
     reference=reference,
     check_exact=check_exact,
     check_random=check_random,

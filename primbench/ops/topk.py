@@ -38,11 +38,11 @@ def _padded(values, stride: int):
     return out.reshape(-1)
 
 
-def _logits(case, seed: int, distribution: str):
+def _logits(case, rng_seed: int, distribution: str):
     import cupy
 
     rows, vocab, _stride = _shape(case)
-    rng = cupy.random.default_rng(seed)
+    rng = cupy.random.default_rng(rng_seed)
     if distribution == "many_ties":
         return rng.integers(1, 5, (rows, vocab), dtype=cupy.int64).astype(cupy.float32)
     values = rng.standard_normal((rows, vocab), dtype=cupy.float32) * 3
@@ -53,18 +53,18 @@ def _logits(case, seed: int, distribution: str):
     return values
 
 
-def random_input(case, seed: int):
-    return _padded(_logits(case, seed, case.distribution), _shape(case)[2])
+def random_input(case, rng_seed: int):
+    return _padded(_logits(case, rng_seed, case.distribution), _shape(case)[2])
 
 
-def exact_input(case, seed: int):
+def exact_input(case, rng_seed: int):
     """Normal logits with 8 planted values 1000 - r (r = 0..7) per row: the r-th at a random place
     (distinct within the row), the one of rank 2 always at the last index."""
     import cupy
 
     rows, vocab, stride = _shape(case)
-    values = _logits(case, seed, "normal")
-    rng = cupy.random.default_rng(seed ^ 0x70B)
+    values = _logits(case, rng_seed, "normal")
+    rng = cupy.random.default_rng(rng_seed ^ 0x70B)
     # Distinct places per row: the first 8 of a random permutation of 0..vocab-2, then rank 2 -> last.
     places = cupy.argsort(rng.random((rows, vocab - 1)), axis=1)[:, :K].astype(cupy.int64)
     places[:, 2] = vocab - 1
@@ -73,7 +73,7 @@ def exact_input(case, seed: int):
     return _padded(values, stride), places.reshape(-1).astype(cupy.float64)
 
 
-def reference(x, case, seed: int):
+def reference(x, case, rng_seed: int):
     """The first 8 by (value descending, index ascending), by a route the baseline does not take:
     each logit becomes one unique 64-bit key, its order-preserving bits inverted above its index,
     and an ascending sort of the keys needs no stability (the baseline negates and relies on it)."""

@@ -87,7 +87,7 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
     replaces A's registered variant (A at an older revision: ab_base.variant_at)."""
     from primbench import registry
     from primbench.build import load_module
-    from primbench.run.runner import Runner, case_seed, input_key
+    from primbench.run.runner import Runner, rng_seed, input_key
     from primbench.verify.sequence import verify_case
 
     runner = Runner(config)
@@ -97,7 +97,7 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
         for side, case in (("A", case_a), ("B", case_b)):
             variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
             module = load_module(variant.source, variant.kernels) if variant.source else None
-            verified = verify_case(case, variant, runner._inputs_for(case, case_seed("ab", input_key(case))),
+            verified = verify_case(case, variant, runner._inputs_for(case, rng_seed("ab", input_key(case))),
                                    lambda x, scale, module=module, case=case: runner._context(module, x, case, scale),
                                    determinism_runs=config.determinism_runs)
             if verified.reason:

@@ -101,7 +101,7 @@ def input_key(case: CaseId) -> str:
     return f"{case.op}/{case.dtype}/n={case.n}/{case.distribution}{params}"
 
 
-def case_seed(run_id: str, key: str) -> int:
+def rng_seed(run_id: str, key: str) -> int:
     """A seed fixed by run and input key, so that a resumed case draws the same inputs and every
     variant of an op meets the same data (the report compares their results bit for bit)."""
     return int.from_bytes(hashlib.sha256(f"{run_id}|{key}".encode()).digest()[:4], "little")
@@ -125,7 +125,7 @@ class Runner:
         """Device-to-device copy bandwidth at run start: the achievable peak the report compares to."""
         import cupy
 
-        src = inputs.random_input(COPY_N, "float32", "uniform", seed=1)
+        src = inputs.random_input(COPY_N, "float32", "uniform", rng_seed=1)
         dst = cupy.empty_like(src)
         policy = self.config.timing
         candidates = {
@@ -160,34 +160,34 @@ class Runner:
         )
 
     # -- one case ------------------------------------------------------------------------------
-    def run_case(self, case: CaseId, seed: int) -> CaseRecord:
+    def run_case(self, case: CaseId, rng_seed: int) -> CaseRecord:
         """Verify then time one case; never raises for a kernel's own failure."""
         variant = registry.get(case.op, case.variant)
         itemsize = inputs.itemsize(case.dtype)
         # What the case record will hold besides its identity, filled in as the case goes.
         record = {"variant_hash": variant.hash(), "bytes": variant.minimal_bytes(case.n, itemsize, dict(case.params)),
-                  "seed": seed, "started": _now(), "status": "ok", "reason": None}
+                  "seed": rng_seed, "started": _now(), "status": "ok", "reason": None}
         started = time.perf_counter()
         try:
-            self._run_case(case, variant, itemsize, seed, record)
+            self._run_case(case, variant, itemsize, rng_seed, record)
         except ContextLost:
             record["elapsed_s"] = round(time.perf_counter() - started, 3)
             raise ContextLost(CaseRecord(case, **record)) from None
         record["elapsed_s"] = round(time.perf_counter() - started, 3)
         return CaseRecord(case, **record)
 
-    def _run_case(self, case: CaseId, variant, itemsize: int, seed: int, record: dict) -> None:
+    def _run_case(self, case: CaseId, variant, itemsize: int, rng_seed: int, record: dict) -> None:
         import cupy
 
         needed = ops.checks(case.op).working_bytes(case, itemsize)
-        self._release_inputs_unless(input_key(case), seed)
+        self._release_inputs_unless(input_key(case), rng_seed)
         free = self.device.free_memory() if needed > (1 << 30) else None
         try:
             if free is not None and needed > free:
                 record.update(status="skipped", reason=f"needs about {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free")
                 return
             module = load_module(variant.source, variant.kernels) if variant.source else None
-            self._verify_and_time(case, variant, module, seed, record)
+            self._verify_and_time(case, variant, module, rng_seed, record)
         except KernelBuildError as exc:
             record.update(status="failed", reason=str(exc).splitlines()[0], log=str(exc))
         except CaseUnsupported as exc:
@@ -201,23 +201,23 @@ class Runner:
             if not _context_alive():
                 raise ContextLost(None) from None
 
-    def _release_inputs_unless(self, key: str, seed: int) -> None:
+    def _release_inputs_unless(self, key: str, rng_seed: int) -> None:
         """Free the kept inputs (and CuPy's pool) unless the next case uses them: before its memory check."""
         import cupy
 
-        if self._inputs and self._inputs.get("key") != (key, seed):
+        if self._inputs and self._inputs.get("key") != (key, rng_seed):
             self._inputs.clear()
             cupy.get_default_memory_pool().free_all_blocks()
 
-    def _inputs_for(self, case: CaseId, seed: int):
+    def _inputs_for(self, case: CaseId, rng_seed: int):
         """(exact input, its expected result, random input, its reference), made once per input key."""
-        self._release_inputs_unless(input_key(case), seed)
+        self._release_inputs_unless(input_key(case), rng_seed)
         if not self._inputs:
             checks = ops.checks(case.op)
-            x_exact, expected = checks.exact_input(case, seed)
-            x = checks.random_input(case, seed + 1)
-            reference = checks.reference(x, case, seed + 1)
-            self._inputs = {"key": (input_key(case), seed), "value": (x_exact, expected, x, reference)}
+            x_exact, expected = checks.exact_input(case, rng_seed)
+            x = checks.random_input(case, rng_seed + 1)
+            reference = checks.reference(x, case, rng_seed + 1)
+            self._inputs = {"key": (input_key(case), rng_seed), "value": (x_exact, expected, x, reference)}
         return self._inputs["value"]
 
     def _context(self, module, x, case: CaseId, grid_scale: float = 1.0):
@@ -226,8 +226,8 @@ class Runner:
         return LaunchContext(module, x, case.n, case.block, self.device.sm_count, dtype=case.dtype,
                              grid_scale=grid_scale, params=dict(case.params), **self.device.sm_limits)
 
-    def _verify_and_time(self, case: CaseId, variant, module, seed: int, record: dict) -> None:
-        verified = verify_case(case, variant, self._inputs_for(case, seed),
+    def _verify_and_time(self, case: CaseId, variant, module, rng_seed: int, record: dict) -> None:
+        verified = verify_case(case, variant, self._inputs_for(case, rng_seed),
                                lambda x, grid_scale: self._context(module, x, case, grid_scale),
                                determinism_runs=self.config.determinism_runs)
         record.update(launches=verified.launches, verify=verified.verify, determinism=verified.determinism)
@@ -344,7 +344,7 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done
     try:
         for case in todo:
             progress.start(case)
-            record = runner.run_case(case, case_seed(run_id, input_key(case)))
+            record = runner.run_case(case, rng_seed(run_id, input_key(case)))
             writer.append(record)
             setattr(summary, record.status, getattr(summary, record.status) + 1)
             progress.line(describe_result(case, record, runner.device.info))

@@ -101,7 +101,7 @@ def _thinned(values, at_most: int):
 
 
 def ratio_interval(base, new, confidence: float = 0.95, at_most: int = 200, resamples: int = 300,
-                   seed: int = 0) -> tuple[float, float]:
+                   rng_seed: int = 0) -> tuple[float, float]:
     """A percentile-bootstrap interval for median(new) / median(base), the ratio every verdict uses.
 
     Each side is first thinned to `at_most` of its quantiles, and the bootstrap redraws that many
@@ -112,7 +112,7 @@ def ratio_interval(base, new, confidence: float = 0.95, at_most: int = 200, resa
     b, n = _thinned(base, at_most), _thinned(new, at_most)
     if b.size < 2 or n.size < 2:
         return math.nan, math.nan
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(rng_seed)
     base_medians = np.median(b[rng.integers(0, b.size, (resamples, b.size))], axis=1)
     new_medians = np.median(n[rng.integers(0, n.size, (resamples, n.size))], axis=1)
     ratios = new_medians / base_medians

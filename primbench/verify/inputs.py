@@ -57,11 +57,11 @@ def to_float64(x, dtype: str, xp):
     return x.astype(xp.float64)
 
 
-def random_input(n: int, dtype: str, distribution: str, seed: int):
+def random_input(n: int, dtype: str, distribution: str, rng_seed: int):
     """n values of `distribution` in `dtype` (see DESCRIPTIONS)."""
     import cupy
 
-    rng = cupy.random.default_rng(seed)
+    rng = cupy.random.default_rng(rng_seed)
     if dtype == "int32":
         if distribution == "uniform":
             return rng.integers(-1000, 1001, n, dtype=cupy.int64).astype(cupy.int32)
@@ -76,24 +76,24 @@ def random_input(n: int, dtype: str, distribution: str, seed: int):
     elif distribution == "normal":
         values = rng.standard_normal(n, dtype=cupy.float32)
     elif distribution == "ill_conditioned":
-        return ill_conditioned_input(n, dtype, seed)
+        return ill_conditioned_input(n, dtype, rng_seed)
     else:
         raise ValueError(f"unknown distribution {distribution!r}")
     return from_float32(values, dtype, cupy)
 
 
-def _ill_conditioned_signal(n: int, dtype: str, seed: int):
+def _ill_conditioned_signal(n: int, dtype: str, rng_seed: int):
     """The small values of the ill-conditioned input: float32 U[0, 1) draws. CuPy's generator gives
     multiples of 2^-33 (curand_uniform), so a float64 sum of up to 2^20 of them (below 2^20, on a
     2^-33 grid: at most 53 bits) is exact; rounding to float16 or bfloat16 keeps them on that grid."""
     import cupy
 
     pairs = (n - max(1, n // ILL_SIGNAL_SHARE)) // 2
-    signal = cupy.random.default_rng(seed ^ 0x5EED).random(n - 2 * pairs, dtype=cupy.float32)
+    signal = cupy.random.default_rng(rng_seed ^ 0x5EED).random(n - 2 * pairs, dtype=cupy.float32)
     return pairs, from_float32(signal, dtype, cupy)
 
 
-def ill_conditioned_input(n: int, dtype: str, seed: int):
+def ill_conditioned_input(n: int, dtype: str, rng_seed: int):
     """Pairs +v and -v (random signs, |v| log-uniform over 2^-10..2^14, full float32 mantissas)
     and n/1024 small values, shuffled together.
 
@@ -105,8 +105,8 @@ def ill_conditioned_input(n: int, dtype: str, seed: int):
     """
     import cupy
 
-    pairs, signal = _ill_conditioned_signal(n, dtype, seed)
-    rng = cupy.random.default_rng(seed)
+    pairs, signal = _ill_conditioned_signal(n, dtype, rng_seed)
+    rng = cupy.random.default_rng(rng_seed)
     exponent = ILL_MIN_EXPONENT + rng.random(pairs, dtype=cupy.float32) * (ILL_MAX_EXPONENT - ILL_MIN_EXPONENT)
     v = cupy.exp2(exponent) * cupy.where(rng.random(pairs, dtype=cupy.float32) < 0.5, -1.0, 1.0).astype(cupy.float32)
     v = from_float32(v, dtype, cupy)
@@ -115,11 +115,11 @@ def ill_conditioned_input(n: int, dtype: str, seed: int):
     return values[cupy.argsort(rng.random(n, dtype=cupy.float64))]  # a random permutation
 
 
-def ill_conditioned_exact_sum(n: int, dtype: str, seed: int) -> float:
+def ill_conditioned_exact_sum(n: int, dtype: str, rng_seed: int) -> float:
     """The exact sum of ill_conditioned_input(n, dtype, seed): the pairs cancel, the small values remain."""
     import cupy
 
-    _pairs, signal = _ill_conditioned_signal(n, dtype, seed)
+    _pairs, signal = _ill_conditioned_signal(n, dtype, rng_seed)
     return float(to_float64(signal, dtype, cupy).sum())
 
 

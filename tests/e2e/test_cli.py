@@ -191,7 +191,7 @@ def test_a_case_too_large_for_the_free_gpu_memory_is_skipped_before_anything_is_
 
     gpu_less = object.__new__(runner.Runner)
     gpu_less.device, gpu_less._inputs = OneGiBFree(), {}
-    record = gpu_less.run_case(CaseId("reduce", "reduce2_sequential", "float32", 2**30, 256, "uniform"), seed=1)
+    record = gpu_less.run_case(CaseId("reduce", "reduce2_sequential", "float32", 2**30, 256, "uniform"), rng_seed=1)
     assert record.status == "skipped" and "GiB of GPU memory" in record.reason and "1.0 GiB free" in record.reason
 
 

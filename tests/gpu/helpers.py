@@ -32,26 +32,26 @@ def _context(variant, x, case: CaseId, sm_count: int, grid_scale: float = 1.0) -
 _INPUTS: dict = {}
 
 
-def op_inputs(case: CaseId, seed: int) -> tuple:
+def op_inputs(case: CaseId, rng_seed: int) -> tuple:
     """(exact input, its expected result, random input, its reference) from the op's own checks,
     as the runner makes them (random input and reference at seed + 1); one input key at a time."""
-    key = (input_key(case), seed)
+    key = (input_key(case), rng_seed)
     if key not in _INPUTS:
         _INPUTS.clear()  # large inputs of several dtypes add up
         checks = ops.checks(case.op)
-        exact, expected = checks.exact_input(case, seed)
-        x = checks.random_input(case, seed + 1)
-        _INPUTS[key] = (exact, expected, x, checks.reference(x, case, seed + 1))
+        exact, expected = checks.exact_input(case, rng_seed)
+        x = checks.random_input(case, rng_seed + 1)
+        _INPUTS[key] = (exact, expected, x, checks.reference(x, case, rng_seed + 1))
     return _INPUTS[key]
 
 
-def verify_like_the_runner(case: CaseId, sm_count: int, inputs: tuple | None = None, *, seed: int = 11,
+def verify_like_the_runner(case: CaseId, sm_count: int, inputs: tuple | None = None, *, rng_seed: int = 11,
                            determinism_runs: int = 2) -> Verified | None:
     """The runner's verification of `case` (exact and random checks, determinism, the grid probe),
     or None where this GPU cannot run it (the runner records it skipped). The returned plan has just
     run once more on the random input, so that its result() is that input's output."""
     variant = registry.get(case.op, case.variant)
-    inputs = inputs if inputs is not None else op_inputs(case, seed)
+    inputs = inputs if inputs is not None else op_inputs(case, rng_seed)
     try:
         verified = verify_case(case, variant, inputs, lambda x, scale: _context(variant, x, case, sm_count, scale),
                                determinism_runs=determinism_runs)

@@ -29,7 +29,7 @@ _HOST_COUNTS: dict = {}  # counting 2^26 samples on the host once per input, not
 
 def _inputs(case):
     """The case's inputs as the runner makes them, and numpy's counts of the random one."""
-    inputs = op_inputs(case, seed=case.n % 113)
+    inputs = op_inputs(case, rng_seed=case.n % 113)
     exact, expected, x, _reference = inputs
     key = input_key(case)
     if key not in _HOST_COUNTS:
@@ -57,7 +57,7 @@ def test_every_histogram_counts_exactly_on_every_distribution_and_block_size(var
 
 def test_the_sort_reference_counts_like_numpy_and_a_lost_sample_is_caught():
     case = Case("histogram", "any", "uint8", 2**20 + 5, None, "image", (("bins", 256),))
-    x = CHECKS.random_input(case, seed=3)
+    x = CHECKS.random_input(case, rng_seed=3)
     reference = CHECKS.reference(x, case, 3)
     assert numpy.array_equal(reference.get().astype(numpy.int64), _host_counts(x, 256))
     counts = reference.astype(numpy.uint32)
@@ -68,7 +68,7 @@ def test_the_sort_reference_counts_like_numpy_and_a_lost_sample_is_caught():
 
 def test_the_int32_exact_input_has_samples_outside_the_bins_and_the_reference_drops_them():
     case = Case("histogram", "any", "int32", 100_003, None, "uniform", (("bins", 32),))
-    x, expected = CHECKS.exact_input(case, seed=0)
+    x, expected = CHECKS.exact_input(case, rng_seed=0)
     host = x.get()
     assert (host < 0).any() and (host >= 32).any()
     reference = CHECKS.reference(x, case, 0)

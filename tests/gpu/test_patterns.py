@@ -36,7 +36,7 @@ def test_every_stencil_matches_numpy_at_every_radius_and_block_size(variant, n, 
     for radius in RADII:
         cases = [Case("stencil", variant.name, "float32", n, block, "uniform", (("radius", radius),))
                  for block in variant.block_sizes or (None,)]
-        inputs = op_inputs(cases[0], seed=n % 101)
+        inputs = op_inputs(cases[0], rng_seed=n % 101)
         # numpy's own windowed sum, made once per input and radius, within the bound the runner uses
         host = inputs[2].get()
         wanted = numpy_blur(host, radius)
@@ -53,7 +53,7 @@ def test_a_stencil_that_treats_the_boundary_as_garbage_is_caught():
 
     checks = ops.checks("stencil")
     case = Case("stencil", "any", "float32", 1000, 256, "uniform", (("radius", 4),))
-    x, _ = checks.exact_input(case, seed=1)
+    x, _ = checks.exact_input(case, rng_seed=1)
     out = cupy.asarray(numpy_blur(x.get(), 4).astype(numpy.float32))
     assert checks.check_exact(out, None, x, case)["ok"]
     out[0] += numpy.float32(7 / 9)
@@ -77,7 +77,7 @@ def test_every_topk_gives_exactly_the_indices_of_a_stable_sort(variant, vocab, d
 
     rows = 37
     case = Case("topk", variant.name, "float32", rows, 256 if variant.block_sizes else None, distribution, (("vocab", vocab),))
-    inputs = op_inputs(case, seed=vocab % 97)
+    inputs = op_inputs(case, rng_seed=vocab % 97)
     ((_case, verified),) = verify_every_block([case], sm_count, inputs)  # the runner's checks, then a stable sort's
     wanted = stable_top8(inputs[2].get(), rows, vocab, row_stride(vocab))
     got = verified.plan.result().get().reshape(rows, 8)
@@ -95,7 +95,7 @@ def test_the_seeds_sentinel_with_only_8_groups_loses_the_8th_logit(sm_count):
     checks = ops.checks("topk")
     variant = registry.get("topk", "two_stage_b16")
     case = Case("topk", variant.name, "float32", 64, 256, "normal", (("vocab", 129280),))
-    x = checks.random_input(case, seed=11)
+    x = checks.random_input(case, rng_seed=11)
     module = load_module(variant.source, variant.kernels)
     plan = two_stage_plan(16, sentinel_slot=False)(LaunchContext(module, x, 64, 256, sm_count, params=case.params,
                                                                   **device_limits()))
@@ -120,7 +120,7 @@ def test_the_one_launch_topk_is_exact_at_every_row_count_and_block_size(vocab, d
 
     variant = registry.get("topk", FUSED)
     cases = [Case("topk", FUSED, "float32", rows, block, distribution, (("vocab", vocab),)) for block in variant.block_sizes]
-    inputs = op_inputs(cases[0], seed=rows + vocab % 97)
+    inputs = op_inputs(cases[0], rng_seed=rows + vocab % 97)
     for case, verified in verify_every_block(cases, sm_count, inputs):
         assert int(cupy.count_nonzero(verified.plan.tickets)) == 0, case.key
         if distribution == "max_in_last_group":
@@ -141,7 +141,7 @@ def test_every_one_launch_form_is_exact_and_leaves_its_tickets_zero(per_thread, 
     module = load_module(FUSED_SOURCE, (fused_name(16, K + 1, per_thread, 8, persistent, min_blocks),))
     for rows, vocab, distribution in [(1, 129287, "many_ties"), (77, 129287, "max_in_last_group"), (512, 129280, "many_ties")]:
         case = Case("topk", FUSED, "float32", rows, 256, distribution, (("vocab", vocab),))
-        x = checks.random_input(case, seed=rows)
+        x = checks.random_input(case, rng_seed=rows)
         wanted = checks.reference(x, case, rows)
         plan = fused_plan(16, forms=((per_thread, 8),), persistent=persistent, min_blocks=min_blocks)(
             LaunchContext(module, x, rows, 256, sm_count, params=dict(case.params), **device_limits()))

@@ -37,7 +37,7 @@ def test_every_variant_passes_the_runners_checks_at_every_block_size_and_dtype(v
 def test_the_fixed_tree_gives_the_same_bits_for_every_block_size_grid_and_repeat(sm_count):
     variant = registry.get("reduce", "seed004_fixed_tree_deterministic")
     n = 2**24 + 12345
-    x = inputs.random_input(n, "float32", "normal", seed=7)
+    x = inputs.random_input(n, "float32", "normal", rng_seed=7)
     patterns = set()
     for block in variant.block_sizes:
         for sms in (1, 7, sm_count):  # the grid is sized from the SM count: three different grids
@@ -51,7 +51,7 @@ def test_a_variant_that_skips_the_tail_is_caught_by_the_exact_check(sm_count):
     # The exact check must be able to fail: summing n - 1 of n elements is off by the last value.
     variant = registry.get("reduce", "reduce2_sequential")
     n = 2**20 + 3
-    exact, expected = reduce_checks.exact_sum_input(n, seed=5)
+    exact, expected = reduce_checks.exact_sum_input(n, rng_seed=5)
     _plan, got = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
     assert not outcomes.check_exact_sum(got, expected)["ok"]
 
@@ -60,7 +60,7 @@ def test_a_variant_that_skips_the_tail_is_caught_by_the_exact_check(sm_count):
 def test_the_vector_fixed_tree_gives_the_same_bits_for_10_runs_every_block_size_and_three_grids(dtype, sm_count):
     variant = registry.get("reduce", "vector_fixed_tree_deterministic")
     n = 2**24 + 12345
-    x = inputs.random_input(n, dtype, "normal", seed=7)
+    x = inputs.random_input(n, dtype, "normal", rng_seed=7)
     patterns, grids = set(), set()
     for block in (128, 256, 512, 1024):
         for scale in (0.1, 0.3, 1.0):
@@ -77,9 +77,9 @@ def test_compensated_summation_errs_a_tenth_of_the_plain_tree_or_less_on_the_ill
     # several inputs (one plain-tree error can be small by luck: the errors are random).
     n = 2**24
     errors = {"vector_load_sum": [], "vector_compensated_sum": []}
-    for seed in range(4):
-        x = inputs.random_input(n, "float32", "ill_conditioned", seed)
-        reference = reduce_checks.reference("reduce", x, "float32", "ill_conditioned", seed)
+    for rng_seed in range(4):
+        x = inputs.random_input(n, "float32", "ill_conditioned", rng_seed)
+        reference = reduce_checks.reference("reduce", x, "float32", "ill_conditioned", rng_seed)
         # The input is what it claims: the pairs cancel, so a float64 sum lands on the exact sum
         # of the small values (up to its own rounding), a tiny share of sum |x|.
         assert abs(float(x.astype("float64").sum()) - reference.value) <= 1e-12 * reference.abs_sum
@@ -96,7 +96,7 @@ def test_a_max_that_drops_the_tail_is_caught_by_the_exact_check(sm_count):
     # element, must be caught (and 0-padding would give 0, caught the same way).
     variant = registry.get("reduce_max", "vector_max")
     n = 2**20 + 3
-    exact, expected = reduce_checks.exact_input("reduce_max", n, "float32", seed=3)
+    exact, expected = reduce_checks.exact_input("reduce_max", n, "float32", rng_seed=3)
     _plan, got_all = _run(variant, exact, n, 256, sm_count)
     assert outcomes.check_exact_sum(got_all, expected)["ok"]
     _plan, got_short = _run(variant, exact[: n - 1], n - 1, 256, sm_count)
@@ -127,7 +127,7 @@ def test_a_variant_that_drops_two_elements_is_caught_by_the_exact_check(sm_count
     # Two dropped values could cancel with symmetric inputs; the exact check's values cannot.
     variant = registry.get("reduce", "reduce6_grid_stride_shuffle")
     n = 2**25 + 2
-    for seed in range(8):
-        exact, expected = reduce_checks.exact_sum_input(n, seed=seed)
+    for rng_seed in range(8):
+        exact, expected = reduce_checks.exact_sum_input(n, rng_seed=rng_seed)
         _plan, got = _run(variant, exact[: n - 2], n - 2, 256, sm_count)
         assert not outcomes.check_exact_sum(got, expected)["ok"]

@@ -33,7 +33,7 @@ def case_inputs(n, dtype):
     if key not in _INPUTS:
         _INPUTS.clear()
         case = _case(n, dtype)
-        exact, expected = CHECKS.exact_input(case, seed=100 + n % 97)
+        exact, expected = CHECKS.exact_input(case, rng_seed=100 + n % 97)
         x = CHECKS.random_input(case, 200 + n % 89)
         _INPUTS[key] = (exact, expected, x, CHECKS.reference(x, case, 200 + n % 89))
     return _INPUTS[key]
@@ -77,7 +77,7 @@ def test_the_look_back_scan_stays_exact_over_repeated_calls_with_one_status_arra
     # as unpublished. Ten calls on one plan, each checked, would catch a stale prefix.
     variant = registry.get("scan", name)
     n = 2**22 + 5
-    exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=9)
+    exact, expected = CHECKS.exact_input(_case(n, "int32"), rng_seed=9)
     plan = run_plan(variant, exact, n, 256, sm_count, dtype="int32")
     for _ in range(10):
         outcomes.poison(plan.scratch)
@@ -99,7 +99,7 @@ def test_the_persistent_async_copy_scan_is_exact_when_few_blocks_loop_over_every
     # read as this call's.
     variant = registry.get("scan", name)
     n = 2**22 + 5
-    exact, expected = CHECKS.exact_input(_case(n, "int32"), seed=5)
+    exact, expected = CHECKS.exact_input(_case(n, "int32"), rng_seed=5)
     plan = run_plan(variant, exact, n, block, sm_count, dtype="int32", grid_scale=grid_scale)
     launch = plan.launches[0]
     assert launch["grid"] < launch["tiles"] and (grid_scale > 1e-3 or launch["grid"] == 1)
@@ -114,7 +114,7 @@ def test_a_scan_that_loses_one_element_is_caught_with_its_position(sm_count):
     # from that index on, and the check names that index first.
     variant = registry.get("scan", "decoupled_lookback")
     n = 2**20 + 7
-    exact, expected = CHECKS.exact_input(_case(n, "float32"), seed=4)
+    exact, expected = CHECKS.exact_input(_case(n, "float32"), rng_seed=4)
     broken = exact.copy()
     broken[123457] = 0
     plan = run_plan(variant, broken, n, 256, sm_count, dtype="float32")

@@ -65,7 +65,7 @@ class StandInRunner:
                          device=self.device.info, copy={"n": 1, "bytes": 2e9, "method": "stand-in", "samples_ms": [2.0]},
                          timing=self.config.timing.as_dict(), variants={v.key: v.describe() for v in variants_used})
 
-    def run_case(self, case, seed: int) -> CaseRecord:
+    def run_case(self, case, rng_seed: int) -> CaseRecord:
         time.sleep(float(os.environ.get("STAND_IN_DELAY", "0")))
         crash = _setting("STAND_IN_CRASH")
         if crash is not None and self.sent >= int(crash):
@@ -78,11 +78,11 @@ class StandInRunner:
         if lose is not None and self.sent >= int(lose) and not mark.exists():
             mark.write_text("once")
             raise ContextLost(CaseRecord(case, status="failed", reason="CUDARuntimeError: an illegal memory access",
-                                         variant_hash=variant.hash(), seed=seed))
+                                         variant_hash=variant.hash(), seed=rng_seed))
         self.sent += 1
         base = 0.01 * (1 + case.n / 2**20) * float(_setting("STAND_IN_SLOW") or 1)
-        wobble = [1 + ((seed >> i) % 7 - 3) * 0.001 for i in range(10)]
-        return CaseRecord(case, status="ok", variant_hash=variant.hash(), bytes=float(case.n * 4), seed=seed,
+        wobble = [1 + ((rng_seed >> i) % 7 - 3) * 0.001 for i in range(10)]
+        return CaseRecord(case, status="ok", variant_hash=variant.hash(), bytes=float(case.n * 4), seed=rng_seed,
                           samples=Samples(cold_ms=tuple(base * w for w in wobble)), elapsed_s=0.0)
 
 

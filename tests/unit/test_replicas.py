@@ -31,8 +31,8 @@ def _replica(newest_run, folder, name: str, scale=lambda key: 1.0, device_name=N
     return path
 
 
-def _jitter(seed: int):
-    rng = random.Random(seed)
+def _jitter(rng_seed: int):
+    rng = random.Random(rng_seed)
     return lambda key: 1 + rng.uniform(-0.01, 0.01)  # run-to-run noise of about 1 %
 
 

@@ -299,7 +299,7 @@ def test_progression_rows_follow_the_harris_order_then_the_baseline_with_speedup
 def test_an_ordering_difference_is_found_where_the_reference_went_the_other_way():
     from primbench.runfile.published import PublishedEntry, PublishedProgression
 
-    seed = PublishedProgression(
+    rng_seed = PublishedProgression(
         id="seed", label="seed", op="reduce", device="RTX 3080", dtype="float32", n=2**25, peak_gbps=760,
         citation="test", url=None,
         entries=(PublishedEntry("r0", "reduce0", 5.7, None), PublishedEntry("r1", "reduce1", 6.9, None),
@@ -312,9 +312,9 @@ def test_an_ordering_difference_is_found_where_the_reference_went_the_other_way(
             {"variant": "r2", "order": 12, "n": 2**25, "block": 256, "median_ms": 0.16},
         ]
     )
-    table = story.progression_table(frame, 2**25, [seed])
+    table = story.progression_table(frame, 2**25, [rng_seed])
     assert table["seed_cumulative"].round(3).tolist() == [1.0, round(5.7 / 6.9, 3), round(5.7 / 4.7, 3)]
-    differences = story.ordering_differences(table, [seed])
+    differences = story.ordering_differences(table, [rng_seed])
     assert [(d.earlier, d.later) for d in differences] == [("r0", "r1")]
     assert differences[0].here_verdict() == "faster" and differences[0].reference_verdict() == "slower"
 

@@ -192,8 +192,8 @@ def block_program(b, g, stages, lag, spare_ring=0, spare_slots=0, spare_pending=
     assert not kept and all(state == "free" for state, _ in buffers), (b, kept, buffers)
 
 
-def simulate(tiles, grid, stages, lag, seed, tile_len=3, calls=2, **spare):
-    rng = random.Random(seed)
+def simulate(tiles, grid, stages, lag, rng_seed, tile_len=3, calls=2, **spare):
+    rng = random.Random(rng_seed)
     g = {"counter": 0, "grid": grid, "tiles": tiles, "tile_len": tile_len}
     for _ in range(calls):  # several calls in a row on one counter
         g["x"] = [rng.randint(-5, 5) for _ in range(tiles * tile_len)]
@@ -229,11 +229,11 @@ def simulate(tiles, grid, stages, lag, seed, tile_len=3, calls=2, **spare):
 
 @pytest.mark.parametrize("stages,lag", [(3, 1), (4, 1), (6, 1), (4, 2), (6, 2)])
 def test_the_deferred_protocol_is_race_free_deadlock_free_and_exact(stages, lag):
-    for seed in range(40):
-        rng = random.Random(seed)
+    for rng_seed in range(40):
+        rng = random.Random(rng_seed)
         grid = rng.choice([1, 2, 3, 5])
         tiles = rng.choice([1, 2, grid, grid + 1, 7, 19])
-        simulate(tiles, min(grid, tiles), stages, lag, seed)
+        simulate(tiles, min(grid, tiles), stages, lag, rng_seed)
 
 
 @pytest.mark.parametrize("stages,lag", [(3, 1), (4, 2), (6, 2)])
@@ -243,8 +243,8 @@ def test_one_ticket_slot_fewer_races(stages, lag):
     (kSlots = kLag + 2 is one more than needed per warp, since each warp reads and writes only its
     own offset; the kernel keeps it so that no ordering within a warp is relied on.)"""
     with pytest.raises(AssertionError):  # a Hazard, or a ticket read after its slot was reused
-        for seed in range(10):
-            simulate(9, 2, stages, lag, seed, spare_ring=-1)
+        for rng_seed in range(10):
+            simulate(9, 2, stages, lag, rng_seed, spare_ring=-1)
 
 
 @pytest.mark.parametrize("stages,lag", [(3, 1), (6, 2)])

@@ -6,8 +6,8 @@ import numpy as np
 from primbench.report import step_detect
 
 
-def _noisy(count, level=100.0, noise=0.01, seed=1):
-    return list(level * np.exp(np.random.default_rng(seed).normal(0, noise, count)))
+def _noisy(count, level=100.0, noise=0.01, rng_seed=1):
+    return list(level * np.exp(np.random.default_rng(rng_seed).normal(0, noise, count)))
 
 
 def test_a_year_of_noise_has_no_regression():
