@@ -83,14 +83,13 @@ def cmd_baseline(args) -> int:
 def cmd_ab(args) -> int:
     """One line per size, and the chart if asked; exit 0 (the verdict is printed, not a failure:
     `check` is the gate)."""
-    from primbench.cli.run import parse_dtypes
     from primbench.config import subset
     from primbench.run import ab
 
     if args.chart:
         check_writable(args.chart)
     label_a, results = ab.ab_variants(args.a, args.b, base=args.base, sizes=subset.parse_sizes(args.sizes),
-                                      blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=parse_dtypes(args.dtypes),
+                                      blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=subset.parse_dtypes(args.dtypes),
                                       rounds=args.rounds, threshold=args.threshold)
     label_b = args.b or args.a
     print(f"A = {label_a}, B = {label_b}; interleaved, {args.rounds} cold samples a side, threshold {args.threshold:.1%}")

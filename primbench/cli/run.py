@@ -61,7 +61,7 @@ def run_config(args):
             raise UserError("give either a config or --variant, not both (to narrow a config, use --only)")
         if args.only:
             raise UserError("--only narrows a config; with --variant, name the variants themselves")
-        dtypes = parse_dtypes(args.dtypes)
+        dtypes = subset.parse_dtypes(args.dtypes)
         return _with_plugins(subset.variant_config(tuple(args.variant), sizes=sizes, blocks=blocks, dtypes=dtypes), args.plugin)
     if not args.config:
         raise UserError("no config given; e.g. `primbench run configs/default.yaml`, or `primbench run --variant "
@@ -70,11 +70,6 @@ def run_config(args):
         raise UserError("--dtypes goes with --variant; a config names its dtypes in its sweeps")
     config = _with_plugins(load_config(args.config, allow_large=args.allow_large), args.plugin)
     return subset.narrow(config, only=subset.parse_patterns(args.only), sizes=sizes, blocks=blocks)
-
-
-def parse_dtypes(text: str | None) -> tuple[str, ...] | None:
-    """`--dtypes float32,int32` as a tuple; None when not given."""
-    return tuple(d.strip() for d in text.split(",")) if text else None
 
 
 def _with_plugins(config, plugins):

@@ -32,6 +32,11 @@ def parse_sizes(text: str | None, option: str = "--sizes") -> tuple[int, ...] | 
     return tuple(int(item) if item.isdigit() else parse_size(item, (), src, what="size") for item in items)
 
 
+def parse_dtypes(text: str | None) -> tuple[str, ...] | None:
+    """--dtypes 'float32,int32' -> dtypes; None when the option was not given."""
+    return tuple(d.strip() for d in text.split(",")) if text else None
+
+
 def parse_patterns(values: list[str] | None) -> tuple[str, ...] | None:
     """--only, repeatable and comma-separated: 'scan/*', 'reduce/vector_*,reduce/cub_*'. A pattern
     without '/' names an op ('scan' is 'scan/*')."""
