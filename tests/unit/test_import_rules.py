@@ -1,0 +1,169 @@
+"""The import rules of docs/architecture.md, read from the code: data flows one way, from the config
+through measuring and the run file to everything that reads it.
+
+Every import counts, the ones inside functions too (primbench imports heavy modules lazily, and a
+lazy import is still a dependency). An import of a package's own parent (`from primbench import
+__version__`) is not an edge: every module imports its parent package anyway."""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "primbench"
+
+# Stages that come after the run file read it and nothing else: no GPU work, no CuPy.
+AFTER_THE_RUN_FILE = ("primbench.runfile", "primbench.compare", "primbench.report")
+GPU_SIDE = ("primbench.run", "primbench.measuring")
+
+
+def module_names(package: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py under `package` (a package is its __init__)."""
+    names = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def _resolve(target: str, modules: dict) -> str | None:
+    while target and target not in modules:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def imports_of(path: Path, modules: dict, root: str) -> tuple[set[str], set[str]]:
+    """(the package's modules this file imports, the outside top-level packages it imports)."""
+    inside, outside = set(), set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            targets = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                       for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            if target == root or target.startswith(root + "."):
+                resolved = _resolve(target, modules)
+                if resolved and resolved != root:
+                    inside.add(resolved)
+            else:
+                outside.add(target.partition(".")[0])
+    return inside, outside
+
+
+def import_graph(package: Path = PACKAGE) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(module -> the package's modules it imports, module -> outside packages it imports)."""
+    modules = module_names(package)
+    inside, outside = {}, {}
+    for name, path in modules.items():
+        inside[name], outside[name] = imports_of(path, modules, package.name)
+        inside[name].discard(name)
+    return inside, outside
+
+
+def _in(module: str, packages) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def broken_rules(inside: dict, outside: dict, root: str = "primbench") -> list[str]:
+    """Every import that breaks a rule, as 'importer -> imported (the rule)'."""
+    found = []
+    for module, targets in sorted(inside.items()):
+        after = [p.replace("primbench", root, 1) for p in AFTER_THE_RUN_FILE]
+        gpu = [p.replace("primbench", root, 1) for p in GPU_SIDE]
+        if _in(module, after):
+            found += [f"{module} -> {t} (after the run file: no run/ or measuring/)" for t in sorted(targets) if _in(t, gpu)]
+            found += [f"{module} -> cupy (after the run file: no CuPy)" for _ in ["cupy"] if "cupy" in outside[module]]
+        if _in(module, [f"{root}.measuring"]):
+            found += [f"{module} -> {t} (measuring/ never imports config/)" for t in sorted(targets) if _in(t, [f"{root}.config"])]
+        if not _in(module, [f"{root}.cli", f"{root}.__main__"]):
+            found += [f"{module} -> {t} (nothing imports cli/)" for t in sorted(targets) if _in(t, [f"{root}.cli"])]
+    return found
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles (strongly connected sets of two modules or more), by Tarjan's algorithm."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def longest_chain(graph: dict[str, set[str]]) -> list[str]:
+    """The longest path of imports (the graph has no circle, so it is well defined)."""
+    memo: dict[str, list[str]] = {}
+
+    def chain(node):
+        if node not in memo:
+            memo[node] = [node] + max((chain(nxt) for nxt in graph[node]), key=len, default=[])
+        return memo[node]
+
+    return max((chain(node) for node in sorted(graph)), key=len)
+
+
+def test_after_the_run_file_nothing_imports_run_measuring_or_cupy_and_measuring_never_imports_config():
+    inside, outside = import_graph()
+    assert broken_rules(inside, outside) == []
+
+
+def test_there_is_no_import_circle():
+    inside, _ = import_graph()
+    assert circles(inside) == []
+
+
+def test_the_stage_packages_are_there():
+    # The rules above say nothing if the folders they name are gone or renamed.
+    modules = module_names(PACKAGE)
+    for package in (*AFTER_THE_RUN_FILE, *GPU_SIDE, "primbench.config", "primbench.verify", "primbench.profile",
+                    "primbench.cli", "primbench.ops"):
+        assert any(_in(m, [package]) and m != package for m in modules), package
+    print("longest import chain:", " -> ".join(longest_chain(import_graph()[0])))
+
+
+def test_the_rules_catch_what_they_look_for(tmp_path):
+    # A planted tree that breaks each rule, and a circle: each must be found.
+    root = tmp_path / "pkg"
+    files = {
+        "__init__.py": "",
+        "runfile/__init__.py": "", "runfile/io.py": "import cupy\nfrom pkg.run import runner\n",
+        "run/__init__.py": "", "run/runner.py": "def f():\n    from pkg.cli import main\n",
+        "measuring/__init__.py": "", "measuring/timing.py": "from pkg.config.loading import x\n",
+        "config/__init__.py": "", "config/loading.py": "from pkg.report import a\n",
+        "report/__init__.py": "", "report/a.py": "from pkg.report.b import y\n", "report/b.py": "from pkg.report import a\n",
+        "cli/__init__.py": "", "cli/main.py": "from pkg.run import runner\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    inside, outside = import_graph(root)
+    broken = broken_rules(inside, outside, root="pkg")
+    assert "pkg.runfile.io -> pkg.run.runner (after the run file: no run/ or measuring/)" in broken
+    assert "pkg.runfile.io -> cupy (after the run file: no CuPy)" in broken
+    assert "pkg.measuring.timing -> pkg.config.loading (measuring/ never imports config/)" in broken
+    assert "pkg.run.runner -> pkg.cli.main (nothing imports cli/)" in broken
+    assert len(broken) == 4, broken
+    assert sorted(circles(inside)) == [["pkg.cli.main", "pkg.run.runner"], ["pkg.report.a", "pkg.report.b"]]
+    assert longest_chain({"a": {"b"}, "b": {"c"}, "c": set(), "d": {"c"}}) == ["a", "b", "c"]
