@@ -17,7 +17,7 @@ from primbench.runfile.io import run_stem
 from primbench.verify import inputs
 
 
-def build_context(run, references=(), frame=None) -> dict:
+def build_context(run, published=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
     from primbench.report import counters_section, plots
     from primbench.report.charts import ChartBatch
@@ -31,7 +31,7 @@ def build_context(run, references=(), frame=None) -> dict:
     device_name = device.get("name") or "this GPU"
     story = accuracy = None
     if selection.story_op(frame):
-        story = _story(frame, references, device_name, plots)
+        story = _story(frame, published, device_name, plots)
         accuracy = _accuracy_section(frame, device_name, plots)
     # Its roofline is one of the longest charts: queued early, it is not the last one drawn.
     counters = counters_section.build(run, frame, plots)
@@ -139,22 +139,22 @@ def _copy_alternatives(copy: dict) -> list[dict]:
     return rows
 
 
-def _story(frame, references, device_name, plots) -> dict:
+def _story(frame, published, device_name, plots) -> dict:
     """The reduce story: the opening sentence and chart, the progression at the seed's size, the ranking."""
     op = selection.story_op(frame)
     dtype, distribution = selection.primary_slice(frame, op)
     n, exact = selection.choose_progression_size(frame, op)
-    progression = story.progression_table(frame, n, references, op, dtype, distribution)
+    progression = story.progression_table(frame, n, published, op, dtype, distribution)
     ranking = story.ranking_table(frame, op, n, dtype, distribution)
     rows = as_records(progression)
     hazards = {}
     for row in rows:
         if row.get("hazard"):
             hazards.setdefault(row["hazard"], []).append(row["variant"])
-    steps = headline.story_steps(rows, references, op)
+    steps = headline.story_steps(rows, published, op)
     chart = None
     if steps:
-        devices = headline.device_labels(device_name, size_text(n), dtype, references)
+        devices = headline.device_labels(device_name, size_text(n), dtype, published)
         chart = plots.story_chart(steps, devices, f"Summing {size_text(n)} {dtype}: time per step of the progression")
     return {
         "n": n,
@@ -163,17 +163,17 @@ def _story(frame, references, device_name, plots) -> dict:
         "dtype": dtype,
         "distribution": distribution,
         "progression": rows,
-        "references": [
+        "published": [
             {"id": r.id, "label": r.label, "device": r.device, "n": r.n, "dtype": r.dtype, "peak_gbps": r.peak_gbps,
              "citation": r.citation, "url_text": _without_scheme(r.url)}
-            for r in references
+            for r in published
         ],
-        "differences": story.ordering_differences(progression, references),
-        "compared_steps": sum(len(story.compared_steps(progression, r)) for r in references),
+        "differences": story.ordering_differences(progression, published),
+        "compared_steps": sum(len(story.compared_steps(progression, r)) for r in published),
         "hazards": [{"text": text, "variants": names} for text, names in hazards.items()],
         "ranking": as_records(ranking),
         "unranked": as_records(story.unranked_cases(frame, op, n)),
-        "opening": headline.opening(rows, references, n, dtype),
+        "opening": headline.opening(rows, published, n, dtype),
         "steps": steps,
         "chart": chart,
         "cub_variant": selection.baseline_variant(frame, op) or ops.declared(op, "baseline"),

@@ -16,7 +16,7 @@ def _timed(rows, series):
     return [r for r in rows if r.get("series") == series and is_number(r.get("time_us"))]
 
 
-def opening(rows: list[dict], references, n: int, dtype) -> dict | None:
+def opening(rows: list[dict], published, n: int, dtype) -> dict | None:
     """The sentence's numbers: the first kernel and the last of the seeds' steps (the shuffle
     version) here and in each published progression, then the fastest kernel past the seeds, then
     the library. None when the seeds' steps have fewer than two times."""
@@ -24,45 +24,45 @@ def opening(rows: list[dict], references, n: int, dtype) -> dict | None:
     if len(seeds) < 2:
         return None
     first, last = seeds[0], seeds[-1]
-    published = []
-    for reference in references:
-        start, end = reference.time_ms(first["variant"]), reference.time_ms(last["variant"])
+    quoted = []
+    for source in published:
+        start, end = source.time_ms(first["variant"]), source.time_ms(last["variant"])
         if start and end:
-            published.append({"label": reference.label, "device": reference.device, "n": reference.n,
-                              "dtype": reference.dtype, "first_ms": start, "last_ms": end, "speedup": start / end,
-                              "same_size": reference.n == n and reference.dtype == dtype})
+            quoted.append({"label": source.label, "device": source.device, "n": source.n,
+                              "dtype": source.dtype, "first_ms": start, "last_ms": end, "speedup": start / end,
+                              "same_size": source.n == n and source.dtype == dtype})
     beyond = min(_timed(rows, BEYOND_SERIES), key=lambda r: r["time_us"], default=None)
     library = next(iter(_timed(rows, BASELINE_SERIES)), None)
     return {
         "first": {"variant": first["variant"], "us": first["time_us"]},
         "last": {"variant": last["variant"], "us": last["time_us"], "speedup": first["time_us"] / last["time_us"]},
-        "published": published,
+        "published": quoted,
         "beyond": beyond and {"variant": beyond["variant"], "us": beyond["time_us"],
                               "speedup": first["time_us"] / beyond["time_us"], "step": last["time_us"] / beyond["time_us"]},
         "library": library and {"variant": library["variant"], "us": library["time_us"]},
     }
 
 
-def story_steps(rows: list[dict], references, op: str) -> list[dict]:
+def story_steps(rows: list[dict], published, op: str) -> list[dict]:
     """The chart's rows: every step of the progression with its reason (the op declares them; a
     variant it does not name shows its origin), and its time here and in each reference (µs)."""
     reasons = ops.declared(op, "step_reasons") or {}
     steps = []
     for row in rows:
         times = [row["time_us"] if is_number(row.get("time_us")) else None]
-        for reference in references:
-            published = reference.time_ms(row["variant"])
-            times.append(published * 1e3 if published else None)
+        for source in published:
+            quoted = source.time_ms(row["variant"])
+            times.append(quoted * 1e3 if quoted else None)
         if any(times):
             steps.append({"variant": row["variant"], "reason": reasons.get(row["variant"]) or row.get("origin") or "",
                           "group": GROUPS.get(row.get("series"), row.get("series") or ""), "times": times})
     return steps
 
 
-def device_labels(device_name: str, n_text: str, dtype, references) -> list[str]:
+def device_labels(device_name: str, n_text: str, dtype, published) -> list[str]:
     """The chart's legend: this run, then each published progression with its own size and dtype."""
     labels = [f"{device_name}: {n_text} {dtype} (this run)"]
-    labels += [f"{r.label}: {size_text(r.n)} {r.dtype} (published)" for r in references]
+    labels += [f"{r.label}: {size_text(r.n)} {r.dtype} (published)" for r in published]
     return labels
 
 

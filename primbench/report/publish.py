@@ -71,14 +71,14 @@ def publish(paths, out_dir) -> Path:
     the index page's path."""
     from primbench.outputs import check_writable
     from primbench.report.formats import annotated_frame
-    from primbench.report.render import story_references, write_page, write_report
+    from primbench.report.render import story_published, write_page, write_report
 
     out_dir = Path(out_dir)
     check_writable(out_dir / INDEX)  # a bad output is one line, before any progress line
     cache, digests = PageCache(out_dir), DigestCache(out_dir)
     entries, skipped = _entries(paths, digests)
     progress.say(f"publishing {len(entries)} run(s) into {out_dir}")
-    references, rendered = story_references(), 0
+    published, rendered = story_published(), 0
     for entry in entries:
         run_id = entry.digest["id"] if entry.digest else entry.run.header.run_id or run_stem(entry.path)
         page = Path("runs") / f"{safe_name(run_id)}.html"
@@ -92,7 +92,7 @@ def publish(paths, out_dir) -> Path:
         if not fresh:  # a page is rendered again only when its run or the code changed
             rendered += 1
             progress.say(f"rendering {page} ({rendered})")
-            write_report(entry.run, out_dir / page, references, frame, index_href=f"../{INDEX}")
+            write_report(entry.run, out_dir / page, published, frame, index_href=f"../{INDEX}")
             cache.record(out_dir / page, entry.key)
         entry.run = None  # a year of runs is not held in memory at once
     progress.say(f"{rendered} report(s) rendered, {len(entries) - rendered} unchanged; drawing the history")

@@ -20,7 +20,7 @@ REPORT_TEMPLATE = "report.html.j2"
 STYLESHEET = "style.css"
 
 
-def render_report(run_path, out_path, *, reference_path=None) -> Path:
+def render_report(run_path, out_path, *, published_path=None) -> Path:
     """Write the HTML report of the run file at `run_path` to `out_path` and return that path."""
     from primbench import progress
     from primbench.outputs import check_writable
@@ -29,20 +29,20 @@ def render_report(run_path, out_path, *, reference_path=None) -> Path:
     check_writable(out_path)
     run = load_run(run_path)
     progress.say(f"read {run_path}: {len(run.cases)} cases; rendering {out_path}")
-    return write_report(run, out_path, story_references(reference_path))
+    return write_report(run, out_path, story_published(published_path))
 
 
-def story_references(reference_path=None) -> list:
+def story_published(published_path=None) -> list:
     """The published progressions the report sets beside a run (the story's op only)."""
-    return [r for r in load_published(reference_path) if ops.story_op({r.op}) == r.op]
+    return [r for r in load_published(published_path) if ops.story_op({r.op}) == r.op]
 
 
-def write_report(run, out_path, references=(), frame=None, index_href: str | None = None) -> Path:
+def write_report(run, out_path, published=(), frame=None, index_href: str | None = None) -> Path:
     """Write the report of an already loaded run to `out_path` (`frame`: its annotated case frame,
     where the caller has it already; `index_href`: the site's index, on a published site)."""
     from primbench.report.context import build_context
 
-    return write_page(REPORT_TEMPLATE, out_path, index_href=index_href, **build_context(run, references, frame))
+    return write_page(REPORT_TEMPLATE, out_path, index_href=index_href, **build_context(run, published, frame))
 
 
 def render_page(template: str, **context) -> str:

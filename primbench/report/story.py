@@ -56,7 +56,7 @@ def progression_variants(frame, op: str) -> list[str]:
     return list(ordered["variant"])
 
 
-def progression_table(frame, n: int, references=(), op: str | None = None, dtype=None, distribution=None):
+def progression_table(frame, n: int, published=(), op: str | None = None, dtype=None, distribution=None):
     """An op's progression at size n (the story op's by default): time, noise, GB/s, % of both peaks, step and cumulative
     speedups, and each published progression's time and cumulative speedup beside them."""
     import pandas as pd
@@ -110,11 +110,11 @@ def progression_table(frame, n: int, references=(), op: str | None = None, dtype
         return table
     table["step_speedup"] = step_speedups(table["time_us"])
     table["cumulative_speedup"] = cumulative_speedups(table["time_us"])
-    for reference in references:
-        times = [reference.time_ms(v) for v in table["variant"]]
-        first = reference.first_time_ms()
-        table[f"{reference.id}_ms"] = [t if t is not None else math.nan for t in times]
-        table[f"{reference.id}_cumulative"] = [first / t if t and first else math.nan for t in times]
+    for source in published:
+        times = [source.time_ms(v) for v in table["variant"]]
+        first = source.first_time_ms()
+        table[f"{source.id}_ms"] = [t if t is not None else math.nan for t in times]
+        table[f"{source.id}_cumulative"] = [first / t if t and first else math.nan for t in times]
     return table
 
 
@@ -126,10 +126,10 @@ class OrderingDifference:
     later: str
     here_earlier_us: float
     here_later_us: float
-    reference_label: str
-    reference_device: str
-    reference_earlier_ms: float
-    reference_later_ms: float
+    source_label: str
+    source_device: str
+    source_earlier_ms: float
+    source_later_ms: float
 
     @staticmethod
     def _verdict(earlier: float, later: float, tie: float) -> str:
@@ -142,36 +142,36 @@ class OrderingDifference:
         """'faster', 'slower' or 'about as fast': the later kernel against the earlier, in this run."""
         return self._verdict(self.here_earlier_us, self.here_later_us, tie)
 
-    def reference_verdict(self, tie: float = 0.01) -> str:
+    def source_verdict(self, tie: float = 0.01) -> str:
         """The same verdict in the published progression."""
-        return self._verdict(self.reference_earlier_ms, self.reference_later_ms, tie)
+        return self._verdict(self.source_earlier_ms, self.source_later_ms, tie)
 
 
-def ordering_differences(progression, references, tie: float = 0.01) -> list[OrderingDifference]:
-    """Consecutive steps (among kernels both sides timed) that go the other way here than in a reference.
+def ordering_differences(progression, published, tie: float = 0.01) -> list[OrderingDifference]:
+    """Consecutive steps (among kernels both sides timed) that go the other way here than in a published progression.
 
     Changes within `tie` (relative) count as "about as fast" and differ from a clear step either way.
     """
     found = []
-    for reference in references:
-        for difference in compared_steps(progression, reference):
-            if difference.here_verdict(tie) != difference.reference_verdict(tie):
+    for source in published:
+        for difference in compared_steps(progression, source):
+            if difference.here_verdict(tie) != difference.source_verdict(tie):
                 found.append(difference)
     return found
 
 
-def compared_steps(progression, reference) -> list[OrderingDifference]:
-    """Every consecutive pair of Harris-series kernels timed both here and in `reference`."""
+def compared_steps(progression, source) -> list[OrderingDifference]:
+    """Every consecutive pair of Harris-series kernels timed both here and in `source`."""
     if progression.empty:
         return []
     harris = progression[progression["series"] == HARRIS_SERIES]
     paired = [
-        (row["variant"], row["time_us"], reference.time_ms(row["variant"]))
+        (row["variant"], row["time_us"], source.time_ms(row["variant"]))
         for _, row in harris.iterrows()
-        if is_number(row["time_us"]) and reference.time_ms(row["variant"])
+        if is_number(row["time_us"]) and source.time_ms(row["variant"])
     ]
     return [
-        OrderingDifference(a, b, here_a, here_b, reference.label, reference.device, ref_a, ref_b)
+        OrderingDifference(a, b, here_a, here_b, source.label, source.device, ref_a, ref_b)
         for (a, here_a, ref_a), (b, here_b, ref_b) in zip(paired, paired[1:])
     ]
 

@@ -296,7 +296,7 @@ def test_progression_rows_follow_the_harris_order_then_the_baseline_with_speedup
     assert list(table["step_speedup"])[1:] == [2.0, 4.0]
 
 
-def test_an_ordering_difference_is_found_where_the_reference_went_the_other_way():
+def test_an_ordering_difference_is_found_where_a_published_progression_went_the_other_way():
     from primbench.runfile.published import PublishedEntry, PublishedProgression
 
     rng_seed = PublishedProgression(
@@ -316,7 +316,7 @@ def test_an_ordering_difference_is_found_where_the_reference_went_the_other_way(
     assert table["seed_cumulative"].round(3).tolist() == [1.0, round(5.7 / 6.9, 3), round(5.7 / 4.7, 3)]
     differences = story.ordering_differences(table, [rng_seed])
     assert [(d.earlier, d.later) for d in differences] == [("r0", "r1")]
-    assert differences[0].here_verdict() == "faster" and differences[0].reference_verdict() == "slower"
+    assert differences[0].here_verdict() == "faster" and differences[0].source_verdict() == "slower"
 
 
 def test_failed_cases_are_not_ranked_and_the_ratio_is_to_cub():
@@ -569,21 +569,21 @@ def test_each_step_of_the_story_chart_has_its_reason_and_its_published_times():
     from primbench.report import headline
     from primbench.runfile.published import load_published
 
-    references = load_published()
+    published = load_published()
     rows = [{"variant": "reduce0_interleaved_divergent", "series": "harris", "time_us": 400.0, "origin": "o0"},
             {"variant": "reduce6_grid_stride_shuffle", "series": "harris", "time_us": 80.0, "origin": "o6"},
             {"variant": "my_kernel", "series": "beyond", "time_us": 40.0, "origin": "a user's kernel"},
             {"variant": "cub_device_reduce", "series": "baseline", "time_us": 50.0, "origin": "o"}]
-    steps = headline.story_steps(rows, references, "reduce")
+    steps = headline.story_steps(rows, published, "reduce")
     assert "divergence" in steps[0]["reason"] and steps[2]["reason"] == "a user's kernel"  # undeclared: its origin
     assert steps[0]["times"] == [400.0, 5700.0, pytest.approx(8054.0)]  # here, RTX 3080, G80 (µs)
     assert steps[2]["times"] == [40.0, None, None]
     assert [s["group"] for s in steps] == ["the seeds' steps", "the seeds' steps", "past the seeds", "the library"]
-    opening = headline.opening(rows, references, 2**25, "float32")
+    opening = headline.opening(rows, published, 2**25, "float32")
     assert opening["last"]["speedup"] == 5.0 and opening["beyond"]["step"] == 2.0 and opening["library"]["us"] == 50.0
     assert [(p["label"], p["speedup"], p["same_size"]) for p in opening["published"]] == [
         ("seed 002, RTX 3080", pytest.approx(5.7 / 1.01), True), ("Harris, G80", pytest.approx(8.054 / 0.268), False)]
-    assert headline.opening(rows[2:], references, 2**25, "float32") is None  # no seeds' steps: no sentence
+    assert headline.opening(rows[2:], published, 2**25, "float32") is None  # no seeds' steps: no sentence
 
 
 def test_tick_labels_never_meet_1000_gets_none_beside_1024():
