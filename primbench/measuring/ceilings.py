@@ -1,8 +1,8 @@
 """The GPU's ceilings measured at run start, beside the copy (runner.measure_copy): the pure-read
 rate. A case's speed of light is the time its declared minimal bytes take at the ceiling of its
 kind of traffic: the read rate for an op that only reads (reduce, histogram, top-k), the copy's
-for one that writes as much as it reads (scan, stencil). See frame.py's sol_us and pct_sol, and
-results.read_bandwidth_gbps.
+for one that writes as much as it reads (scan, stencil). See runfile/frame.py's sol_us and pct_sol,
+and runfile/io.py's read_bandwidth_gbps.
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ One cold sample, all enqueued on the current stream:
     -> the complete operation -> end event
 One batch sample: hold -> start event -> K back-to-back operations -> end event, time / K (hot L2).
 For a case's plan the K operations are one CUDA graph where it can be captured, else (and for any
-other callable, primbench.measure's) K launches from the host. On two fresh H200 machines (tools/jitter_probe2.py, docs/perf-notes.md), a graph of 20
-operations per sample agreed to 1.2 % at worst, where the same 20 launched from the host differed
-by 1.1 to 3.6 % and the cold samples by up to 18 % (library variants).
+other callable, primbench.measure's) K launches from the host. A graph, because its replays are
+steadier from machine to machine than the same launches from the host, and far steadier than cold
+samples of a few microseconds (docs/perf-notes.md, "Small kernels" has the figures).
 """
 
 from __future__ import annotations

@@ -34,9 +34,8 @@ def figure(width: float, height: float, *, left: float = 0.8, right: float = 0.2
 
 
 def data_uri(fig) -> str:
-    """The figure as an SVG data URI. SVG, not PNG: nothing is rasterised or compressed, so the
-    reference run's 18 charts took 3.3 s of drawing instead of 4.9 (issue 24's 5 s for a report),
-    and they stay sharp at any zoom. Text is drawn as paths (each glyph once, then reused), so a
+    """The figure as an SVG data URI. SVG, not PNG: nothing is rasterised or compressed, so drawing
+    is faster (docs/perf-notes.md, "Rendering the report") and the charts stay sharp at any zoom. Text is drawn as paths (each glyph once, then reused), so a
     chart looks the same whatever fonts the reader's machine has. A fixed hash salt and no date
     make the same chart the same bytes, so a report is reproducible."""
     import matplotlib
