@@ -1,14 +1,22 @@
-"""What the tools/tune_*.py scripts share: the GPU, its L2-flushing timer with one sampling policy,
-and one checked, timed result line per form. They compile with primbench.build.load_module.
-Not part of a run: these scripts time kernel forms the registry does not hold."""
+"""What more than one tool uses: the GPU with its L2-flushing timer and one sampling policy, and one
+checked, timed result line per form (Tuner); ptxas's registers and spills per kernel; the scan's
+exact input and the exact checks of its outputs; and one case made ready as the runner makes it.
 
-import sys
+Kept in one module so that a tool never imports another tool: a tuner or probe is a script to
+change freely, and what two of them share lives here. The tools compile with
+primbench.build.load_module and time the harness's way; none of this is part of a run."""
+
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Outputs of one plan checked in a row: a persistent scan's ticket counter and status epochs must
+# come back ready for the next call, which the first call alone does not show.
+CALLS_IN_A_ROW = 3
 
 
 class Tuner:
+    """The GPU in hand, the harness's L2-flushing timer, one sampling policy for every form, and the
+    lines measured so far (what --json writes)."""
+
     def __init__(self, max_samples: int = 300):
         from primbench.measuring.device import Device
         from primbench.measuring.policy import TimingPolicy
@@ -47,16 +55,20 @@ class Tuner:
             Path(path).write_text(json.dumps({"device": self.device.info["name"], "rows": self.rows}, indent=1))
 
 
-def print_ptxas(source: str, names, archs=("sm_90", "sm_80")) -> None:
+def print_ptxas(source: str, names, archs=("sm_90", "sm_80")) -> dict:
     """One line per kernel and architecture: registers, stack frame and spills, from ptxas through
-    NVRTC (primbench.build.ptxas_usage; no GPU needed)."""
+    NVRTC (primbench.build.ptxas_usage; no GPU needed). `source`: a name under kernels/, or an
+    absolute path (an experiment's own .cu). Returns {(arch, name): its KernelUsage}."""
     from primbench.build import ptxas_usage
 
+    usages = {}
     for arch in archs:
         usage, _log = ptxas_usage(source, names, arch)
         for name, kernel in usage.items():
+            usages[arch, name] = kernel
             print(f"{arch} {name:58} {kernel.registers} registers; {kernel.stack_bytes} bytes stack frame, "
                   f"{kernel.spill_stores} bytes spill stores, {kernel.spill_loads} bytes spill loads")
+    return usages
 
 
 def gbps_of(nbytes: int, us: float) -> float:
@@ -64,3 +76,55 @@ def gbps_of(nbytes: int, us: float) -> float:
     from primbench.runfile.stats import bandwidth_gbps
 
     return bandwidth_gbps(nbytes, us * 1e-3)
+
+
+def exact_case(dtype: str, n: int):
+    """The scan op's exact input and its prefix sums in the dtype (int32 wrapped, float32 integers),
+    so that any scan's output can be checked for equality, whatever its order of additions."""
+    from primbench import ops
+    from primbench.runfile.case_id import CaseId
+
+    x, expected = ops.checks("scan").exact_input(CaseId("scan", "tune", dtype, n, None, "uniform"), 7)
+    return x, expected.astype(x.dtype)
+
+
+def first_wrong(result, wanted) -> str:
+    """"" if `result` equals `wanted` everywhere, else how many elements differ and the first."""
+    import cupy
+
+    wrong = cupy.flatnonzero(result != wanted)
+    if wrong.size == 0:
+        return ""
+    i = int(wrong[0])
+    return f"{int(wrong.size)} wrong, first at {i}: {result[i].item()} for {wanted[i].item()}"
+
+
+def check_calls(plan, wanted, what: str, calls: int = CALLS_IN_A_ROW) -> tuple[int, int]:
+    """Run `plan` `calls` times in a row, checking each output exactly against `wanted`; prints one
+    line per wrong output (`what` names the form). Returns (outputs checked, wrong)."""
+    wrong = 0
+    for call in range(calls):
+        plan.run()
+        problem = first_wrong(plan.result(), wanted)
+        if problem:
+            wrong += 1
+            launch = plan.launches[0]
+            print(f"small WRONG {what} grid {launch['grid']} tiles {launch['tiles']} call {call + 1}: {problem}", flush=True)
+    return calls, wrong
+
+
+def prepared(variant_key: str, n: int, dtype: str | None = None, seed_name: str = "jitter"):
+    """(runner, case, variant, module, x) for `variant_key` at size n and dtype (None: the op's
+    default), made exactly as the runner makes them, for a probe that times one case its own way."""
+    from primbench import registry
+    from primbench.build import load_module
+    from primbench.config import subset
+    from primbench.run.runner import Runner, input_key, rng_seed
+
+    config = subset.variant_config((variant_key,), sizes=(n,), blocks=None, dtypes=(dtype,) if dtype else None)
+    case = config.cases()[0]
+    runner = Runner(config)
+    variant = registry.get(case.op, case.variant)
+    module = load_module(variant.source, variant.kernels) if variant.source else None
+    x = runner._inputs_for(case, rng_seed(seed_name, input_key(case)))[2]
+    return runner, case, variant, module, x

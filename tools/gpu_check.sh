@@ -49,12 +49,12 @@ if [ "${REPEAT:-0}" = 1 ] && [ -n "$run_file" ]; then
 fi
 
 echo "== primbench.measure against the CLI (CUB's sum at 2^28, one process)"
-"$PY" tools/check_measure.py > "$OUT/measure.log" 2>&1 || status=1
+"$PY" -m tools.probe.check_measure > "$OUT/measure.log" 2>&1 || status=1
 tail -4 "$OUT/measure.log"
 
 if [ -n "$run_file" ] && "$PY" -c "import triton, torch" 2>/dev/null; then
   echo "== do_bench cross-check"
-  "$PY" tools/crosscheck_do_bench.py "$run_file" --json "$OUT/crosscheck.json" 2>&1 | tail -8
+  "$PY" -m tools.probe.crosscheck_do_bench "$run_file" --json "$OUT/crosscheck.json" 2>&1 | tail -8
 fi
 
 echo "== GPU tests"

@@ -3,7 +3,7 @@ that marks where step detection finds a slowdown begin, and the GPU models side 
 
 The regression test copies a real run twice into tmp_path as two later runs (a test-only
 transformation: new run ids and start times, and in the second one case's samples multiplied by
-1.10); nothing under tests/data is modified. tools/site_scale.py measures a site of 365 runs."""
+1.10); nothing under tests/data is modified. tools/probe/site_scale.py measures a site of 365 runs."""
 
 from __future__ import annotations
 

@@ -130,7 +130,7 @@ def test_the_one_launch_topk_is_exact_at_every_row_count_and_block_size(vocab, d
 @pytest.mark.parametrize("persistent", [False, True], ids=["one_chunk_per_block", "persistent"])
 @pytest.mark.parametrize("per_thread", [8, 4, 2])
 def test_every_one_launch_form_is_exact_and_leaves_its_tickets_zero(per_thread, persistent, sm_count):
-    # Each form tools/tune_topk_fused.py times, forced (the registered plan picks one by the row
+    # Each form tools/tune/topk_fused.py times, forced (the registered plan picks one by the row
     # count), on many ties and a partial last group, three launches in a row.
     import cupy
 

@@ -1,5 +1,5 @@
 """Counters (primbench/profile/counters.py, report/counters_section.py) on real ncu output: tests/data/ncu/
-holds what `tools/ncu_capture.py` captured on an H200 (README.md there says how and when)."""
+holds what `tools/probe/ncu_capture.py` captured on an H200 (README.md there says how and when)."""
 
 import gzip
 import json

@@ -1,4 +1,4 @@
-"""The ceilings at the byte counts of the issue-20 targets, not only at the run's 1 GiB.
+"""The ceilings at the byte counts of the cases the tuning aimed at, not only at the run's 1 GiB.
 
 A run measures its read and copy ceilings once, over 1 GiB (primbench/measuring/ceilings.py,
 runner.measure_copy). A kernel that moves fewer bytes pays the same fixed costs (the launch, the
@@ -15,15 +15,13 @@ its best possible rate is lower. This probe times, cold and the harness's way:
 
 A target asked at a rate the probe itself cannot reach at that size is proven out of reach.
 
-Usage (on the GPU): python3 tools/ceiling_probe.py [--json out.json]
+Usage (on the GPU): python -m tools.probe.ceiling [--json out.json]
 """
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tuning import Tuner, gbps_of  # noqa: E402
+from tools.common import Tuner, gbps_of
 
 MiB = 2**20
 TARGETS = [  # (label, bytes)
@@ -72,7 +70,7 @@ def main() -> None:
         import json
         import os
 
-        Path(args.json).write_text(json.dumps({"tool": "tools/ceiling_probe.py", "git": os.environ.get("PRIMBENCH_GIT_SHA"),
+        Path(args.json).write_text(json.dumps({"tool": "tools/probe/ceiling.py", "git": os.environ.get("PRIMBENCH_GIT_SHA"),
                                                "device": tuner.device.info, "rows": tuner.rows}, indent=1, default=str))
 
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Check that primbench.measure times a case as the CLI does.
 
 CUB's sum at 2^28 float32 is timed twice in one process: (a) through the runner, exactly as
@@ -6,15 +5,13 @@ CUB's sum at 2^28 float32 is timed twice in one process: (a) through the runner,
 doing the same sum on an input of the same size, dtype and distribution. Prints both cold medians
 and their ratio; exits 1 if they differ by more than 1 %, 2 if either could not run.
 
-Usage (on the GPU machine): python tools/check_measure.py [--n N] [--tolerance 0.01] [--json OUT]
+Usage (on the GPU machine): python -m tools.probe.check_measure [--n N] [--tolerance 0.01] [--json OUT]
 """
 
 import argparse
 import json
 import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 VARIANT = "cub_device_reduce"
 DTYPE = "float32"

@@ -1,8 +1,8 @@
-"""Write a counters file from captures of tools/ncu_capture.py (each set's ncu.csv and manifest),
+"""Write a counters file from captures of tools/probe/ncu_capture.py (each set's ncu.csv and manifest),
 merged in the order given, as `primbench profile` would have written it beside RUN: how the
 reference run's counters (results/reference/<gpu>.counters.json) were made from one device call.
 
-Usage: python tools/counters_from_capture.py RUN CAPTURE_DIR SET [SET ...] --git-sha SHA"""
+Usage: python -m tools.probe.counters_from_capture RUN CAPTURE_DIR SET [SET ...] --git-sha SHA"""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from primbench.profile import capture, counters
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path)
     parser.add_argument("capture", type=Path)
     parser.add_argument("sets", nargs="+")
@@ -27,7 +27,7 @@ def main() -> int:
         folder = args.capture / name
         manifest = json.loads((folder / "profile-manifest.json").read_text())
         cases = counters.cases_from_capture((folder / "ncu.csv").read_text(), manifest, capture.METRICS)
-        about = {"created": manifest.get("created"), "tool": {"name": "primbench", "version": "tools/counters_from_capture.py"},
+        about = {"created": manifest.get("created"), "tool": {"name": "primbench", "version": "tools/probe/counters_from_capture.py"},
                  "git": {"sha": args.git_sha, "dirty": True, "source": "argument"}, "device": manifest.get("device"),
                  "ncu": {"version": ncu}, "metrics": dict(capture.METRICS), "run": args.run.name}
         doc = counters.merged(doc, cases, about)

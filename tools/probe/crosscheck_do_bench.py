@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Cross-check primbench's timing of CUB at 2^28 against triton.testing.do_bench (which also flushes L2).
 
-Usage (on a GPU box with torch and triton): python tools/crosscheck_do_bench.py RUN.jsonl [--json OUT]
+Usage (on a GPU box with torch and triton): python -m tools.probe.crosscheck_do_bench RUN.jsonl [--json OUT]
 Prints the run's recorded CUB median, a fresh primbench measurement, and do_bench's median, with ratios.
 """
 
@@ -10,11 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", help="a run file holding reduce/cub_device_reduce at n = 2^28")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--n", type=int, default=2**28)

@@ -1,4 +1,4 @@
-"""Probe (issue 23): where does the cold-sample jitter of kernels under 20 us come from?
+"""Probe: where does the cold-sample jitter of kernels under 20 us come from?
 
 One case at a time, the cold sample is taken with one ingredient changed, 400 samples each, in
 interleaved rounds (every recipe sees the same drift):
@@ -10,18 +10,20 @@ interleaved rounds (every recipe sees the same drift):
 - nohold:    no hold kernel (the host enqueues while the GPU idles);
 - sleep:     2 ms of host sleep before each sample (the GPU idles: clock ramp after idle);
 - empty:     the events around nothing (event resolution and the recording floor).
-Prints one line per case and recipe: median, p5, p95, p99, IQR in us. Usage: python tools/jitter_probe.py
+Prints one line per case and recipe: median, p5, p95, p99, IQR in us; OUT.json gets every sample.
+Usage (on the GPU): python -m tools.probe.jitter [OUT.json]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 
 import numpy as np
 
-from tools.probe_case import prepared
+from tools.common import prepared
 
 CASES = [("reduce_max/cub_device_max", 2**20, "int32"), ("reduce/vector_load_sum", 2**20, "float32"),
          ("reduce/vector_load_sum", 2**14, "float32"), ("scan/decoupled_lookback", 2**20, "int32"),
@@ -31,6 +33,10 @@ ROUNDS = 400
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", help="write every sample here (JSON)")
+    args = parser.parse_args()
+
     import cupy
 
     results = {}
@@ -86,8 +92,8 @@ def main() -> int:
                   f"p95 {p[4]:8.2f}  p99 {p[5]:8.2f}  IQR {p[3] - p[1]:6.2f} us", flush=True)
         del big, plan, x
         runner._inputs.clear()
-    if len(sys.argv) > 1:
-        with open(sys.argv[1], "w") as out:
+    if args.out:
+        with open(args.out, "w") as out:
             json.dump(results, out)
     return 0
 

@@ -1,4 +1,4 @@
-"""Probe (issue 23), second round: which figure of a small kernel is stable from machine to machine?
+"""Probe, after tools/probe/jitter.py: which figure of a small kernel is stable from machine to machine?
 Recipes, interleaved in random order per round (300 rounds), one stream:
 - cold:          L2 flush (memset 2 x L2), hold 60 us, the operation (the runner's cold sample);
 - idle_hold60:   2 ms of host sleep first (the GPU idles), then as cold: clock ramp after idle?
@@ -7,17 +7,18 @@ Recipes, interleaved in random order per round (300 rounds), one stream:
 - batch20:       hold, then 20 operations back to back, time / 20 (the runner's batch sample, hot L2);
 - graph20:       hold, then one graph of 20 operations, time / 20.
 Run it on two fresh machines and compare the medians: the stable figure is the one to gate on.
-Usage: python tools/jitter_probe2.py [OUT.json]"""
+Usage (on the GPU): python -m tools.probe.jitter_stable [OUT.json]"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 
 import numpy as np
 
-from tools.probe_case import prepared
+from tools.common import prepared
 
 CASES = [("reduce/vector_load_sum", 2**10, "float32"), ("reduce/vector_load_sum", 2**16, "float32"),
          ("reduce/vector_load_sum", 2**20, "float32"), ("reduce_max/vector_max", 2**20, "int32"),
@@ -28,6 +29,10 @@ K = 20
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", help="write every sample and the clocks here (JSON)")
+    args = parser.parse_args()
+
     import cupy
 
     results = {}
@@ -103,8 +108,8 @@ def main() -> int:
         print(f"{label:42s} clocks {clocks[0].get('sm_clock_mhz')} -> {clocks[1].get('sm_clock_mhz')} MHz", flush=True)
         del flush, plan, x, graphs
         runner._inputs.clear()
-    if len(sys.argv) > 1:
-        with open(sys.argv[1], "w") as out:
+    if args.out:
+        with open(args.out, "w") as out:
             json.dump(results, out)
     return 0
 

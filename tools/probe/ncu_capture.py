@@ -1,12 +1,14 @@
-"""Capture real ncu output on the GPU (issue 19): the cases the report explains, each profiled by
+"""Capture real ncu output on the GPU: the cases the report explains, each profiled by
 `primbench.profile.capture.capture`, into OUT/<set>/{ncu.csv, profile-manifest.json}, plus ncu's version
-and its metric list. The CI tests of counters.py read these files (tests/data/ncu/).
+and its metric list. The CI tests of counters.py read these files (tests/data/ncu/), so that the
+parsing of ncu's output is checked against what ncu really writes, on a machine with no GPU.
 
-Usage: python tools/ncu_capture.py OUT
+Usage: python -m tools.probe.ncu_capture OUT
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import time
@@ -27,7 +29,10 @@ SETS = {
 }
 
 
-def main(out: Path) -> int:
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the folder to capture into (made if missing)")
+    out = parser.parse_args().out
     out.mkdir(parents=True, exist_ok=True)
     ncu = capture.find_ncu()
     (out / "ncu-version.txt").write_text(subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout)
@@ -50,4 +55,4 @@ def main(out: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main())

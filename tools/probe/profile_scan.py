@@ -1,18 +1,20 @@
-#!/usr/bin/env python3
-"""Run one scan form twice at 2^28 int32, for Nsight Compute to profile the second launch
-(issue 20: where the scan's time goes). Not part of a run.
-  ncu -k regex:<kernel> -s 1 -c 1 --section ... python3 tools/profile_scan_forms.py FORM
+"""Run one scan form twice at 2^28 int32, for Nsight Compute to profile the second launch: where
+the registered scans' time goes, counter by counter, beside a copy of the same bytes. Not part of a run.
+  ncu -k regex:<kernel> -s 1 -c 1 --section ... python -m tools.probe.profile_scan FORM
 FORM: copy | lookback (decoupled_lookback_status_prefetch) | prefix (tile_scan_with_prefix) |
       rounds:<held|shared>:<vecs>x<stages>x<lag>x<gather>[:form] (kernels/scan_rounds.cu; block 512
       for held, 1024 for shared), e.g. rounds:held:6x3x2x5 (the registered kernel at block 512)
 """
 
+import argparse
 import sys
 
-import tuning  # noqa: F401 (puts the repository on sys.path)
 
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("form", help="copy | lookback | prefix | rounds:<held|shared>:<vecs>x<stages>x<lag>x<gather>[:form]")
+    form = parser.parse_args().form
 
-def main(form: str) -> int:
     import cupy
 
     import primbench.kernels.scan as scan
@@ -47,4 +49,4 @@ def main(form: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """How `publish` scales: build a site of N runs (copies of one real run under new run ids and
 start dates, one a day), then time adding one more run to it.
 
-    python tools/site_scale.py results/reference/nvidia-h200.jsonl.gz --runs 365 --work /tmp/scale
+    python -m tools.probe.site_scale results/reference/nvidia-h200.jsonl.gz --runs 365 --work /tmp/scale
 
 The N copies differ from the run only in their header's run_id and started, so their pages and
 digests differ from the run's only in those fields: the tool renders one page with the real
@@ -22,11 +22,9 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from primbench.report import publish as publishing  # noqa: E402
-from primbench.report.page_cache import CACHE_NAME, page_key  # noqa: E402
-from primbench.report.site_digest import DIGEST_NAME, DIGEST_SCHEMA  # noqa: E402
+from primbench.report import publish as publishing
+from primbench.report.page_cache import CACHE_NAME, page_key
+from primbench.report.site_digest import DIGEST_NAME, DIGEST_SCHEMA
 
 
 def copy_run(lines: list[str], out: Path, run_id: str, started: str) -> Path:

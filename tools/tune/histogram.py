@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Time the uint8 histogram at the read ceiling (issue 20) on the GPU in hand: kernels/histogram_lanes.cu's
+"""Time the uint8 histogram against the read ceiling on the GPU in hand: kernels/histogram_lanes.cu's
 lane-column kernel in a few settings against vector_per_warp, on every input distribution, counts
 checked exactly against cupy.bincount; int32 at 2^26 against its read bound; and the counting probe,
 which times the shared-memory updates alone (no global load) to show the ceiling any such design has.
@@ -9,13 +8,14 @@ Every histogram line is the whole operation as its plan enqueues it (the memset 
 the kernel), timed cold (L2 flushed before each sample) the harness's way. "% read" is its bytes
 (n x itemsize) at the read probe's rate measured in the same process (primbench_read_probe,
 primbench/measuring/ceilings.py), and "x read" the inverse ratio (time / time at the probe's rate).
-Usage: python tools/tune_histogram.py [--n 268435456] [--int32-n 67108864] [--skip-int32] [--json out.json]
+Usage: python -m tools.tune.histogram [--n 268435456] [--int32-n 67108864] [--skip-int32] [--json out.json]
+       python -m tools.tune.histogram --ptxas   # no GPU needed: every instantiation compiles, registers, spills
 """
 
 import argparse
 import sys
 
-from tuning import Tuner, gbps_of
+from tools.common import Tuner, gbps_of, print_ptxas
 
 DISTRIBUTIONS = ("uniform", "skewed", "all_equal", "image")
 # (label, kernel template, copies, loads in flight per thread, block): the lane-column kernel
@@ -59,7 +59,8 @@ def probe_shared_bytes(mode: int, copies: int, block: int) -> int:
 
 
 def kernel_names() -> tuple[str, ...]:
-    """Every instantiation this tool compiles from kernels/histogram_lanes.cu (the unit tests compile them too)."""
+    """Every instantiation this tool compiles from kernels/histogram_lanes.cu: the registered variant's
+    (which the unit tests check for spills) and the settings and probes only this tool launches."""
     from primbench.kernels.histogram import LANE_COPIES, LANE_UNROLL, TYPE_BINS, lane_column_kernel
 
     names = {setting_kernel(t, c, u) for _label, t, c, u, _b in SETTINGS}
@@ -68,13 +69,33 @@ def kernel_names() -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+def ptxas_report() -> int:
+    """Registers, stack and spills of every instantiation for sm_90 and sm_80, from ptxas through
+    NVRTC (no GPU). Exit status 1 if any spills: a spill in a setting or probe would time the local
+    memory traffic, not the design."""
+    from primbench.kernels.histogram import LANES_SOURCE
+
+    names = kernel_names()
+    usages = print_ptxas(LANES_SOURCE, names)
+    spilled = [f"{arch} {name}" for (arch, name), kernel in usages.items() if kernel.spilled]
+    if len(usages) != 2 * len(names):
+        print(f"ptxas reported {len(usages)} of {2 * len(names)} kernels", flush=True)
+        return 1
+    if spilled:
+        print("SPILLS: " + ", ".join(spilled), flush=True)
+    return 1 if spilled else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=2**28, help="uint8 samples (default 2^28)")
     parser.add_argument("--int32-n", type=int, default=2**26, help="int32 samples (default 2^26: the same bytes)")
     parser.add_argument("--skip-int32", action="store_true")
+    parser.add_argument("--ptxas", action="store_true", help="print registers and spills (NVRTC, no GPU) and stop")
     parser.add_argument("--json", help="write every line here")
     args = parser.parse_args()
+    if args.ptxas:
+        return ptxas_report()
 
     import cupy
     import numpy

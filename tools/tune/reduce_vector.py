@@ -1,18 +1,17 @@
-#!/usr/bin/env python3
 """Measure the knobs of kernels/reduce_vector.cu on the GPU in hand, beside CUB, to choose them.
 
 Not part of a run: it times kernel forms the registry does not hold (unroll factors, block sizes,
 the load instruction), checks each result against the float64 sum (within 1e-5 of sum|x|: a
 sanity check, not the harness's verification) and prints one line per form. docs/perf-notes.md
 records what it found.
-Usage: python tools/tune_reduce_vector.py [--json OUT]
+Usage: python -m tools.tune.reduce_vector [--json OUT]
 """
 
 import argparse
 import itertools
 import sys
 
-from tuning import Tuner
+from tools.common import Tuner
 
 LOADS = {0: "ld.global.nc", 1: "ld.global.nc.L1::no_allocate"}
 SIZES = (2**28, 2**27, 2**26, 2**25, 2**22, 2**20)

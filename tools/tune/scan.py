@@ -1,17 +1,16 @@
-#!/usr/bin/env python3
 """Measure the knobs of the fast scans in kernels/scan.cu on the GPU in hand, beside CUB, to choose them.
 
 Not part of a run: it times kernel forms the registry does not hold (vectors per thread, block
 sizes), checks each int32 result exactly against an int64 cumsum, and prints one line per form.
 docs/perf-notes.md records what it found.
-Usage: python tools/tune_scan.py [--sizes 28 25] [--json OUT]
+Usage: python -m tools.tune.scan [--sizes 28 25] [--json OUT]
 """
 
 import argparse
 import itertools
 import sys
 
-from tuning import Tuner, gbps_of
+from tools.common import Tuner, gbps_of
 
 VECS = (4, 8)
 BLOCKS = (256, 512, 1024)

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Time the async-copy look-back scan (kernels/scan_async.cu, `decoupled_lookback_async_copy`) at a few
 template settings beside `decoupled_lookback_status_prefetch`, the same tile scan with its prefix
-handed to it, and CUB, to choose its settings (issue 20).
+handed to it, and CUB, to choose its settings.
 
 Not part of a run. Each form is run once and its output checked exactly against a cumsum of an input
 whose every partial sum is exact in its dtype (the op's own exact input: int32 wraps, float32 holds
@@ -10,19 +9,19 @@ integers), then timed cold (L2 flushed) the harness's way; one line per form: me
 
 A setting is BLOCKxVECSxSTAGES: threads per block, 16-byte vectors per thread (a tile is
 BLOCK x VECS x 4 elements) and tile buffers in shared memory (STAGES x the tile's bytes per block).
-  python3 tools/tune_scan_async.py                      # 2^28, int32 and float32, the settings below
-  python3 tools/tune_scan_async.py --settings 1024x4x3 512x8x2 --sizes 28 25 --json out.json
-  python3 tools/tune_scan_async.py --ptxas              # no GPU needed: registers and spills per setting
+  python -m tools.tune.scan_async                       # 2^28, int32 and float32, the settings below
+  python -m tools.tune.scan_async --settings 1024x4x3 512x8x2 --sizes 28 25 --json out.json
+  python -m tools.tune.scan_async --ptxas               # no GPU needed: registers and spills per setting
 Then the diagnostic forms (FORMS, int32 unless --form-dtypes says otherwise): the same pipeline with
-one suspect of the 3666c3d slowness switched on or off, each checked exactly against the cumsum.
-docs/perf-notes.md records what it found.
+one suspect of the pipeline's slowness switched on or off, each checked exactly against the cumsum.
+docs/perf-notes.md records what it found and which code each suspect was measured at.
 """
 
 import argparse
 import re
 import sys
 
-from tuning import Tuner, gbps_of, print_ptxas
+from tools.common import Tuner, exact_case, gbps_of, print_ptxas
 
 # 1024x4x3: the registered default on the H200 (3 x 64 KB buffers, two tiles in flight);
 # 1024x4x2: what it falls back to where 192 KB does not fit (A100), one tile in flight;
@@ -114,14 +113,11 @@ def tune_one(tuner, modules, dtype: str, n: int, settings, forms=FORMS) -> None:
     from cupy.cuda import cub
 
     import primbench.kernels.scan as scan
-    from primbench import ops
     from primbench.api import CaseUnsupported, LaunchContext
-    from primbench.runfile.case_id import CaseId
 
     fast_module, async_module, form_module = modules
     device = tuner.device
-    x, expected = ops.checks("scan").exact_input(CaseId("scan", "tune", dtype, n, None, "uniform"), 7)
-    wanted = expected.astype(x.dtype)  # exact in the dtype (int32 wrapped, float32 integers)
+    x, wanted = exact_case(dtype, n)
     dst = cupy.empty_like(x)
     copy_us = tuner.cold_median_us(lambda: cupy.copyto(dst, x))
     copy_peak = gbps_of(2 * n * 4, copy_us)

@@ -1,6 +1,6 @@
-#!/usr/bin/env python3
 """Verify and time the persistent scan with no look-back chain (kernels/scan_rounds.cu,
-kernels/scan_rounds.py) in several settings, beside `decoupled_lookback_status_prefetch` (issue 20).
+kernels/scan_rounds.py) in several settings, beside `decoupled_lookback_status_prefetch`, to choose
+the registered settings.
 
 Not part of a run. First a small-n sweep: each setting at n = 1, 31, 1000, 2^20 + 7, 2^22 + 5,
 blocks 256 and 1024, the occupancy grid, one block and three blocks, three calls in a row on one
@@ -10,17 +10,16 @@ itself deterministic). Then at 2^28, int32 and float32: the copy, the look-back 
 setting, checked exactly before and after its timed calls and timed cold; then each setting once
 more in its diagnostic form, which counts the re-reads of status words not yet published.
 Exit status 1 if any output was wrong.
-  python3 tools/tune_scan_rounds.py [--dtypes int32 float32] [--log-n 28] [--json out.json]
-  python3 tools/tune_scan_rounds.py --diagnose   # the diagnostic forms (kernels/scan_rounds.cu) at 2^28
-  python3 tools/tune_scan_rounds.py --ptxas      # no GPU needed: registers and spills per setting
+  python -m tools.tune.scan_rounds [--dtypes int32 float32] [--log-n 28] [--json out.json]
+  python -m tools.tune.scan_rounds --diagnose   # the diagnostic forms (kernels/scan_rounds.cu) at 2^28
+  python -m tools.tune.scan_rounds --ptxas      # no GPU needed: registers and spills per setting
 docs/perf-notes.md ("Every block adds up every round") records what it found.
 """
 
 import argparse
 import sys
 
-from tuning import Tuner, gbps_of, print_ptxas
-from tune_scan_deferred import check_calls, exact_case, first_wrong
+from tools.common import Tuner, check_calls, exact_case, first_wrong, gbps_of, print_ptxas
 
 # (block, kernel, vecs, stages, lag, gather): a tile is block x vecs x 4 elements; "shared": lag + 1
 # buffers held, the rest in flight; "held": the waiting tiles in registers, every buffer in flight;

@@ -1,20 +1,20 @@
-#!/usr/bin/env python3
 """Time kernels/stencil_window.cu's blur1d_window (variant blur1d_core_edge_window) at a few outputs
 per thread (K), block sizes, store and division forms, beside blur1d_vector_shared_halo, on the GPU
-in hand (cold L2, the harness's timer). Issue 20: radius 16 at 85 % or more of the copy rate.
+in hand (cold L2, the harness's timer), to choose the window's settings; the aim: radius 16 at 85 %
+or more of the copy rate.
 
 Not part of a run. Each form's output is checked first with the stencil op's own checks (the exact
 input of integers 0..7, bit for bit, and the random input against the float64 blur within the op's
 tolerance), then timed; one line per form: setting, cold median, GB/s (2n x 4 bytes), % of the NVML
 peak, % of the copy rate (measured here as the runner does: the better of cudaMemcpyAsync and
 cupy.copyto of 2^28 floats, cold). docs/perf-notes.md records what it found.
-Usage: python tools/tune_stencil.py [--log-n 26] [--radii 16 4 1] [--json OUT]
+Usage: python -m tools.tune.stencil [--log-n 26] [--radii 16 4 1] [--json OUT]
 """
 
 import argparse
 import sys
 
-from tuning import Tuner, gbps_of
+from tools.common import Tuner, gbps_of
 
 # (K outputs per thread, block, staged stores, fast division) per radius; the registered form first.
 WINDOW_FORMS = {

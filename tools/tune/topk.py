@@ -1,13 +1,12 @@
-#!/usr/bin/env python3
 """Time the two stages of kernels/topk.py's two-stage top-k separately on the GPU in hand (cold L2),
 to see where the time goes. Not part of a run; docs/perf-notes.md records what it found.
-Usage: python tools/tune_topk.py [--rows 1 64 512]
+Usage: python -m tools.tune.topk [--rows 1 64 512]
 """
 
 import argparse
 import sys
 
-from tuning import Tuner
+from tools.common import Tuner
 
 GROUPS = (16, 8)
 # Stage 1's knobs: groups per thread and float4 loads in flight (template arguments).

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Time the one-launch top-k (kernels/topk_fused.cu, `two_stage_b16_fused`) against the two-launch
 two_stage_b16 on the GPU in hand, cold, each output checked index for index against the reference
 first, and each against the read probe over the same bytes (one read of the logits, measured here
-the way tools/ceiling_probe.py does). Not part of a run; docs/perf-notes.md ("One launch") records
+the way tools/probe/ceiling.py does). Not part of a run; docs/perf-notes.md ("One launch") records
 what it found.
 
 Settings: the registered plans; stage 1 of two_stage_b16 alone at its fastest measured form
@@ -10,13 +9,13 @@ Settings: the registered plans; stage 1 of two_stage_b16 alone at its fastest me
 to); and each form of the fused kernel forced: one block per chunk (8, 4 or 2 groups per thread,
 64 registers; 8 also at 80), or persistent (one wave by occupancy, equal shares of the chunks).
 
-Usage (on the GPU): python tools/tune_topk_fused.py [--rows 512 64 1] [--vocab 129280] [--json out.json]
+Usage (on the GPU): python -m tools.tune.topk_fused [--rows 512 64 1] [--vocab 129280] [--json out.json]
 """
 
 import argparse
 import sys
 
-from tuning import Tuner
+from tools.common import Tuner
 
 READ_BLOCK = 256
 # (groups per thread, loads in flight, persistent, min blocks per SM) of each forced fused form
@@ -65,7 +64,7 @@ def main() -> int:
         return f"{attributes['num_regs']} regs, {attributes['local_size_bytes']} B local, {per_sm} blocks/SM"
 
     def read_probe_us(nbytes: int) -> float:
-        """One read of these bytes: the probe over an array of exactly nbytes, cold (ceiling_probe.py's way)."""
+        """One read of these bytes: the probe over an array of exactly nbytes, cold (tools/probe/ceiling.py's way)."""
         data = cupy.random.default_rng(7).integers(0, 2**31 - 1, size=nbytes // 4, dtype=cupy.int32)
         vectors = cupy.uint64(data.nbytes // 16)
         return tuner.cold_median_us(lambda: probe((probe_grid,), (READ_BLOCK,), (data, vectors, cupy.uint32(NEVER), sink)))
@@ -113,7 +112,7 @@ def main() -> int:
                            + describe(module.get_function(launch["kernel"])))
             line(label, us, ok, detail)
         # Stage 1 of the two launches alone, at the form the fused kernel uses by default (its picks
-        # are not checked: stage 2 makes them a result; tools/tune_topk.py times it the same way).
+        # are not checked: stage 2 makes them a result; tools/tune/topk.py times it the same way).
         groups_per_row = -(-vocab // 16)
         blocks = -(-groups_per_row // (256 * 8))
         score = cupy.empty(rows * blocks * slots, dtype=cupy.float32)
