@@ -1,6 +1,6 @@
 // The async-copy look-back scan (kernels/scan_async.cu) with its look-back taken off the per-tile
-// critical path (issue 20). A diagnostic form, not registered: tools/tune_scan_deferred.py builds
-// it; docs/perf-notes.md, "The look-back off the per-tile path".
+// critical path. An experiment, not registered (measured slower): experiments/tune_scan_deferred.py
+// builds it; docs/perf-notes.md, "The look-back off the per-tile path".
 //
 // Why: measured on the H200 at 2^28, the async pipeline streams at 86-92 % of a copy with each
 // tile's prefix handed to it, but takes about 1040 us (48 %) with the look-back, whatever the

@@ -1,4 +1,6 @@
-// The async-copy look-back scan (kernels/scan_async.cu) with a wide look-back window (issue 20).
+// The async-copy look-back scan (kernels/scan_async.cu) with a wide look-back window. An experiment,
+// not registered (measured no faster): experiments/tune_scan_wide.py builds it; docs/perf-notes.md,
+// "A look-back window of a whole round".
 //
 // Why: measured on the H200 (docs/perf-notes.md, "Async copies into shared memory"), the async
 // pipeline alone streams at 86-92 % of a copy, but its look-back adds 450-500 us at 2^28. One

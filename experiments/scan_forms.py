@@ -1,22 +1,30 @@
-"""The scan forms of issue 20 that the registry does not hold: the async-copy look-back scan with
-a wide look-back window (kernels/scan_async_wide.cu) and with its look-back off the per-tile path
-(kernels/scan_async_deferred.cu). Both were measured slower than the registered scans
-(docs/perf-notes.md), so only tools/tune_scan_wide.py and tools/tune_scan_deferred.py build them.
-They launch like kernels/scan.py's async_copy_plan, whose text stays as it is (the registered
-variant's hash)."""
+"""The scan forms the registry does not hold: the async-copy look-back scan with a wide look-back
+window (experiments/scan_async_wide.cu) and with its look-back off the per-tile path
+(experiments/scan_async_deferred.cu). Both were measured slower than the registered scans
+(docs/perf-notes.md), so they are experiments, not variants: only experiments/tune_scan_wide.py and
+experiments/tune_scan_deferred.py build them. They launch like kernels/scan.py's async_copy_plan,
+whose text stays as it is (the registered variant's hash).
+
+The sources are named by absolute path, as a plugin's are (primbench.build.source_path): they live
+here, not under kernels/, so primbench does not ship them; they include kernels/scan_async.cu,
+which NVRTC finds on primbench's include path."""
+
+from pathlib import Path
 
 from primbench.api import LaunchContext, Plan, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 from primbench.kernels.scan import (ASYNC_STAGES, ASYNC_VECS, CTYPE, LOOKBACK_ROUNDINGS_PER_TILE, LOOKBACK_WINDOW,
                                     _fast_depth, _fast_tile, _output, _u32, async_kernel_with_shared)
 
+HERE = Path(__file__).resolve().parent
 
-# The async-copy scan with a wide look-back window (kernels/scan_async_wide.cu): the persistent grid
+
+# The async-copy scan with a wide look-back window (experiments/scan_async_wide.cu): the persistent grid
 # scans ~132 consecutive tiles at once, so a window of 32 tiles made the k-th of them walk back
 # k / 32 round trips. WIDE_WINDOW x 32 = 256 tiles covers a round in one read. WIDE_FORM: 0 (the
 # registered async kernel's pipeline) or 4 (early refill). Measured on the H200, no faster than the
 # 32-tile window (1033-1059 us at 2^28): the chain was not the cost, so it is not registered; only
-# tools/tune_scan_wide.py builds it. docs/perf-notes.md, "A look-back window of a whole round".
-WIDE_SOURCE = "scan_async_wide.cu"
+# experiments/tune_scan_wide.py builds it. docs/perf-notes.md, "A look-back window of a whole round".
+WIDE_SOURCE = str(HERE / "scan_async_wide.cu")
 WIDE_WINDOW = 8
 WIDE_FORM = 0
 
@@ -27,7 +35,7 @@ def _wide_name(t: str, vecs: int, stages: int, window: int, form: int) -> str:
 
 def _persistent_async_plan(name_of, vecs: int, stages: tuple, grid: int | None = None, **launch_facts):
     """async_copy_plan's launch for another persistent async-copy kernel of the same signature
-    (the unregistered forms the tools build); `name_of(t, stages)` names the instantiation; `grid`:
+    (the unregistered forms the experiments build); `name_of(t, stages)` names the instantiation; `grid`:
     a fixed grid instead of one wave by occupancy, never more blocks than tiles."""
 
     def prepare(ctx: LaunchContext) -> Plan:
@@ -58,16 +66,16 @@ def _persistent_async_plan(name_of, vecs: int, stages: tuple, grid: int | None =
 
 
 def async_wide_plan(window: int = WIDE_WINDOW, form: int = WIDE_FORM, vecs: int = ASYNC_VECS, stages: tuple = ASYNC_STAGES):
-    """async_copy_plan's launch with the wide-window kernel (tools/tune_scan_wide.py builds others)."""
+    """async_copy_plan's launch with the wide-window kernel (experiments/tune_scan_wide.py builds others)."""
     return _persistent_async_plan(lambda t, s: _wide_name(t, vecs, s, window, form), vecs, stages, window_tiles=32 * window)
 
 
-# The async-copy scan with its look-back off the per-tile path (kernels/scan_async_deferred.cu): tile
+# The async-copy scan with its look-back off the per-tile path (experiments/scan_async_deferred.cu): tile
 # k is scanned locally and left in its buffer, its aggregate published, and the first warp looks
 # back (for tile k with DEFERRED_LAG 1, for tile k - 1 with lag 2) while every warp stores the tile
 # scanned `lag` iterations before and scans the next. Not registered; measured slower (docs/perf-notes.md):
-# only tools/tune_scan_deferred.py builds it. docs/perf-notes.md, "The look-back off the per-tile path".
-DEFERRED_SOURCE = "scan_async_deferred.cu"
+# only experiments/tune_scan_deferred.py builds it. docs/perf-notes.md, "The look-back off the per-tile path".
+DEFERRED_SOURCE = str(HERE / "scan_async_deferred.cu")
 DEFERRED_LAG = 1
 DEFERRED_STAGES = (3,)  # with lag 1: one 64 KB tile in flight while one is scanned and one waits for its stores
 
@@ -79,7 +87,7 @@ def _deferred_name(t: str, vecs: int, stages: int, lag: int, window: int) -> str
 def async_deferred_plan(lag: int = DEFERRED_LAG, window: int = LOOKBACK_WINDOW, vecs: int = ASYNC_VECS,
                         stages: tuple = DEFERRED_STAGES, grid: int | None = None):
     """async_copy_plan's launch with the deferred kernel. `stages` must exceed lag + 1 (the kernel
-    asserts it); `grid`: a fixed grid instead of one wave by occupancy (tools/tune_scan_deferred.py
+    asserts it); `grid`: a fixed grid instead of one wave by occupancy (experiments/tune_scan_deferred.py
     runs one block), never more blocks than tiles."""
     return _persistent_async_plan(lambda t, s: _deferred_name(t, vecs, s, lag, window), vecs, stages, grid,
                                   lag=lag, window_tiles=32 * window)

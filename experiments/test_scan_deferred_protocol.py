@@ -1,4 +1,4 @@
-"""A CPU model of kernels/scan_async_deferred.cu's bookkeeping: tickets, the ticket ring, the tile
+"""A CPU model of experiments/scan_async_deferred.cu's bookkeeping: tickets, the ticket ring, the tile
 buffers and their cp.async groups, the warp-offset slots, the status words and the look-back, for
 several blocks run in random orders. It mirrors the kernel's loop and index formulas line by line
 (deferred_scan), and checks:

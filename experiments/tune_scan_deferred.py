@@ -1,24 +1,25 @@
-#!/usr/bin/env python3
 """Verify and time the async-copy scan with its look-back off the per-tile path
-(kernels/scan_async_deferred.cu, tools/scan_forms.py async_deferred_plan; not registered), beside the
-registered async kernel and `decoupled_lookback_status_prefetch` (issue 20).
+(experiments/scan_async_deferred.cu, experiments/scan_forms.py async_deferred_plan; not registered),
+beside the registered async kernel and `decoupled_lookback_status_prefetch`: whether taking the
+look-back's wait off each tile makes the async pipeline as fast as its streaming alone.
 
-Not part of a run. First a small-n sweep: each setting at n = 1, 31, 1000, 2^20 + 7, 2^22 + 5,
-blocks 128 and 1024, the occupancy grid and one block, three calls in a row on one plan, each
-output checked exactly against the op's exact input (int32 wraps, float32 holds integers). Then at
-2^28 each form is run once, checked exactly, timed cold the harness's way (tools/tuning.py) and
-checked again after its timed calls; one line per form: median us, GB/s for 2n x 4 bytes, % of
-the NVML peak and % of a copy measured just before. Exit status 1 if any output was wrong.
-  python3 tools/tune_scan_deferred.py [--dtypes int32 float32] [--log-n 28] [--json out.json]
-  python3 tools/tune_scan_deferred.py --ptxas      # no GPU needed: registers and spills per setting
+An experiment, not part of a run. First a small-n sweep: each setting at n = 1, 31, 1000,
+2^20 + 7, 2^22 + 5, blocks 128 and 1024, the occupancy grid and one block, three calls in a row on
+one plan, each output checked exactly against the op's exact input (int32 wraps, float32 holds
+integers). Then at 2^28 each form is run once, checked exactly, timed cold the harness's way
+(tools/common.py) and checked again after its timed calls; one line per form: median us, GB/s for
+2n x 4 bytes, % of the NVML peak and % of a copy measured just before. Exit status 1 if any output
+was wrong.
+  python -m experiments.tune_scan_deferred [--dtypes int32 float32] [--log-n 28] [--json out.json]
+  python -m experiments.tune_scan_deferred --ptxas      # no GPU needed: registers and spills per setting
 docs/perf-notes.md ("The look-back off the per-tile path") records what it found.
 """
 
 import argparse
 import sys
 
-import scan_forms  # noqa: E402 (after tuning, which puts the repository on sys.path)
-from tuning import Tuner, gbps_of, print_ptxas
+from experiments import scan_forms
+from tools.common import Tuner, check_calls, exact_case, first_wrong, gbps_of, print_ptxas
 
 # (kVecs, kStages, kLag, kWindow) at block 1024 (a tile is 1024 x kVecs x 4 elements):
 #   lag 1: the first warp looks back for tile k while the others store tile k - 1 and scan k + 1;
@@ -31,7 +32,6 @@ from tuning import Tuner, gbps_of, print_ptxas
 SETTINGS = ((4, 3, 1, 1), (4, 3, 1, 8), (2, 6, 2, 1), (2, 6, 2, 8), (2, 4, 2, 1))
 SMALL_SIZES = (1, 31, 1000, 2**20 + 7, 2**22 + 5)
 SMALL_BLOCKS = (128, 1024)
-CALLS_IN_A_ROW = 3
 
 
 def setting_label(setting) -> str:
@@ -50,39 +50,6 @@ def ptxas_report(settings=SETTINGS) -> None:
     import primbench.kernels.scan as scan
 
     print_ptxas(scan_forms.DEFERRED_SOURCE, deferred_names(scan.DTYPES, settings))
-
-
-def exact_case(dtype: str, n: int):
-    """The op's exact input and its prefix sums in the dtype (int32 wrapped, float32 integers)."""
-    from primbench import ops
-    from primbench.runfile.case_id import CaseId
-
-    x, expected = ops.checks("scan").exact_input(CaseId("scan", "tune", dtype, n, None, "uniform"), 7)
-    return x, expected.astype(x.dtype)
-
-
-def first_wrong(result, wanted) -> str:
-    import cupy
-
-    wrong = cupy.flatnonzero(result != wanted)
-    if wrong.size == 0:
-        return ""
-    i = int(wrong[0])
-    return f"{int(wrong.size)} wrong, first at {i}: {result[i].item()} for {wanted[i].item()}"
-
-
-def check_calls(plan, wanted, what: str, calls: int = CALLS_IN_A_ROW) -> tuple[int, int]:
-    """Run `plan` `calls` times in a row, checking each output exactly against `wanted`; prints one
-    line per wrong output (`what` names the form). Returns (outputs checked, wrong)."""
-    wrong = 0
-    for call in range(calls):
-        plan.run()
-        problem = first_wrong(plan.result(), wanted)
-        if problem:
-            wrong += 1
-            launch = plan.launches[0]
-            print(f"small WRONG {what} grid {launch['grid']} tiles {launch['tiles']} call {call + 1}: {problem}", flush=True)
-    return calls, wrong
 
 
 def small_sweep(tuner, module, dtypes, settings=SETTINGS) -> int:

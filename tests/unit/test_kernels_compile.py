@@ -73,12 +73,30 @@ def test_a_case_needing_more_shared_memory_than_the_gpu_allows_is_unsupported_no
         ctx.dynamic_shared(kernel, 129 * 1024)
 
 
-def test_ptxas_usage_sees_a_spill_where_ptxas_reports_one():
-    # The no-spill checks (tests/unit/test_histogram_lanes.py, the tuning tools' --ptxas) rest on
-    # this parser: a 16-word look-back window per lane spills at the 64-register cap, 8 words do not.
+# kWords values loaded before a barrier and stored after it are all live across it, and
+# __launch_bounds__(1024, 2) caps the kernel at 32 registers: 48 words must spill, 8 fit.
+LIVE_WORDS = """
+template <int kWords>
+__global__ void __launch_bounds__(1024, 2) live_words(const unsigned* in, unsigned* out) {
+    unsigned v[kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) v[i] = in[threadIdx.x + i * 1024];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) out[threadIdx.x + i * 1024] = v[i] + 1u;
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
+def test_ptxas_usage_sees_a_spill_where_ptxas_reports_one(tmp_path, arch):
+    # The no-spill checks (tests/unit/test_histogram_lanes.py, the tuners' --ptxas) rest on this
+    # parser. The source is named by its absolute path, as a plugin's is.
     from primbench.build import ptxas_usage
 
-    spilling, fitting = (f"scan_lookback_async_wide<int, 4, 3, {words}, 0>" for words in (16, 8))
-    usage, _log = ptxas_usage("scan_async_wide.cu", [spilling, fitting], "sm_90")
-    assert usage[spilling].spilled > 0 and usage[spilling].registers <= 64
+    source = tmp_path / "live_words.cu"
+    source.write_text(LIVE_WORDS)
+    spilling, fitting = "live_words<48>", "live_words<8>"
+    usage, _log = ptxas_usage(str(source), [spilling, fitting], arch)
+    assert usage[spilling].spilled > 0 and usage[spilling].registers <= 32
     assert usage[fitting].spilled == 0 and usage[fitting].stack_bytes == 0
