@@ -135,7 +135,7 @@ register(Variant(
 LANES_SOURCE = "histogram_lanes.cu"
 LANE_COLUMN_BYTES = 256 * 32 * 4  # one copy of the lane columns: 256 bins x 32 lanes x 4 bytes
 # Copies of the lane columns per block (warp w adds into copy w % copies) and loads in flight per
-# thread: tools/tune_histogram.py measures the others (docs/perf-notes.md, issue 20).
+# thread: tools/tune/histogram.py measures the others (docs/perf-notes.md).
 LANE_COPIES, LANE_UNROLL = 1, 4
 
 

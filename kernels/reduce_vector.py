@@ -24,7 +24,7 @@ BLOCKS = pow2(64, 1024)
 BYTES = "n * itemsize"
 # 16-byte loads in flight per thread (independent accumulators), and the input size from which
 # the kernels load with plain ld.global.nc instead of L1::no_allocate: both chosen with
-# tools/tune_reduce_vector.py on the H200 (docs/perf-notes.md).
+# tools/tune/reduce_vector.py on the H200 (docs/perf-notes.md).
 UNROLL = 8
 L1_ALLOCATE_FROM_BYTES = 512 << 20
 # The fixed tree's virtual grid: at most this many virtual warps, fewer for small n so that each
@@ -89,7 +89,7 @@ def _unit_roundoff(policy: str) -> float:
 
 def vector_plan(policies: dict[str, str], unroll: int = UNROLL, l1_mode: int | None = None):
     """The grid-stride kernel with 16-byte loads, one wave of blocks by the kernel's occupancy.
-    `unroll` and `l1_mode` (None: by input size) are parameters for tools/tune_reduce_vector.py."""
+    `unroll` and `l1_mode` (None: by input size) are parameters for tools/tune/reduce_vector.py."""
 
     def prepare(ctx: LaunchContext) -> Plan:
         import numpy

@@ -25,7 +25,7 @@ DTYPES = ("int32", "float32")
 CTYPE = {"int32": "int", "float32": "float"}
 BYTES = "2 * n * itemsize"  # every element read once and written once
 # 16-byte vectors per thread in the fast tile scan: a tile is block x FAST_VECS x 4 elements.
-# Chosen with tools/tune_scan.py on the H200 (docs/perf-notes.md).
+# Chosen with tools/tune/scan.py on the H200 (docs/perf-notes.md).
 FAST_VECS = 8
 # Loads per lane in one look-back window: the window covers LOOKBACK_WINDOW x 32 tiles.
 LOOKBACK_WINDOW = 1
@@ -193,7 +193,7 @@ def reduce_then_scan_plan(vecs: int = FAST_VECS):
     return prepare
 
 
-# The persistent look-back scan fed by asynchronous copies (kernels/scan_async.cu, issue 20). Its
+# The persistent look-back scan fed by asynchronous copies (kernels/scan_async.cu). Its
 # tiles are smaller than the register-held scan's (16 elements per thread, not 32): the tile
 # buffers live in shared memory, 1024 x 16 x 4 bytes = 64 KB each, and the copies in flight, not
 # the tile's size, keep DRAM busy. Buffers: 3 where they fit (192 KB at block 1024: two tiles in

@@ -1,4 +1,4 @@
-"""The persistent scan with no look-back chain (kernels/scan_rounds.cu, issue 20): one cooperative
+"""The persistent scan with no look-back chain (kernels/scan_rounds.cu): one cooperative
 wave of blocks, block b scanning tiles b, b + G, b + 2G, ...; every block reads back each round's
 G tile sums and keeps the sum of all earlier rounds itself, so no tile waits for another's prefix.
 
@@ -20,7 +20,7 @@ BLOCKS = (256, 512, 1024)
 # streams). A setting: (kernel, 16-byte vectors per thread, tile buffers, lag in rounds, status words
 # per lane of the gathering warp); the plan takes the first that takes the block and fits the GPU's
 # shared memory per block. A tile is block x vecs x 4 elements; the grid is at most 32 x words blocks.
-# Chosen with tools/tune_scan_rounds.py on the H200 (docs/perf-notes.md, "Every block adds up every
+# Chosen with tools/tune/scan_rounds.py on the H200 (docs/perf-notes.md, "Every block adds up every
 # round"; 2^28 int32 / float32):
 #   held 6 x 3, lag 2: 48 KB tiles at block 512, 144 KB (an A100's 163 KB too), three in flight:
 #     551.6 / 549.6 us, 92 % of copy (512 threads may hold 128 registers: two waiting tiles);

@@ -89,14 +89,14 @@ _register("blur1d_vector_shared_halo", 30, "beyond", f"primbench: blur1d with 16
 # groups of G = min(K, 2R + 1) outputs share the sum of their common inputs, and the rest of each
 # window is a running suffix or prefix sum, so G outputs take 2R + 3G - 5 additions instead of 2R G.
 WINDOW_SOURCE = "stencil_window.cu"
-# K per radius as measured by tools/tune_stencil.py on the H200 (2^26, block 256, docs/perf-notes.md):
+# K per radius as measured by tools/tune/stencil.py on the H200 (2^26, block 256, docs/perf-notes.md):
 # at R = 16, K = 8 took 143.5 us against 150.4 at K = 16 (fewer adds, but 48 registers and 40 KB of
 # shared memory a block against 32 and 24 KB) and 143.4 at K = 32.
 WINDOW_OUTPUTS = ((1, 8), (4, 8), (16, 8))  # (radius, outputs per thread K)
 
 
 def window_kernel_name(radius: int, outputs: int, staged_stores: bool = True, fast_divide: bool = True) -> str:
-    """The name expression of one blur1d_window instantiation (tools/tune_stencil.py builds others)."""
+    """The name expression of one blur1d_window instantiation (tools/tune/stencil.py builds others)."""
     return f"blur1d_window<{radius}, {outputs}, {str(staged_stores).lower()}, {str(fast_divide).lower()}>"
 
 
@@ -139,7 +139,7 @@ def window_plan(outputs: int | None = None, staged_stores: bool = True, fast_div
 
 register(Variant(
     op="stencil", name="blur1d_core_edge_window", series="beyond", order=40,
-    origin="primbench (issue 20): K outputs per thread from K + 2R inputs in registers; each group of outputs shares "
+    origin="primbench: K outputs per thread from K + 2R inputs in registers; each group of outputs shares "
            "the sum of its common inputs (the core) and adds running suffix and prefix sums of the rest (the edges)",
     prepare=window_plan(), block_sizes=BLOCKS, bytes_model=BYTES,
     tolerance_model="(2R + 1) roundings of 2^-24 x the window's sum|x| / (2R + 1), + one of |y|: each output still adds "

@@ -108,7 +108,7 @@ _two_stage("two_stage_b16", 10, 16)
 _two_stage("two_stage_b8", 20, 8)
 
 
-# One launch (kernels/topk_fused.cu, issue 20): stage 1 as above, and the last CUDA block to finish
+# One launch (kernels/topk_fused.cu): stage 1 as above, and the last CUDA block to finish
 # a row refines it with one warp. Forms: (groups per thread, float4 loads in flight); the plan
 # takes the first whose grid (one block per chunk of a row) fills one wave of the GPU by the
 # kernel's occupancy, else the last: 8 groups per thread measured fastest for stage 1 at 512 rows
@@ -134,7 +134,7 @@ def fused_plan(group: int = 16, forms: tuple = FUSED_FORMS, persistent: bool = F
     """One launch of topk_fused: one block per chunk of kPerThread x block groups of a row, with the
     first form of `forms` (most groups per thread first) that gives every SM a block, else the last;
     `persistent`: one wave of blocks by occupancy instead, each looping over an equal share of the
-    chunks, the first form that fills that wave (tools/tune_topk_fused.py; give it min_blocks=3).
+    chunks, the first form that fills that wave (tools/tune/topk_fused.py; give it min_blocks=3).
     On the H200 at 64 rows, 8 groups per thread (256 blocks) took 22.9 us against 27.5 for 2 per
     thread (1,024 blocks, one full wave): fewer, longer blocks win once every SM has one."""
 
@@ -180,7 +180,7 @@ def fused_plan(group: int = 16, forms: tuple = FUSED_FORMS, persistent: bool = F
                     # Not the tickets: they are state the kernel leaves zero, not an output (poisoned, no
                     # block would see itself last).
                     depth=0, scratch=[picked_score, picked_group, index, value])
-        plan.tickets = tickets  # for the tests and tools/tune_topk_fused.py: zero after every launch
+        plan.tickets = tickets  # for the tests and tools/tune/topk_fused.py: zero after every launch
         return plan
 
     return prepare
