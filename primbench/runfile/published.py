@@ -1,4 +1,4 @@
-"""Published reference figures (results/reference/published.json): quoted numbers, not measurements.
+"""Published figures (results/reference/published.json): quoted numbers, not measurements.
 
 The file maps each published kernel to the primbench variant that implements it, so the report
 can set the seed's RTX 3080 and Harris's G80 progressions beside a run. No CuPy here.

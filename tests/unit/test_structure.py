@@ -1,6 +1,7 @@
-"""The code's shape, as DESIGN.md asks: no module over 400 lines and no function over 60; nothing
-splits a case key string back into its parts; and outside ops/ and kernels/ no code names an op
-or a variant (generic modules never branch on them: an op's knowledge lives in its own module)."""
+"""The code's shape, as docs/architecture.md states it: no module over 400 lines and no function
+over 60; nothing splits a case key string back into its parts; and outside ops/ and kernels/ no
+code names an op or a variant (generic modules never branch on them: an op's knowledge lives in
+its own module)."""
 
 import ast
 import re
