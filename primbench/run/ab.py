@@ -84,8 +84,8 @@ def pairs_of(config, a: str, b: str) -> list[tuple[CaseId, CaseId]]:
 
 def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=None) -> list[ABResult]:
     """Verify A and B on each size, then take `rounds` interleaved cold samples of each. `variant_a`
-    replaces A's registered variant (A at an older revision: ab_base.variant_at)."""
-    from primbench import registry
+    replaces A's registered variant (A at an older revision: ab_revision.variant_at)."""
+    from primbench import ops, registry
     from primbench.build import load_module
     from primbench.run.runner import Runner, rng_seed, input_key
     from primbench.verify.sequence import verify_case
@@ -99,7 +99,7 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
             module = load_module(variant.source, variant.kernels) if variant.source else None
             verified = verify_case(case, variant, runner._inputs_for(case, rng_seed("ab", input_key(case))),
                                    lambda x, scale, module=module, case=case: runner._context(module, x, case, scale),
-                                   determinism_runs=config.determinism_runs)
+                                   checks=ops.checks(case.op), determinism_runs=config.determinism_runs)
             if verified.reason:
                 raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
             if verified.plan.restore is not None:

@@ -229,7 +229,7 @@ class Runner:
     def _verify_and_time(self, case: CaseId, variant, module, rng_seed: int, record: dict) -> None:
         verified = verify_case(case, variant, self._inputs_for(case, rng_seed),
                                lambda x, grid_scale: self._context(module, x, case, grid_scale),
-                               determinism_runs=self.config.determinism_runs)
+                               checks=ops.checks(case.op), determinism_runs=self.config.determinism_runs)
         record.update(launches=verified.launches, verify=verified.verify, determinism=verified.determinism)
         if verified.reason:
             record.update(status="failed", reason=verified.reason)

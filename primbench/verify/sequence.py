@@ -3,14 +3,14 @@
 For a case, on its exact input (whose answer is known) and on its random input (against the op's
 reference): outputs poisoned, the plan run, the result checked; then the same input run again to
 see the same bits (determinism), and again with the grid scaled (the reproducibility probe). The
-op's checks (primbench/ops/<op>.py) say what "right" is; this module only keeps the order.
+op's checks (primbench/ops/<op>.py, handed in by the caller) say what "right" is; this module
+only keeps the order, so it sits below ops/ and never imports it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from primbench import ops
 from primbench.runfile.case_id import CaseId
 from primbench.verify import outcomes
 
@@ -38,11 +38,10 @@ def run_verified(plan, poison: bool = True) -> None:
     plan.run()
 
 
-def verify_case(case: CaseId, variant, inputs: tuple, make_context, *, determinism_runs: int) -> Verified:
-    """Check `case` with `inputs` = (exact input, its expected result, random input, its reference);
-    `make_context(x, grid_scale)` gives the LaunchContext for input x. Raises only what the kernel
+def verify_case(case: CaseId, variant, inputs: tuple, make_context, *, checks, determinism_runs: int) -> Verified:
+    """Check `case` with `inputs` = (exact input, its expected result, random input, its reference)
+    by its op's `checks` (ops.OpChecks); `make_context(x, grid_scale)` gives the LaunchContext for x. Raises only what the kernel
     or the GPU raises (a build error, CaseUnsupported, a CUDA error): the caller records those."""
-    checks = ops.checks(case.op)
     x_exact, expected, x, reference = inputs
     plan_exact = variant.prepare(make_context(x_exact, 1.0))
     run_verified(plan_exact)

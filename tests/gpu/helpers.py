@@ -54,7 +54,7 @@ def verify_like_the_runner(case: CaseId, sm_count: int, inputs: tuple | None = N
     inputs = inputs if inputs is not None else op_inputs(case, rng_seed)
     try:
         verified = verify_case(case, variant, inputs, lambda x, scale: _context(variant, x, case, sm_count, scale),
-                               determinism_runs=determinism_runs)
+                               checks=ops.checks(case.op), determinism_runs=determinism_runs)
     except CaseUnsupported:
         return None
     run_verified(verified.plan)
