@@ -8,6 +8,7 @@ names are mapped by primbench/__init__.py (CHECKOUT_PACKAGES). Never `Path(__fil
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -17,6 +18,21 @@ def package_folder(name: str) -> Path:
 
     NVRTC and Jinja need real paths: primbench is installed as files, never from a zip."""
     return Path(str(resources.files(f"primbench.{name}")))
+
+
+# The folder that holds the primbench package: the site-packages of an install, the checkout of a
+# clone. A child process primbench starts (a GPU worker, the profiled process, the restart after a
+# lost CUDA context) must import this same primbench from any working folder.
+IMPORT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_environment(base=None, **extra) -> dict:
+    """The environment of a child process: `base` (default os.environ) and `extra`, with IMPORT_ROOT
+    first on PYTHONPATH, so that `python -m primbench...` finds this primbench wherever it runs."""
+    env = dict(os.environ if base is None else base, **extra)
+    paths = [str(IMPORT_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(IMPORT_ROOT)]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
 
 
 KERNEL_DIR = package_folder("kernels")

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from primbench.errors import UserError
+from primbench.resources import child_environment
 from primbench.runfile.locations import RESULTS_DIR
 
 # What each counter is for (docs/counters.md): the name primbench stores -> ncu's metric.
@@ -83,8 +84,10 @@ def capture(config_path: str | None, folder: Path, *, run_path=None, only=None, 
                                    "sizes": list(sizes) if sizes else None, "blocks": list(blocks) if blocks else None,
                                    "plugins": [str(p) for p in plugins]}))
     try:
+        # ncu hands its environment to the child: PYTHONPATH lets the child import this primbench
+        # from the scratch folder, whether primbench is installed or run from a clone.
         done = subprocess.run(ncu_command(ncu, request, manifest, log), timeout=NCU_TIMEOUT_S, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                              env=child_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     except subprocess.TimeoutExpired:
         raise UserError(f"profile: ncu ran past {NCU_TIMEOUT_S} s; profile fewer cases (--only, --sizes)") from None
     if not manifest.is_file():

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from primbench.errors import EXIT_FAILED
+from primbench.resources import child_environment
 
 # Each restart follows a newly failed case, so a run makes progress; this only bounds a runaway.
 MAX_RESTARTS = 50
@@ -33,5 +34,5 @@ def go_on_in_a_fresh_process(run_path, broken_by: str, *, no_restart: bool, no_r
     script = Path(sys.argv[0])
     program = [str(script)] if script.suffix == ".py" and script.name != "__main__.py" else ["-m", "primbench"]
     command = [sys.executable, *program, "run", "--resume", str(run_path)] + (["--no-report"] if no_report else [])
-    os.environ["PRIMBENCH_RESTARTS"] = str(restarts + 1)
-    os.execv(sys.executable, command)
+    # The fresh process must import this primbench from any working folder, installed or not.
+    os.execve(sys.executable, command, child_environment(PRIMBENCH_RESTARTS=str(restarts + 1)))

@@ -21,6 +21,7 @@ from primbench.config.loading import Config, config_from_header
 from primbench.errors import UserError
 from primbench.measuring import ceilings
 from primbench.progress import Progress, describe_result
+from primbench.resources import IMPORT_ROOT
 from primbench.runfile import stats
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.io import RunWriter, gpu_slug, load_run, repair_truncated_tail
@@ -32,7 +33,6 @@ from primbench.verify import inputs
 from primbench.verify.sequence import verify_case
 
 COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class ContextLost(Exception):
@@ -79,8 +79,8 @@ def git_state() -> dict:
         dirty = os.environ.get("PRIMBENCH_GIT_DIRTY")
         return {"sha": sha, "dirty": None if dirty is None else dirty == "1", "source": "environment"}
     try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=IMPORT_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=IMPORT_ROOT,
                                     capture_output=True, text=True, check=True).stdout.strip())
         return {"sha": sha, "dirty": dirty, "source": "git"}
     except (OSError, subprocess.CalledProcessError):

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from primbench.resources import child_environment
 from primbench.run.gpus import Gpu
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.records import RECORD_TYPES, CaseRecord, RunHeader
@@ -108,9 +109,7 @@ class Scheduler:
     # -- processes -----------------------------------------------------------------------------
     def spawn(self, gpu: Gpu, cases: list[CaseId], restarts: int = 0) -> Worker:
         read_end, write_end = os.pipe()
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.visible)
-        package_root = str(Path(__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        env = child_environment(CUDA_VISIBLE_DEVICES=gpu.visible)
         process = subprocess.Popen(worker_command(write_end), stdin=subprocess.PIPE, pass_fds=(write_end,), env=env,
                                    text=True)
         os.close(write_end)
