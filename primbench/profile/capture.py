@@ -111,10 +111,10 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
     from primbench.outputs import check_writable, write_atomically
     from primbench.profile import counters
     from primbench.run.runner import git_state
-    from primbench.runfile.io import gpu_slug
+    from primbench.runfile.io import gpu_slug, is_run_file
 
     path = Path(target)
-    is_run = path.name.endswith((".jsonl", ".jsonl.gz"))
+    is_run = is_run_file(path)
     if is_run and not path.is_file():
         raise UserError(f"{path}: no such run file")
     output = Path(output) if output else (counters.counters_path_for(path) if is_run else None)
@@ -140,7 +140,7 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
     if output is None:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
         slug = gpu_slug(device.get("name", "gpu"))
-        output = RESULTS_DIR / slug / f"{stamp}-{slug}-profile.counters.json"
+        output = RESULTS_DIR / slug / f"{stamp}-{slug}-profile{counters.COUNTERS_SUFFIX}"
     about = {"created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
              "tool": {"name": "primbench", "version": _version()}, "git": git_state(), "device": device,
              "ncu": {"version": ncu_version()}, "metrics": dict(METRICS), "run": path.name if is_run else None}

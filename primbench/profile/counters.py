@@ -147,15 +147,17 @@ def cases_from_capture(csv_text: str, manifest: dict, metrics: dict[str, str]) -
     return cases
 
 
+COUNTERS_SUFFIX = ".counters.json"
+
+
 # -- the counters file ------------------------------------------------------------------------------
 
 def counters_path_for(run_path: Path) -> Path:
     """`x.jsonl` or `x.jsonl.gz` -> `x.counters.json`, beside it."""
-    name = run_path.name
-    for suffix in (".jsonl.gz", ".jsonl"):
-        if name.endswith(suffix):
-            return run_path.with_name(name[: -len(suffix)] + ".counters.json")
-    return run_path.with_name(name + ".counters.json")
+    from primbench.runfile.io import is_run_file, run_stem
+
+    stem = run_stem(run_path) if is_run_file(run_path) else run_path.name
+    return run_path.with_name(stem + COUNTERS_SUFFIX)
 
 
 def document(cases: list[CaseCounters], *, about: dict) -> dict:

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from primbench.errors import UserError
 from primbench.outputs import write_atomically
-from primbench.runfile.io import gpu_slug
 from primbench.runfile.lines import GZIP_MAGIC
-from primbench.runfile.locations import REFERENCE_DIR
+from primbench.runfile.locations import REFERENCE_DIR, kept_copy_path
 
 
 def keep_copy(run, folder) -> Path:
@@ -23,7 +22,7 @@ def keep_copy(run, folder) -> Path:
     unclean = [record.key for record in run.cases if not record.ok]
     if unclean:
         raise UserError(f"{run.path}: {len(unclean)} case(s) failed or were skipped (e.g. {unclean[0]}); a baseline must be a clean run")
-    target = Path(folder) / f"{gpu_slug(run.device.get('name'))}.jsonl.gz"  # always written compressed
+    target = kept_copy_path(folder, run.device.get("name"))  # always written compressed
     if target.exists() and target.resolve() == run.path.resolve():
         raise UserError(f"{run.path}: is already the baseline of {run.device.get('name')}")
     data = run.path.read_bytes()

@@ -38,7 +38,9 @@ def gpu_slug(device_name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", (device_name or "unknown-gpu").lower()).strip("-")
 
 
-RUN_SUFFIXES = (".jsonl.gz", ".jsonl")  # a run as archived (gzip: 7x smaller), and as written
+RUN_SUFFIX = ".jsonl"  # a run as written, a line at a time
+ARCHIVED_RUN_SUFFIX = ".jsonl.gz"  # a run as archived (gzip: 7x smaller), as baselines are kept
+RUN_SUFFIXES = (ARCHIVED_RUN_SUFFIX, RUN_SUFFIX)  # the longer first
 
 
 def is_run_file(path) -> bool:

@@ -12,7 +12,7 @@ import glob
 from pathlib import Path
 
 from primbench.errors import UserError
-from primbench.runfile.io import gpu_slug, is_run_file
+from primbench.runfile.io import ARCHIVED_RUN_SUFFIX, RUN_SUFFIX, gpu_slug, is_run_file
 
 RESULTS_DIR = Path("results")
 BASELINE_DIR = RESULTS_DIR / "baselines"
@@ -22,7 +22,7 @@ GLOB_CHARACTERS = "*?["
 
 def new_run_path(output, device_name: str, run_id: str) -> Path:
     """<output>/<gpu>/<run id>.jsonl."""
-    return Path(output) / gpu_slug(device_name) / f"{run_id}.jsonl"
+    return Path(output) / gpu_slug(device_name) / f"{run_id}{RUN_SUFFIX}"
 
 
 def is_kept_copy(path) -> bool:
@@ -68,6 +68,11 @@ def newest_run_in(argument) -> Path:
 def baseline_path(device_name: str, folder=BASELINE_DIR) -> Path:
     """results/baselines/<gpu>.jsonl.gz; a baseline made before baselines were compressed
     (<gpu>.jsonl) is still found."""
-    packed = Path(folder) / f"{gpu_slug(device_name)}.jsonl.gz"
+    packed = kept_copy_path(folder, device_name)
     legacy = packed.with_suffix("")
     return legacy if legacy.exists() and not packed.exists() else packed
+
+
+def kept_copy_path(folder, device_name: str) -> Path:
+    """<folder>/<gpu>.jsonl.gz: where a GPU model's baseline or reference copy is written."""
+    return Path(folder) / f"{gpu_slug(device_name)}{ARCHIVED_RUN_SUFFIX}"
