@@ -44,7 +44,7 @@ report:
 
 test:
 	@$(SETUP) --test
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 --dist worksteal
 
 gpu-test:
 	@$(SETUP) --gpu

@@ -27,7 +27,7 @@ MIN_PYTHON = (3, 11)
 # import name -> pip package
 BASE = {"numpy": "numpy", "pandas": "pandas", "matplotlib": "matplotlib", "jinja2": "jinja2", "yaml": "pyyaml",
         "scipy": "scipy", "rich": "rich", "pynvml": "nvidia-ml-py"}
-TEST = {"pytest": "pytest", "jsonschema": "jsonschema", "xdist": "pytest-xdist"}  # xdist: make test on both CI cores
+TEST = {"pytest": "pytest", "jsonschema": "jsonschema", "xdist": "pytest-xdist>=3.2"}  # xdist: make test on both CI cores (worksteal: 3.2)
 NO_GPU = "primbench: no NVIDIA GPU here (nvidia-smi finds none); to see a real run, render the bundled one: make report"
 # CI compiles every kernel with NVRTC and no GPU: CuPy's wheel for CUDA 13 plus NVRTC from pip.
 CI_CUDA_MAJOR = 13
