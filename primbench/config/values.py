@@ -3,7 +3,7 @@ error through the YAML source, and says what a valid value looks like."""
 
 from __future__ import annotations
 
-import fnmatch
+import difflib
 import math
 
 from primbench.config.yaml_source import Source
@@ -12,7 +12,7 @@ from primbench.config.yaml_source import Source
 def reject_unknown(mapping: dict, valid, path: tuple, src: Source) -> None:
     for key in mapping:
         if key not in valid:
-            close = [v for v in valid if fnmatch.fnmatch(v, f"*{key[:3]}*")] if isinstance(key, str) else []
+            close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.6) if isinstance(key, str) else []
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise src.error(path + (key,), f"unknown key{hint}; valid keys: {', '.join(valid)}")
 

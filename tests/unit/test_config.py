@@ -178,3 +178,15 @@ def test_cases_differing_only_in_a_parameter_the_input_ignores_share_their_input
     radius_1 = CaseId("stencil", "blur1d_naive_global", "float32", 1000, 256, "uniform", (("radius", 1),))
     radius_4 = CaseId("stencil", "blur1d_naive_global", "float32", 1000, 256, "uniform", (("radius", 4),))
     assert input_key(other_bins).endswith("bins=32") and input_key(radius_1) != input_key(radius_4)  # the reference differs
+
+
+@pytest.mark.parametrize("key, hint", [("min_time", "min_time_s"), ("mx_noise", "max_noise"), ("warmpu", "warmup"),
+                                       ("colour", None)])
+def test_an_unknown_timing_key_suggests_the_closest_valid_one_or_none(tmp_path, key, hint):
+    path = tmp_path / "typo.yaml"
+    path.write_text(f"timing: {{{key}: 1}}\nsweeps:\n  - op: reduce\n    sizes: [1024]\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert f"timing.{key}: unknown key" in message
+    assert (f"(did you mean {hint!r}?)" in message) if hint else "did you mean" not in message, message
