@@ -1,6 +1,7 @@
 # primbench: `make bench` measures, `make test` checks. `make help` lists the rest.
 # Every target runs in the virtual environment $(VENV), which primbench/setup_env.py makes and fills
-# with the system's $(PYTHON) first (it never installs into that python; PEP 668).
+# with the system's $(PYTHON) first (it never installs into that python; PEP 668), then installs primbench
+# itself into it, editable: .venv/bin/primbench and `.venv/bin/python -m primbench` work from any folder.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python

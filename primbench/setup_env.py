@@ -6,7 +6,9 @@ one line, exit 2), and never installs into that python (Debian's is "externally 
 every pip install goes to the venv's interpreter. Where the python running this already imports all
 the mode needs (the GPU image, which has no network), the venv is made with --system-site-packages
 (plus a .pth file when that python is itself a venv) and nothing is installed; else it is a plain venv
-that pip fills. When the venv has everything already, it does nothing and prints nothing.
+that pip fills. Last, primbench itself goes in, editable (`pip install --no-deps -e` the checkout), so that
+.venv/bin/primbench works from any folder. When the venv has everything already, it does nothing and prints
+nothing.
 """
 
 import argparse
@@ -38,6 +40,10 @@ NO_PIP = ("primbench: cannot put pip into the virtual environment (no ensurepip)
 PROBE = "import importlib.util as u, sys; print(' '.join(m for m in sys.argv[1:] if u.find_spec(m) is None))"
 PTH = "primbench-python-packages.pth"  # a venv made from a venv: the packages of the python that made it
 NVRTC_PROBE = "from cupy.cuda import nvrtc; nvrtc.getVersion()"
+# Which primbench the venv imports from outside the checkout, and whether setuptools is there to
+# build the editable install without fetching it (the GPU image has no network).
+WHERE_PROBE = "import primbench, importlib.util as u; print(primbench.__file__); print(u.find_spec('setuptools') is not None)"
+STAMP = "primbench-install.stamp"  # pyproject.toml's bytes as the venv's editable install last saw them
 
 
 def driver_cuda_major() -> "Optional[int]":
@@ -175,6 +181,51 @@ def refresh(venv: Path, modules: "Dict[str, str]", lacking: "Optional[List[str]]
     return status
 
 
+def _installed_here(venv: Path) -> "tuple":
+    """(whether the venv imports this checkout's primbench from any folder, with the `primbench`
+    command and metadata made from today's pyproject.toml; whether it has setuptools)."""
+    python = venv_python(venv)
+    try:
+        result = subprocess.run([str(python), "-c", WHERE_PROBE], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                universal_newlines=True, timeout=120, cwd=os.path.abspath(os.sep))
+    except (OSError, subprocess.TimeoutExpired):
+        return False, False
+    lines = result.stdout.split()
+    has_setuptools = lines[-1:] == ["True"]
+    if result.returncode != 0 or not lines or Path(lines[0]).resolve() != (ROOT / "primbench" / "__init__.py").resolve():
+        return False, has_setuptools
+    stamp = venv / STAMP
+    current = stamp.is_file() and stamp.read_bytes() == (ROOT / "pyproject.toml").read_bytes()
+    return current and (venv / "bin" / "primbench").exists(), has_setuptools
+
+
+def install_editable(venv: Path, dry_run: bool) -> int:
+    """primbench itself, editable, into the venv: `.venv/bin/primbench` and `python -m primbench` then
+    work from any folder, and edits to the checkout need no reinstall. Only its metadata is built
+    (--no-deps: the dependencies are the venv's already), without fetching setuptools where the
+    venv has it."""
+    if not (ROOT / "pyproject.toml").is_file():
+        return 0  # primbench installed from a wheel runs this: there is no checkout to install
+    done, has_setuptools = _installed_here(venv)
+    if done:
+        return 0
+    command = pip_install(venv)
+    if command is None:
+        print(NO_PIP, file=sys.stderr)
+        return 2
+    command = command + ["--no-deps"] + (["--no-build-isolation"] if has_setuptools else []) + ["-e", str(ROOT)]
+    if dry_run:
+        print("primbench: would run: " + " ".join(shlex.quote(part) for part in command))
+        return 0
+    print("primbench: installing primbench (editable) into {}".format(_shown(venv)), flush=True)
+    if subprocess.run(command, stdout=subprocess.DEVNULL).returncode:
+        print("primbench: could not install primbench into {}; by hand: {} -m pip install -e {}".format(
+            _shown(venv), _shown(venv_python(venv)), _shown(ROOT)), file=sys.stderr)
+        return 2
+    (venv / STAMP).write_bytes((ROOT / "pyproject.toml").read_bytes())
+    return 0
+
+
 def main(argv: "Optional[List[str]]" = None) -> int:
     if sys.version_info < MIN_PYTHON:
         print("primbench: needs Python {}.{} or newer, and {} is {}.{}; run with a newer one (make ... PYTHON=python3.12)".format(
@@ -198,9 +249,11 @@ def main(argv: "Optional[List[str]]" = None) -> int:
     python = venv_python(venv)
     lacking = missing_in(python, modules) if python.exists() else None
     nvrtc = args.test or args.compile
-    if lacking == [] and (not nvrtc or nvrtc_works(python)):
-        return 0  # the fast path: silent
-    return refresh(venv, modules, lacking, nvrtc, args.dry_run)
+    if not (lacking == [] and (not nvrtc or nvrtc_works(python))):
+        status = refresh(venv, modules, lacking, nvrtc, args.dry_run)
+        if status:
+            return status
+    return install_editable(venv, args.dry_run)  # silent when it is there already (the fast path)
 
 
 if __name__ == "__main__":

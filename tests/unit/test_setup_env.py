@@ -77,7 +77,9 @@ def test_the_system_python_plans_installs_into_the_venv_only(system_python, tmp_
         pytest.skip("this system python has neither ensurepip nor a pip with --python (the one-line message is right)")
     assert result.returncode == 0, result.stderr
     python = setup_env.venv_python(target)
-    plan = _plan(result.stdout)
+    everything = _plan(result.stdout)
+    assert any(command[-2:] == ["-e", str(REPO)] for command in everything), everything  # primbench itself, last
+    plan = [command for command in everything if "-e" not in command]
     if plan:  # the system lacks something: a plain venv, and pip only ever aims at its interpreter
         assert not _system_site_packages(target)
         assert all(_installs_into(command, python) for command in plan), plan
@@ -116,6 +118,8 @@ def fake_system(monkeypatch):
         return real_run(command, *args, **kwargs)
 
     monkeypatch.setattr(setup_env.subprocess, "run", run)
+    # primbench's own editable install is tested on its own below; here it is only recorded.
+    monkeypatch.setattr(setup_env, "install_editable", lambda venv, dry_run: commands.append(["install_editable", str(venv)]) or 0)
     return imports_fake, commands
 
 
@@ -149,6 +153,7 @@ def test_a_venv_made_by_a_venv_python_sees_that_venvs_packages(tmp_path):
     target = tmp_path / "venv"
     code = ("import sys; from primbench import setup_env as s; s.BASE = {'primbench_only_in_outer': 'only-in-outer'}; "
             "s.install = lambda venv, packages, dry_run: sys.exit('installs ' + repr(packages)) if packages else 0; "
+            "s.install_editable = lambda venv, dry_run: 0; "
             "sys.exit(s.main(sys.argv[1:]))")
     result = subprocess.run([str(setup_env.venv_python(outer)), "-c", code, "--report", "--venv", str(target)],
                             cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -174,6 +179,7 @@ def test_the_fast_path_prints_nothing_and_changes_nothing(monkeypatch, tmp_path,
     monkeypatch.setattr(setup_env, "BASE", {"json": "json", "sqlite3": "sqlite3"})  # any venv imports these
     monkeypatch.setattr(setup_env, "make_venv", lambda *args, **kwargs: pytest.fail("remade the venv"))
     monkeypatch.setattr(setup_env, "install", lambda *args, **kwargs: pytest.fail("installed something"))
+    monkeypatch.setattr(setup_env, "_installed_here", lambda venv: (True, True))  # primbench is in it already
     assert setup_env.main(["--report", "--venv", str(target)]) == 0
     assert capfd.readouterr() == ("", "")
     assert (target / "pyvenv.cfg").stat().st_mtime_ns == config
@@ -188,3 +194,33 @@ def test_the_command_line_is_silent_on_a_venv_that_has_everything(capfd):
     result = subprocess.run([sys.executable, "-m", "primbench.setup_env", "--report", "--venv", sys.prefix],
                             cwd=REPO, capture_output=True, text=True, timeout=120)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_every_mode_ends_with_primbench_installed_editable_into_the_venv(fake_system, tmp_path):
+    _, commands = fake_system
+    target = tmp_path / "venv"
+    assert setup_env.main(["--report", "--venv", str(target)]) == 0
+    assert commands[-1] == ["install_editable", str(target.absolute())]
+
+
+def test_the_editable_install_aims_at_the_venv_and_fetches_nothing_the_venv_has(tmp_path, capfd, monkeypatch):
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(str(target))
+    monkeypatch.setattr(setup_env, "_installed_here", lambda venv: (False, True))  # not there; setuptools is
+    assert setup_env.install_editable(target, dry_run=True) == 0
+    (command,) = _plan(capfd.readouterr().out)
+    assert _installs_into(command, setup_env.venv_python(target))
+    assert command[-3:] == ["--no-build-isolation", "-e", str(REPO)] and "--no-deps" in command
+    monkeypatch.setattr(setup_env, "_installed_here", lambda venv: (True, True))
+    assert setup_env.install_editable(target, dry_run=True) == 0 and capfd.readouterr() == ("", "")
+
+
+def test_the_venv_of_make_test_runs_this_checkouts_primbench_from_any_folder(tmp_path):
+    """make test installed primbench editable into its venv: the command and `python -m primbench`
+    work outside the checkout, and setup_env sees the install as current."""
+    if sys.prefix == sys.base_prefix or not (Path(sys.prefix) / setup_env.STAMP).is_file():
+        pytest.skip("the tests do not run in the venv make test made (run them with `make test`)")
+    assert setup_env._installed_here(Path(sys.prefix))[0]
+    for command in ([str(Path(sys.prefix) / "bin" / "primbench"), "--version"], [sys.executable, "-m", "primbench", "--version"]):
+        result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0 and result.stdout.startswith("primbench "), (command, result.stderr)
