@@ -17,11 +17,14 @@ REFERENCE ?= results/reference/nvidia-h200.jsonl.gz
 NEWEST := $(shell ls results/*/*.jsonl 2>/dev/null | grep -v -e /baselines/ -e /reference/ | awk -F/ '{print $$NF, $$0}' | sort | tail -1 | cut -d' ' -f2)
 RUN ?= $(or $(NEWEST),$(REFERENCE))
 
-.PHONY: help bench report test gpu-test gpu-check profile baseline reference check info list compile clean distclean
+FLOORS_VENV ?= .venv-floors
+
+.PHONY: help bench report test test-floors gpu-test gpu-check profile baseline reference check info list compile clean distclean
 
 help:
 	@echo "make bench [CONFIG=configs/default.yaml] [OUTPUT=dir]  run a sweep on the GPU: run file + HTML report in results/ (or OUTPUT)"
 	@echo "make test                                 CI tests (no GPU): config, stats, run file, report, CLI, kernels compile"
+	@echo "make test-floors                          the unit tests on the oldest dependencies pyproject.toml allows (CI runs it)"
 	@echo "make report [RUN=<run file>]              render a run (default: the H200's reference run, results/reference/)"
 	@echo "make gpu-test                             GPU tests: every variant against its reference"
 	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
@@ -46,6 +49,12 @@ report:
 test:
 	@$(SETUP) --test
 	$(PY) -m pytest -q -n 2 --dist worksteal
+
+# The unit tests in a venv of exactly pyproject.toml's floors (no CuPy: kernel compiling stays with make test).
+test-floors:
+	@$(PYTHON) -m primbench.setup_env --floors --venv $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pytest -q -n 2 --dist worksteal -p no:cacheprovider tests/unit \
+		--ignore=tests/unit/test_kernels_compile.py --ignore=tests/unit/test_histogram_lanes.py
 
 gpu-test:
 	@$(SETUP) --gpu
@@ -89,4 +98,4 @@ clean:
 	rm -rf build .pytest_cache
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(FLOORS_VENV)

@@ -44,6 +44,7 @@ NVRTC_PROBE = "from cupy.cuda import nvrtc; nvrtc.getVersion()"
 # build the editable install without fetching it (the GPU image has no network).
 WHERE_PROBE = "import primbench, importlib.util as u; print(primbench.__file__); print(u.find_spec('setuptools') is not None)"
 STAMP = "primbench-install.stamp"  # pyproject.toml's bytes as the venv's editable install last saw them
+FLOORS_STAMP = "primbench-floors.stamp"  # the pins a floors venv holds (make test-floors)
 
 
 def driver_cuda_major() -> "Optional[int]":
@@ -226,6 +227,36 @@ def install_editable(venv: Path, dry_run: bool) -> int:
     return 0
 
 
+def floor_pins() -> "List[str]":
+    """pyproject.toml's dependency floors as exact pins: 'numpy>=1.24' -> 'numpy==1.24.*' (the floor's
+    latest patch), 'pyyaml>=6.0.1' -> 'pyyaml==6.0.1'. The floors are declared once, there."""
+    import tomllib
+
+    pins = []
+    for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]:
+        name, _, floor = requirement.partition(">=")
+        if not floor:
+            raise SystemExit("primbench: pyproject.toml's {!r} has no floor (>=); every dependency declares one".format(requirement))
+        floor = floor.strip()
+        pins.append("{}=={}".format(name.strip(), floor if floor.count(".") >= 2 else floor + ".*"))
+    return pins
+
+
+def make_floors(venv: Path, dry_run: bool) -> int:
+    """`make test-floors`: a plain venv with exactly the declared floors and the test tools, so that
+    the unit tests show the floors are true (no CuPy: the kernel-compiling tests stay with make test)."""
+    python = venv_python(venv)
+    pins = floor_pins()
+    if python.exists() and missing_in(python, TEST) == [] and (venv / FLOORS_STAMP).is_file() \
+            and (venv / FLOORS_STAMP).read_text(encoding="utf-8") == "\n".join(pins):
+        return 0
+    make_venv(venv, False, clear=venv.exists())
+    status = install(venv, pins + list(TEST.values()), dry_run)
+    if status == 0 and not dry_run:
+        (venv / FLOORS_STAMP).write_text("\n".join(pins), encoding="utf-8")
+    return status
+
+
 def main(argv: "Optional[List[str]]" = None) -> int:
     if sys.version_info < MIN_PYTHON:
         print("primbench: needs Python {}.{} or newer, and {} is {}.{}; run with a newer one (make ... PYTHON=python3.12)".format(
@@ -237,10 +268,13 @@ def main(argv: "Optional[List[str]]" = None) -> int:
     mode.add_argument("--test", action="store_true", help="for `make test`: no GPU, but NVRTC to compile kernels")
     mode.add_argument("--compile", action="store_true", help="for `make compile`: --test without the test tools")
     mode.add_argument("--report", action="store_true", help="for `make report`: no GPU")
+    mode.add_argument("--floors", action="store_true", help="for `make test-floors`: the declared dependency floors")
     parser.add_argument("--venv", default=str(ROOT / ".venv"), help="the virtual environment (default: .venv in the repository)")
     parser.add_argument("--dry-run", action="store_true", help="make the venv (downloads nothing) but only print the pip commands")
     args = parser.parse_args(argv)
 
+    if args.floors:
+        return make_floors(Path(args.venv).absolute(), args.dry_run)
     modules = wanted(args)
     if modules is None:
         print(NO_GPU, file=sys.stderr)
