@@ -39,6 +39,23 @@ KERNEL_DIR = package_folder("kernels")
 TEMPLATE_DIR = package_folder("report_templates")
 CONFIG_DIR = package_folder("configs")
 PUBLISHED_FIGURES = package_folder("reference") / "published.json"
+# The reference run, bundled: results/reference/ in a clone, primbench/reference/ in the wheel.
+REFERENCE_RUN = package_folder("reference") / "nvidia-h200.jsonl.gz"
+
+
+def in_a_clone() -> bool:
+    """Whether primbench runs from a clone of the repository (its Makefile beside the package), so
+    that make targets exist; a pip user has only the `primbench` command."""
+    return (IMPORT_ROOT / "Makefile").is_file() and (IMPORT_ROOT / "kernels" / "__init__.py").is_file()
+
+
+def command_hint(make_target: str, command: str) -> str:
+    """How to do something, in the words the user has: the make target in a clone, else the command."""
+    return make_target if in_a_clone() else command
+
+
+def render_the_reference_hint() -> str:
+    return "to see a real run, render the bundled one: " + command_hint("make report", "primbench report --reference")
 
 
 def bundled_config(argument: str) -> Path | None:

@@ -97,8 +97,10 @@ def _add_run(commands, plugin) -> None:
 def _add_readers(commands, plugin) -> None:
     """The commands that read runs or the registry: report, info, list, compare."""
     report = commands.add_parser("report", help="render run files as self-contained HTML pages")
-    report.add_argument("run", nargs="+", help="run files, folders of runs, or globs (results/nvidia-h200/, 'results/*/*.jsonl'); "
+    report.add_argument("run", nargs="*", help="run files, folders of runs, or globs (results/nvidia-h200/, 'results/*/*.jsonl'); "
                         "each report goes beside its run")
+    report.add_argument("--reference", action="store_true", help="render the H200's reference run that ships with "
+                        "primbench (into the current folder, or -o); needs no GPU")
     report.add_argument("-o", "--output", metavar="FILE", help="HTML file to write (one run only; default: beside the run file)")
 
     commands.add_parser("info", help="print the GPU's identity, clocks and peak bandwidth")

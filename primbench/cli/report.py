@@ -15,6 +15,17 @@ def cmd_report(args) -> int:
     from primbench.report.render import render_report
     from primbench.runfile.io import report_path
 
+    from primbench.resources import REFERENCE_RUN
+
+    if args.reference == bool(args.run):
+        raise UserError("report: give run files, folders or globs, or --reference for the bundled reference run")
+    if args.reference:  # the package's own copy may sit in a read-only site-packages: the page goes here
+        out = Path(args.output) if args.output else Path(report_path(REFERENCE_RUN).name)
+        if out.is_dir():
+            raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / report_path(REFERENCE_RUN).name}")
+        refuse_overwriting_inputs([out], [REFERENCE_RUN])
+        print(render_report(REFERENCE_RUN, out))
+        return EXIT_OK
     runs = runs_of(args.run)
     if args.output and len(runs) > 1:
         raise UserError(f"-o names one file, but {len(runs)} runs were given; leave -o out to write each report beside its run")

@@ -5,8 +5,6 @@ from __future__ import annotations
 from primbench.errors import NoGPUError
 from primbench.runfile import stats
 
-NO_GPU_HINT = "no NVIDIA GPU here; to see a real run, render the bundled one: make report"
-
 # NVML clock-event ("throttle") reasons, by bit. GPU idle, application clocks and SW power cap
 # are routine; the others mean the clocks were pulled down by heat or hardware.
 CLOCK_EVENT_REASONS = {
@@ -24,19 +22,27 @@ THROTTLING_REASONS = {"hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake
 LOW_CLOCK_FRACTION = 0.75  # nvbench treats samples under 75 % of the default SM clock as throttled
 
 
+def no_gpu_hint() -> str:
+    """'no NVIDIA GPU here; to see a real run, render the bundled one: make report' (or, for a pip
+    user, `primbench report --reference`)."""
+    from primbench.resources import render_the_reference_hint
+
+    return f"no NVIDIA GPU here; {render_the_reference_hint()}"
+
+
 def _nvml():
     """pynvml, initialised; NoGPUError when there is no driver or no GPU."""
     try:
         import pynvml
     except ImportError:
-        raise NoGPUError(f"nvidia-ml-py is not installed and {NO_GPU_HINT}") from None
+        raise NoGPUError(f"nvidia-ml-py is not installed and {no_gpu_hint()}") from None
     try:
         pynvml.nvmlInit()
         count = pynvml.nvmlDeviceGetCount()
     except pynvml.NVMLError:
-        raise NoGPUError(NO_GPU_HINT) from None
+        raise NoGPUError(no_gpu_hint()) from None
     if count == 0:
-        raise NoGPUError(NO_GPU_HINT)
+        raise NoGPUError(no_gpu_hint())
     return pynvml
 
 
@@ -73,7 +79,7 @@ class Device:
             self.cupy_device.use()
             props = cupy.cuda.runtime.getDeviceProperties(index)
         except cupy.cuda.runtime.CUDARuntimeError as exc:
-            raise NoGPUError(f"CUDA cannot open GPU {index} ({exc}); {NO_GPU_HINT}") from None
+            raise NoGPUError(f"CUDA cannot open GPU {index} ({exc}); {no_gpu_hint()}") from None
         try:
             self.handle = self.pynvml.nvmlDeviceGetHandleByPciBusId(self.cupy_device.pci_bus_id)
         except self.pynvml.NVMLError:  # bus-id spellings differ between CUDA and NVML on some hosts

@@ -92,6 +92,18 @@ def test_the_install_holds_one_package_and_no_top_level_kernels(installed):
     assert {"reduce.cu", "common.cuh", "harness.cu", "reduce.py"} <= installed_files
     assert (Path(site) / "primbench" / "report_templates" / "report.html.j2").is_file()
     assert (Path(site) / "primbench" / "reference" / "published.json").is_file()
+    assert (Path(site) / "primbench" / "reference" / "nvidia-h200.jsonl.gz").is_file()  # the reference run
+
+
+def test_a_pip_user_renders_the_bundled_reference_run_and_is_told_the_command_they_have(installed):
+    python, elsewhere = installed
+    result = _primbench(python, elsewhere, "report", "--reference")
+    assert result.returncode == 0, result.stderr
+    page = elsewhere / "nvidia-h200.html"
+    assert result.stdout.strip() == "nvidia-h200.html" and "reduce0_interleaved_divergent" in page.read_text()
+    hint = subprocess.run([python, "-c", "from primbench.measuring.device import no_gpu_hint; print(no_gpu_hint())"],
+                          cwd=elsewhere, capture_output=True, text=True)
+    assert hint.stdout.strip().endswith("render the bundled one: primbench report --reference"), hint
 
 
 def test_an_editable_install_runs_from_another_folder(repo, tmp_path):
