@@ -118,16 +118,11 @@ def _timing(raw, src) -> TimingPolicy:
     if not isinstance(raw, dict):
         raise src.error(path, "must be a mapping such as {min_samples: 10, max_noise: 0.005}")
     _reject_unknown(raw, policy.field_names(), path, src)
-    for name, value in raw.items():
-        problem = policy.value_problem(name, value)
-        if problem is not None:
-            raise src.error(path + (name,), problem)
-    timing = TimingPolicy(**{name: value if name in policy.integer_fields() else float(value) for name, value in raw.items()})
-    problem = policy.policy_problem(timing)
+    problem = policy.timing_problem(raw)
     if problem is not None:
         key, message = problem
         raise src.error(path + ((key,) if key else ()), message)
-    return timing
+    return TimingPolicy(**{name: value if name in policy.integer_fields() else float(value) for name, value in raw.items()})
 
 
 _SIZE_EXPR = re.compile(r"^\s*2\s*\^\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")

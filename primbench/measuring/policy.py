@@ -51,6 +51,16 @@ def value_problem(name: str, value) -> str | None:
     return None if math.isfinite(value) else f"must be a finite number, not {value!r}"
 
 
+def timing_problem(values: dict) -> tuple[str | None, str] | None:
+    """The first rule a whole timing block breaks (each value by its type, then the bounds between
+    them), as policy_problem says it; None when it keeps them all. `values` name known settings."""
+    for name in field_names():  # in the order the settings are declared, as the first error reported
+        problem = value_problem(name, values[name]) if name in values else None
+        if problem is not None:
+            return name, problem
+    return policy_problem(TimingPolicy(**values))
+
+
 def policy_problem(policy: TimingPolicy) -> tuple[str | None, str] | None:
     """The first rule `policy` breaks, as (the setting, or None for the block as a whole; what is
     wrong), or None when it keeps them all."""

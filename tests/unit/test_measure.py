@@ -160,6 +160,15 @@ def test_a_policy_value_the_config_would_refuse_is_refused(stand_in, setting):
     assert timer.calls == []
 
 
+def test_a_bad_value_in_the_policy_itself_is_refused_as_the_config_words_it(stand_in):
+    timer = stand_in()
+    with pytest.raises(ValueError, match=r"primbench.measure: timing.warmup: -1 is below the minimum 0"):
+        measure(lambda: None, policy=TimingPolicy(warmup=-1))
+    with pytest.raises(ValueError, match=r"primbench.measure: timing.min_samples: needs at least 3"):
+        measure(lambda: None, min_samples=2)
+    assert timer.calls == []
+
+
 def test_a_policy_that_is_not_a_timing_policy_is_a_type_error(stand_in):
     with pytest.raises(TypeError, match="TimingPolicy"):
         measure(lambda: None, policy={"min_samples": 10})
