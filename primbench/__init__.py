@@ -43,6 +43,16 @@ def _map_checkout_folders() -> None:
 _map_checkout_folders()
 
 
+def __getattr__(name):
+    # primbench.TimingPolicy, the type of measure's `policy=`, loaded on first use (the package
+    # imports with the standard library alone).
+    if name == "TimingPolicy":
+        from primbench.measuring.policy import TimingPolicy
+
+        return TimingPolicy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def measure(fn, **kwargs):
     """Time `fn` (any CuPy or PyTorch callable) as the CLI times a case: `primbench.measure(fn,
     bytes=...)` returns a Measured (median, noise, raw samples, GB/s). See primbench/measuring/measure.py.

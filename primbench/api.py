@@ -4,6 +4,7 @@ what each name promises; everything here is stable across minor versions of prim
     from primbench.api import LaunchContext, Plan, Variant, register_variant
 """
 
+from primbench.measuring.policy import TimingPolicy
 from primbench.ops import OpChecks
 from primbench.ops import register as register_op
 from primbench.registry import register as register_variant
@@ -20,6 +21,6 @@ from primbench.variant import (
 )
 
 __all__ = [
-    "CaseUnsupported", "KERNEL_DIR", "LaunchContext", "OpChecks", "Plan", "Variant", "ceil_div", "check_aligned_16",
-    "eval_bytes_model", "pow2", "register_op", "register_variant",
+    "CaseUnsupported", "KERNEL_DIR", "LaunchContext", "OpChecks", "Plan", "TimingPolicy", "Variant", "ceil_div",
+    "check_aligned_16", "eval_bytes_model", "pow2", "register_op", "register_variant",
 ]

@@ -7,6 +7,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from primbench import registry
 
 PACKAGE = Path(__file__).resolve().parents[2] / "primbench"
@@ -62,3 +64,15 @@ def test_the_checks_above_would_catch_what_they_look_for(tmp_path):
     tree = ast.parse('def f(op):\n    """Reduce docs: "reduce"."""\n    return op == "reduce"\n')
     constants = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     assert [c.value for c in constants if id(c) not in _docstrings(tree)] == ["reduce"]
+
+
+def test_the_names_public_before_the_stage_packages_still_import():
+    # Users' scripts wrote these before config/ and report/ were packages; they load on first use.
+    import primbench
+    from primbench.api import TimingPolicy
+    from primbench.config import Config, ConfigError, TimingPolicy as OldPath, load_config  # noqa: F401
+    from primbench.report import render_report  # noqa: F401
+
+    assert primbench.TimingPolicy is TimingPolicy is OldPath
+    with pytest.raises(AttributeError):
+        primbench.config.no_such_name  # noqa: B018
