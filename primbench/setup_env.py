@@ -42,7 +42,11 @@ PTH = "primbench-python-packages.pth"  # a venv made from a venv: the packages o
 NVRTC_PROBE = "from cupy.cuda import nvrtc; nvrtc.getVersion()"
 # Which primbench the venv imports from outside the checkout, and whether setuptools is there to
 # build the editable install without fetching it (the GPU image has no network).
-WHERE_PROBE = "import primbench, importlib.util as u; print(primbench.__file__); print(u.find_spec('setuptools') is not None)"
+# setuptools builds an editable wheel itself from 70.1; from 64 it needs the `wheel` package for it.
+WHERE_PROBE = ("import importlib.util as u, importlib.metadata as m\n"
+               "try:\n    v = tuple(int(p) for p in m.version('setuptools').split('.')[:2])\nexcept Exception:\n    v = (0, 0)\n"
+               "print(v >= (70, 1) or (v >= (64, 0) and u.find_spec('wheel') is not None))\n"
+               "import primbench\nprint(primbench.__file__)")
 STAMP = "primbench-install.stamp"  # pyproject.toml's bytes as the venv's editable install last saw them
 FLOORS_STAMP = "primbench-floors.stamp"  # the pins a floors venv holds (make test-floors)
 
@@ -191,9 +195,9 @@ def _installed_here(venv: Path) -> "tuple":
                                 universal_newlines=True, timeout=120, cwd=os.path.abspath(os.sep))
     except (OSError, subprocess.TimeoutExpired):
         return False, False
-    lines = result.stdout.split()
-    has_setuptools = lines[-1:] == ["True"]
-    if result.returncode != 0 or not lines or Path(lines[0]).resolve() != (ROOT / "primbench" / "__init__.py").resolve():
+    lines = result.stdout.splitlines()
+    has_setuptools = lines[:1] == ["True"]
+    if result.returncode != 0 or len(lines) < 2 or Path(lines[1]).resolve() != (ROOT / "primbench" / "__init__.py").resolve():
         return False, has_setuptools
     stamp = venv / STAMP
     current = stamp.is_file() and stamp.read_bytes() == (ROOT / "pyproject.toml").read_bytes()
