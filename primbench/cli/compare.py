@@ -86,6 +86,7 @@ def cmd_ab(args) -> int:
     from primbench.config import subset
     from primbench.run import ab
 
+    ab.check_request(args.a, args.b, base=args.base, rounds=args.rounds, threshold=args.threshold)  # before the filters
     if args.chart:
         check_writable(args.chart)
     label_a, results = ab.ab_variants(args.a, args.b, base=args.base, sizes=subset.parse_sizes(args.sizes),

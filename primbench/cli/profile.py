@@ -7,12 +7,10 @@ from primbench.errors import EXIT_OK
 
 
 def cmd_profile(args) -> int:
-    from primbench.config import subset
     from primbench.profile import counters
     from primbench.profile.capture import profile_cases
 
-    output, cases = profile_cases(args.target, output=args.output, only=subset.parse_patterns(args.only),
-                                  sizes=subset.parse_sizes(args.sizes), blocks=subset.parse_sizes(args.blocks, "--blocks"),
+    output, cases = profile_cases(args.target, output=args.output, only=args.only, sizes=args.sizes, blocks=args.blocks,
                                   plugins=args.plugin or ())
     for case in cases:
         print(counters.case_line(case))

@@ -101,11 +101,15 @@ def capture(config_path: str | None, folder: Path, *, run_path=None, only=None, 
 
 
 def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=None, plugins=()) -> tuple[Path, list]:
-    """Counters for each case a config or a run file (`target`) selects, narrowed by `only`
-    (patterns), `sizes` and `blocks` (lists), written to `output`: by default beside the run (merged
-    with what that file holds), or under results/<gpu>/ for a config. Returns (the file, its cases)."""
+    """Counters for each case a config or a run file (`target`) selects, narrowed by `only` (the
+    --only patterns, as given), `sizes` and `blocks` (the --sizes and --blocks text), written to
+    `output`: by default beside the run (merged with what that file holds), or under results/<gpu>/
+    for a config. Returns (the file, its cases). The target and the output are checked before the
+    filters, and everything before ncu runs."""
     import datetime as dt
     import tempfile
+
+    from primbench.config import subset
 
     from primbench.measuring.device import require_gpu
     from primbench.outputs import check_writable, write_atomically
@@ -123,6 +127,8 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
     if output is not None and output.is_file():  # a file that is not a counters file is refused before ncu runs
         about_old, cases_old = counters.load(output)
         old = counters.document(cases_old, about=about_old)
+    sizes, blocks = subset.parse_sizes(sizes), subset.parse_sizes(blocks, "--blocks")
+    only = subset.parse_patterns(only)
     selected, run_gpu = _selected_cases(path, is_run, only, sizes, blocks)  # config and filter mistakes before ncu
     require_gpu()
     print(f"profile: {len(selected)} cases under Nsight Compute ({len(METRICS)} counters each; every kernel is "

@@ -141,14 +141,9 @@ def chart(results: list[ABResult], path, a: str, b: str) -> None:
     plt.close(figure)
 
 
-def ab_variants(a: str, b: str | None = None, *, base: str | None = None, sizes=None, blocks=None, dtypes=None,
-                rounds: int = DEFAULT_ROUNDS, threshold: float = DEFAULT_THRESHOLD) -> tuple[str, list[ABResult]]:
-    """Variant B (op/name) against variant A, or A at git revision `base` against A now when B is
-    None. `sizes`, `blocks` (lists of ints) and `dtypes` narrow the op's usual sweep. Returns (A's
-    label, one ABResult per size). Bad values are refused in one line before the GPU is touched."""
-    from primbench import registry
-    from primbench.config import subset
-
+def check_request(a: str, b: str | None, *, base: str | None, rounds: int, threshold: float) -> str:
+    """B (A itself when only --base is given), once the request makes sense: one variant a side, of
+    one op, a rounds count and a threshold in range. Refused in one line otherwise."""
     if b is None and base is None:
         raise UserError("ab: give B (op/variant), or --base REV to time A at that git revision against A now")
     b = b or a
@@ -161,6 +156,18 @@ def ab_variants(a: str, b: str | None = None, *, base: str | None = None, sizes=
             raise UserError(f"{side} {name[:80]!r}: give one variant, not a pattern (ab pairs two variants case by case)")
     if a.partition("/")[0] != b.partition("/")[0]:
         raise UserError(f"{a[:80]} and {b[:80]}: A and B must be variants of one op, to share an input")
+    return b
+
+
+def ab_variants(a: str, b: str | None = None, *, base: str | None = None, sizes=None, blocks=None, dtypes=None,
+                rounds: int = DEFAULT_ROUNDS, threshold: float = DEFAULT_THRESHOLD) -> tuple[str, list[ABResult]]:
+    """Variant B (op/name) against variant A, or A at git revision `base` against A now when B is
+    None. `sizes`, `blocks` (lists of ints) and `dtypes` narrow the op's usual sweep. Returns (A's
+    label, one ABResult per size). Bad values are refused in one line before the GPU is touched."""
+    from primbench import registry
+    from primbench.config import subset
+
+    b = check_request(a, b, base=base, rounds=rounds, threshold=threshold)
     config = subset.variant_config((a, b), sizes=sizes, blocks=blocks, dtypes=dtypes)
     variant_a, label_a = None, a
     if base is not None:
