@@ -37,7 +37,18 @@ NVRTC = "nvidia-cuda-nvrtc=={}.*".format(CI_CUDA_MAJOR)
 PIP_WITH_PYTHON_OPTION = (22, 3)  # the first pip with `pip --python`, to install into a venv made without pip
 NO_PIP = ("primbench: cannot put pip into the virtual environment (no ensurepip) and this python's pip cannot "
           "install into it; install python3-venv (sudo apt install python3-venv) and run again")
-PROBE = "import importlib.util as u, sys; print(' '.join(m for m in sys.argv[1:] if u.find_spec(m) is None))"
+# Each argument is `module` or `module=package>=floor`: missing when it does not import, or when
+# the package's version is under the floor (make test needs pytest-xdist 3.2 for --dist worksteal).
+PROBE = ("import importlib.util as u, importlib.metadata as m, sys\n"
+         "def old(package, floor):\n"
+         "    try:\n        have = m.version(package)\n    except Exception:\n        return True\n"
+         "    number = lambda text: tuple(int(p) for p in text.split('.')[:3] if p.isdigit())\n"
+         "    return number(have) < number(floor)\n"
+         "def missing(arg):\n"
+         "    name, _, requirement = arg.partition('=')\n"
+         "    package, _, floor = requirement.partition('>=')\n"
+         "    return u.find_spec(name) is None or bool(floor) and old(package, floor)\n"
+         "print(' '.join(a.partition('=')[0] for a in sys.argv[1:] if missing(a)))")
 PTH = "primbench-python-packages.pth"  # a venv made from a venv: the packages of the python that made it
 NVRTC_PROBE = "from cupy.cuda import nvrtc; nvrtc.getVersion()"
 # Which primbench the venv imports from outside the checkout, and whether setuptools is there to
@@ -78,7 +89,8 @@ def _shown(path) -> str:
 def missing_in(python, modules: "Dict[str, str]") -> "Optional[List[str]]":
     """The pip packages of `modules` that `python` cannot import; None when it does not run at all."""
     try:
-        result = subprocess.run([str(python), "-c", PROBE, *modules], stdout=subprocess.PIPE,
+        arguments = [f"{name}={package}" if ">=" in package else name for name, package in modules.items()]
+        result = subprocess.run([str(python), "-c", PROBE, *arguments], stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, universal_newlines=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired):
         return None

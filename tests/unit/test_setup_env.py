@@ -224,3 +224,10 @@ def test_the_venv_of_make_test_runs_this_checkouts_primbench_from_any_folder(tmp
     for command in ([str(Path(sys.prefix) / "bin" / "primbench"), "--version"], [sys.executable, "-m", "primbench", "--version"]):
         result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert result.returncode == 0 and result.stdout.startswith("primbench "), (command, result.stderr)
+
+
+def test_a_package_under_its_floor_counts_as_missing():
+    # make test runs --dist worksteal, which pytest-xdist has from 3.2: an older one must be replaced.
+    assert setup_env.missing_in(sys.executable, {"pytest": "pytest>=999"}) == ["pytest>=999"]
+    assert setup_env.missing_in(sys.executable, {"pytest": "pytest>=1.0", "json": "json"}) == []
+    assert setup_env.missing_in(sys.executable, {"primbench_fake_module_a": "fake-a"}) == ["fake-a"]
