@@ -1,9 +1,10 @@
 """The import rules of docs/architecture.md, read from the code: data flows one way, from the config
 through measuring and the run file to everything that reads it.
 
-Every import counts, the ones inside functions too (primbench imports heavy modules lazily, and a
-lazy import is still a dependency). An import of a package's own parent (`from primbench import
-__version__`) is not an edge: every module imports its parent package anyway."""
+Every import counts: the ones inside functions (primbench imports heavy modules lazily, and a lazy
+import is still a dependency), relative ones, and a literal importlib.import_module("..."). An
+import of the root package itself (`from primbench import __version__`) is not an edge: every
+module imports it anyway. Circles are looked for between modules and between stage packages."""
 
 import ast
 from pathlib import Path
@@ -30,23 +31,39 @@ def _resolve(target: str, modules: dict) -> str | None:
     return target or None
 
 
-def imports_of(path: Path, modules: dict, root: str) -> tuple[set[str], set[str]]:
+def _package_of(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _targets(node, name: str, path: Path, modules: dict) -> list[str]:
+    """The dotted names an AST node imports: `import x`, `from x import y` (relative ones resolved),
+    and a literal importlib.import_module("x") or __import__("x")."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        base = node.module or ""
+        if node.level:
+            package = _package_of(name, path).split(".")
+            base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
+        return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if called in ("import_module", "__import__"):
+            return [node.args[0].value]
+    return []
+
+
+def imports_of(path: Path, modules: dict, root: str, name: str = "") -> tuple[set[str], set[str]]:
     """(the package's modules this file imports, the outside top-level packages it imports)."""
     inside, outside = set(), set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            targets = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
-                       for alias in node.names]
-        else:
-            continue
-        for target in targets:
+        for target in _targets(node, name, path, modules):
             if target == root or target.startswith(root + "."):
                 resolved = _resolve(target, modules)
                 if resolved and resolved != root:
                     inside.add(resolved)
-            else:
+            elif target:
                 outside.add(target.partition(".")[0])
     return inside, outside
 
@@ -56,7 +73,7 @@ def import_graph(package: Path = PACKAGE) -> tuple[dict[str, set[str]], dict[str
     modules = module_names(package)
     inside, outside = {}, {}
     for name, path in modules.items():
-        inside[name], outside[name] = imports_of(path, modules, package.name)
+        inside[name], outside[name] = imports_of(path, modules, package.name, name)
         inside[name].discard(name)
     return inside, outside
 
@@ -112,6 +129,22 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def package_graph(graph: dict[str, set[str]], root: str = "primbench") -> dict[str, set[str]]:
+    """The module graph with each stage package (root.config, root.run, ...) folded into one node;
+    the core modules (root.variant, root.registry, ...) stay nodes of their own."""
+    def unit(module):
+        parts = module.split(".")
+        return ".".join(parts[:2]) if len(parts) > 2 or module in packages else module
+
+    packages = {m for m in graph if any(other.startswith(m + ".") for other in graph)}
+    folded: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        folded.setdefault(unit(module), set()).update(unit(t) for t in targets)
+    for node, targets in folded.items():
+        targets.discard(node)
+    return folded
+
+
 def longest_chain(graph: dict[str, set[str]]) -> list[str]:
     """The longest path of imports (the graph has no circle, so it is well defined)."""
     memo: dict[str, list[str]] = {}
@@ -129,9 +162,10 @@ def test_after_the_run_file_nothing_imports_run_measuring_or_cupy_and_measuring_
     assert broken_rules(inside, outside) == []
 
 
-def test_there_is_no_import_circle():
+def test_there_is_no_import_circle_between_modules_or_between_packages():
     inside, _ = import_graph()
     assert circles(inside) == []
+    assert circles(package_graph(inside)) == []
 
 
 def test_the_stage_packages_are_there():
@@ -154,6 +188,10 @@ def test_the_rules_catch_what_they_look_for(tmp_path):
         "config/__init__.py": "", "config/loading.py": "from pkg.report import a\n",
         "report/__init__.py": "", "report/a.py": "from pkg.report.b import y\n", "report/b.py": "from pkg.report import a\n",
         "cli/__init__.py": "", "cli/main.py": "from pkg.run import runner\n",
+        "compare/__init__.py": "", "compare/verdicts.py": "from ..measuring import timing\n",
+        "compare/output.py": "import importlib\nrunner = importlib.import_module('pkg.run.runner')\n",
+        "ops/__init__.py": "", "ops/sum.py": "from pkg.verify import outcomes\n",
+        "verify/__init__.py": "", "verify/outcomes.py": "", "verify/sequence.py": "from pkg.ops import sum\n",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -164,6 +202,10 @@ def test_the_rules_catch_what_they_look_for(tmp_path):
     assert "pkg.runfile.io -> cupy (after the run file: no CuPy)" in broken
     assert "pkg.measuring.timing -> pkg.config.loading (measuring/ never imports config/)" in broken
     assert "pkg.run.runner -> pkg.cli.main (nothing imports cli/)" in broken
-    assert len(broken) == 4, broken
+    assert "pkg.compare.verdicts -> pkg.measuring.timing (after the run file: no run/ or measuring/)" in broken  # relative
+    assert "pkg.compare.output -> pkg.run.runner (after the run file: no run/ or measuring/)" in broken  # importlib
+    assert len(broken) == 6, broken
     assert sorted(circles(inside)) == [["pkg.cli.main", "pkg.run.runner"], ["pkg.report.a", "pkg.report.b"]]
+    # ops -> verify.outcomes and verify.sequence -> ops: no circle of modules, but one of packages
+    assert ["pkg.ops", "pkg.verify"] in circles(package_graph(inside, root="pkg"))
     assert longest_chain({"a": {"b"}, "b": {"c"}, "c": set(), "d": {"c"}}) == ["a", "b", "c"]
