@@ -26,7 +26,7 @@ help:
 	@echo "make test                                 CI tests (no GPU): config, stats, run file, report, CLI, kernels compile"
 	@echo "make test-floors                          the unit tests on the oldest dependencies pyproject.toml allows (CI runs it)"
 	@echo "make report [RUN=<run file>]              render a run (default: the H200's reference run, results/reference/)"
-	@echo "make gpu-test                             GPU tests: every variant against its reference"
+	@echo "make gpu-test                             GPU tests: every variant against its expected answer"
 	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
 	@echo "make profile [RUN=...]                    Nsight Compute counters of RUN's progression and 2^28 cases, beside it"
 	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl.gz"

@@ -45,7 +45,7 @@
 // or this block's earlier tiles (whose prefixes it published in earlier iterations). Take the
 // smallest tile t whose prefix is never published: every tile before it publishes, so its block's
 // earlier look-backs end, its barriers are reached (nothing else waits on another block), t's
-// aggregate is published and its look-back ends. tests/unit/test_scan_deferred_protocol.py
+// aggregate is published and its look-back ends. experiments/test_scan_deferred_protocol.py
 // simulates the protocol (tickets, buffers, groups, slots; random schedules of several blocks).
 //
 // This file includes scan_async.cu (which includes scan.cu), not the other way round, so that no

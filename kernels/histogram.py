@@ -128,7 +128,7 @@ register(Variant(
     notes="CuPy's wrapper takes its workspace from the memory pool on every call (host work only).",
 ))
 
-# Issue 20: histograms at the read ceiling (kernels/histogram_lanes.cu, a source of its own so that
+# Histograms at the read ceiling (kernels/histogram_lanes.cu, a source of its own so that
 # the variants above keep their hashes). uint8 samples are counted in lane columns (lane l of every
 # warp adds into words b * 32 + l, bank l: no warp instruction can conflict, on any input), int32
 # samples in a sub-histogram per warp; both keep LANE_UNROLL 16-byte loads in flight per thread.

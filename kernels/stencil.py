@@ -84,7 +84,7 @@ _register("blur1d_vector_shared_halo", 30, "beyond", f"primbench: blur1d with 16
           vector_plan(), "blur1d_vector<{r}, " + str(VECTOR_VECS) + ">")
 
 
-# Issue 20: the work per output cut (kernels/stencil_window.cu, its own file so that the variants above
+# The work per output cut (kernels/stencil_window.cu, its own file so that the variants above
 # keep their hashes). Each thread computes K consecutive outputs from the K + 2R inputs around them:
 # groups of G = min(K, 2R + 1) outputs share the sum of their common inputs, and the rest of each
 # window is a running suffix or prefix sum, so G outputs take 2R + 3G - 5 additions instead of 2R G.

@@ -1,9 +1,10 @@
-"""Where primbench's own files are: the CUDA sources, the report templates, the bundled configs and
-the published reference figures, found through importlib.resources as the package `primbench.<name>`.
+"""Where primbench's own files are: the CUDA sources, the report templates, the bundled configs, the
+reference run and the published figures, found through importlib.resources as `primbench.<name>`.
 
 Installed, pyproject.toml's package-dir maps the repository's top-level folders (kernels/,
 report_templates/, configs/, results/reference/) into the package; run from a checkout, the same
-names are mapped by primbench/__init__.py (CHECKOUT_PACKAGES). Never `Path(__file__).parents[N]`.
+names are mapped by primbench/__init__.py (CHECKOUT_PACKAGES). IMPORT_ROOT below is the folder
+holding the package, which a child process needs on its path.
 """
 
 from __future__ import annotations

@@ -4,12 +4,10 @@ A verdict is FASTER or SLOWER only when the median moved by more than the thresh
 Mann-Whitney U test on the two sets of cold samples agrees (p < ALPHA). A large move the test
 does not back is UNSURE; anything smaller is SAME. The threshold is the larger of a relative one
 (5 % unless the run's config says otherwise for that op or variant) and an absolute floor
-(ABS_FLOOR_US over the baseline's median). Three pairs of H200 runs of the same code (1,940
-cases) differed by up to 2.8 us below 300 us whatever the kernel (25 % of a 9 us kernel), and
-by under 1 % above it (docs/perf-notes.md, "Run to run"). Within one run the samples cannot show
-that shift: with 10 to 1,000 samples a side Mann-Whitney backs almost any move, so without the
-floor identical code got 119 FASTER or SLOWER verdicts out of 758; the floor does the work and the
-test guards the cases with few samples. Every ratio carries a 95 % bootstrap interval of that
+(ABS_FLOOR_US over the baseline's median), because runs of the same code differ by a few
+microseconds whatever the kernel, which the samples of one run cannot show: Mann-Whitney alone
+backs almost any move of two separate runs (docs/perf-notes.md, "Run to run", has the figures).
+The floor does the work, and the test guards the cases with few samples. Every ratio carries a 95 % bootstrap interval of that
 same ratio of medians (stats.ratio_interval).
 
 Pairs are matched on the case alone. A pair whose kernel changed (variant hash) says so and is

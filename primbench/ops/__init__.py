@@ -20,12 +20,12 @@ class OpChecks:
     dtypes: tuple[str, ...]  # the first is the default of a sweep that names none
     distributions: tuple[str, ...]  # likewise
     # Every function gets the Case (op, variant, dtype, n, block, distribution, params).
-    # (case, seed) -> (input whose correct output is known exactly, that output, or None when the
+    # (case, rng_seed) -> (input whose correct output is known exactly, that output, or None when the
     # check derives it from the input and the case's parameters)
     exact_input: Callable[[Any, int], tuple[Any, Any]]
-    # (case, seed) -> input of the case's distribution
+    # (case, rng_seed) -> input of the case's distribution
     random_input: Callable[[Any, int], Any]
-    # (input, case, seed) -> what check_random compares against
+    # (input, case, rng_seed) -> what check_random compares against
     reference: Callable[[Any, Any, int], Any]
     # (result array, expected, exact input, case) -> check
     check_exact: Callable[[Any, Any, Any, Any], dict]

@@ -41,7 +41,7 @@ def exact_sum_input(n: int, rng_seed: int):
 
 
 def reference(op: str, x, dtype: str, distribution: str, rng_seed: int) -> Reference:
-    """The reference for `op` on input `x` = inputs.random_input(len(x), dtype, distribution, seed)."""
+    """The reference for `op` on input `x` = inputs.random_input(len(x), dtype, distribution, rng_seed)."""
     import cupy
 
     values = to_float64(x, dtype, cupy)

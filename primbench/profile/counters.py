@@ -2,7 +2,7 @@
 
 ncu (`--csv --page raw --print-units base`) writes one row per profiled kernel launch: a header
 row, a units row, then the launches in order, with its own messages on lines that start with "==".
-The child (profile_child.py) launched a marker kernel whose grid's x size is the case's index + 1
+The child (profile/child.py) launched a marker kernel whose grid's x size is the case's index + 1
 before each case's plan, so every launch after a marker, up to the next one, belongs to that case.
 
 The counters file (`<run>.counters.json`, beside the run whose cases were profiled) is one JSON
@@ -24,7 +24,7 @@ from primbench.errors import UserError
 
 FORMAT = "primbench-counters"
 SCHEMA = 1
-MARKER_NAME = "primbench_case_marker"  # the kernel profile_child launches before each case's plan
+MARKER_NAME = "primbench_case_marker"  # the kernel profile/child.py launches before each case's plan
 PERMISSION_HELP = ("profiling is not permitted on this machine (ERR_NVGPUCTRPERM): run as root, or load the driver "
                    "with NVreg_RestrictProfilingToAdminUsers=0 (https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
 
@@ -98,7 +98,7 @@ def check_ncu_errors(text: str) -> None:
 
 def parse_launches(text: str, metrics: dict[str, str]) -> dict[int, list[Launch]]:
     """{case index: its launches} from ncu's raw-page CSV; `metrics` maps primbench's counter
-    names to ncu's metric names (profile.METRICS). Launches before the first marker belong to no case."""
+    names to ncu's metric names (profile.capture.METRICS). Launches before the first marker belong to no case."""
     check_ncu_errors(text)
     rows = list(csv.reader(io.StringIO("\n".join(line for line in text.splitlines() if line and not line.startswith("==")))))
     if not rows:

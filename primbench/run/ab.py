@@ -1,12 +1,11 @@
 """`primbench ab A B`: is B faster than A? An interleaved A/B test on one GPU, in one process.
 
 Two separate runs meet different conditions: the clocks, the temperature, a neighbour's load and
-the machine itself drift between them. On the H200, the same code measured in two runs differed by
-up to 3 us below 300 us (docs/perf-notes.md), which is why `compare` needs a 5 % threshold and a
-4 us floor. Here both variants see the same input and take their cold samples in turn, each round
-in a random order (a fixed order biased the result by up to 8 % at 2^20: docs/perf-notes.md), so
-whatever drifts falls on both sides alike: at 2^28 the interval is about +-0.1 %. Both are
-verified first by the runner's own checks.
+the machine itself drift between them, which is why `compare` needs a relative threshold and an
+absolute floor. Here both variants see the same input and take their cold samples in turn, each
+round in a random order (a fixed order biases the result), so whatever drifts falls on both sides
+alike and far smaller changes can be told apart (docs/perf-notes.md, "A/B in one process", has the
+figures). Both are verified first by the runner's own checks.
 
 The verdict: B/A is the ratio of medians, with a 95 % bootstrap interval of that same ratio.
 FASTER or SLOWER when the interval excludes 1 and the ratio moved by more than the threshold (1 %

@@ -2,7 +2,7 @@
 
 Each one writes its own line (`to_json`) and reads it back (`from_json`); every reader of a run
 gets these values, never a dict, and the runner writes nothing else. Each field's metadata names
-the JSON types it may hold: run_schema.py checks lines and generates docs/run-file.schema.json
+the JSON types it may hold: runfile/schema.py checks lines and generates docs/run-file.schema.json
 from them. Older schemas are migrated to the current one here, in one place (`migrate`), as each
 line is read; files are never rewritten.
 
@@ -87,7 +87,7 @@ class Samples:
 class CaseRecord:
     """One case as measured: its identity, how it ended, and everything behind the figures."""
 
-    # The identity's JSON fields (CaseId), checked by run_schema like the others.
+    # The identity's JSON fields (CaseId), checked by runfile/schema.py like the others.
     FLAT_FIELDS = {"key": (("string",), True), "op": (("string",), True), "variant": (("string",), True),
                    "dtype": (("string",), True), "n": (("integer",), True), "block": (("integer", "null"), False),
                    "distribution": (("string", "null"), False), "params": (("object",), False)}
@@ -124,7 +124,7 @@ class CaseRecord:
 
     @classmethod
     def from_json(cls, obj: dict) -> "CaseRecord":
-        """A checked case line (run_schema.record_problem found nothing) as a record."""
+        """A checked case line (schema.record_problem found nothing) as a record."""
         values = _known(cls, obj)
         values.update(case=CaseId.from_record(obj), samples=Samples.from_json(obj.get("samples")),
                       launches=tuple(obj.get("launches") or ()), flags=tuple(obj.get("flags") or ()))

@@ -116,7 +116,7 @@ def ill_conditioned_input(n: int, dtype: str, rng_seed: int):
 
 
 def ill_conditioned_exact_sum(n: int, dtype: str, rng_seed: int) -> float:
-    """The exact sum of ill_conditioned_input(n, dtype, seed): the pairs cancel, the small values remain."""
+    """The exact sum of ill_conditioned_input(n, dtype, rng_seed): the pairs cancel, the small values remain."""
     import cupy
 
     _pairs, signal = _ill_conditioned_signal(n, dtype, rng_seed)
