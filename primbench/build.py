@@ -76,6 +76,40 @@ def compile_for_arch(source: str, name_expressions, arch: str, extra_options: tu
         nvrtc.destroyProgram(program)
 
 
+def require_nvrtc() -> None:
+    """NVRTC loads, or one line says what to install (compiling needs no GPU, only CuPy and NVRTC)."""
+    try:
+        from cupy.cuda import nvrtc
+
+        nvrtc.getVersion()
+    except Exception as exc:  # noqa: BLE001 (ImportError, or the library loader's own error types)
+        from primbench.errors import UserError
+
+        raise UserError(f"cannot load NVRTC to compile ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
+                        "install CuPy and NVRTC: pip install 'primbench[cuda13]' (or [cuda12])") from None
+
+
+def compile_all(sources: dict, archs, harness: tuple[str, tuple[str, ...]]):
+    """Compile each of `sources` ({source: kernel names}) for each arch, yielding (source, arch,
+    CompiledSource or the KernelBuildError). The harness compiles first: a target NVRTC does not
+    know fails every source alike, so it is refused once, in one line, before any output."""
+    from primbench.errors import UserError
+
+    compiled_harness = {}
+    for arch in archs:
+        try:
+            compiled_harness[arch] = compile_for_arch(*harness, arch)
+        except KernelBuildError as exc:
+            detail = next((line for line in str(exc).splitlines()[1:] if line.strip()), "")[:160]
+            raise UserError(f"--arch {arch[:40]}: NVRTC cannot compile for it ({detail}); give targets like sm_90 sm_80") from None
+    for source, names in sources.items():
+        for arch in archs:
+            try:
+                yield source, arch, compiled_harness[arch] if source == harness[0] else compile_for_arch(source, names, arch)
+            except KernelBuildError as exc:
+                yield source, arch, exc
+
+
 @dataclass(frozen=True)
 class KernelUsage:
     """What ptxas reports for one kernel: registers per thread, stack frame and spill bytes."""

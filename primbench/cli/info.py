@@ -35,33 +35,18 @@ def cmd_list(args) -> int:
 
 def cmd_compile(args) -> int:
     from primbench import registry
-    from primbench.build import KernelBuildError, compile_for_arch
+    from primbench.build import KernelBuildError, compile_all, require_nvrtc
 
-    try:
-        from cupy.cuda import nvrtc
-
-        nvrtc.getVersion()
-    except Exception as exc:  # noqa: BLE001 (ImportError, or the library loader's own error types)
-        raise UserError(f"cannot load NVRTC to compile ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}); "
-                        "install CuPy and NVRTC: pip install cupy-cuda13x 'nvidia-cuda-nvrtc==13.*' (or 12)") from None
-    harness = {}
-    for arch in args.arch:  # an unknown target fails every source alike: say so once
-        try:
-            harness[arch] = compile_for_arch(registry.HARNESS_SOURCE, registry.HARNESS_KERNELS, arch)
-        except KernelBuildError as exc:
-            detail = next((line for line in str(exc).splitlines()[1:] if line.strip()), "")[:160]
-            raise UserError(f"--arch {arch[:40]}: NVRTC cannot compile for it ({detail}); give targets like sm_90 sm_80") from None
+    require_nvrtc()
     plugin_sources = {v.source for v in registry.variants() if registry.plugin_of(v)}
     chosen = {source: names for source, names in registry.sources().items()
               if args.all or not plugin_sources or source in plugin_sources}
     failures = 0
-    for source, names in chosen.items():
-        for arch in args.arch:
-            try:
-                compiled = harness[arch] if source == registry.HARNESS_SOURCE else compile_for_arch(source, names, arch)
-                warning = " (with warnings)" if compiled.log.strip() else ""
-                print(f"{source} {arch}: {len(names)} kernels, {compiled.cubin_bytes} bytes of cubin{warning}")
-            except KernelBuildError as exc:
-                failures += 1
-                print(str(exc), file=sys.stderr)
+    for source, arch, compiled in compile_all(chosen, args.arch, (registry.HARNESS_SOURCE, registry.HARNESS_KERNELS)):
+        if isinstance(compiled, KernelBuildError):
+            failures += 1
+            print(str(compiled), file=sys.stderr)
+        else:
+            warning = " (with warnings)" if compiled.log.strip() else ""
+            print(f"{source} {arch}: {len(chosen[source])} kernels, {compiled.cubin_bytes} bytes of cubin{warning}")
     return EXIT_FAILED if failures else EXIT_OK

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 
+from primbench.errors import EXIT_OK
 from primbench.profile.counters import MARKER_NAME  # the reader splits ncu's launches by it
 
 MARKER_SOURCE = f'extern "C" __global__ void {MARKER_NAME}() {{}}\n'
@@ -56,7 +57,7 @@ def main(argv: list[str]) -> int:
 
     from primbench import registry
     from primbench.build import load_module
-    from primbench.run.runner import Runner, rng_seed, input_key
+    from primbench.run.runner import Runner, input_key, rng_seed
     from primbench.variant import CaseUnsupported
     from primbench.verify import inputs
 
@@ -100,7 +101,7 @@ def main(argv: list[str]) -> int:
               f"not profiled {case.label}: {entry['reason']}", flush=True)
     with open(argv[1], "w") as out:
         json.dump({"marker": MARKER_NAME, "device": runner.device.info, "cases": manifest}, out)
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":
@@ -110,4 +111,4 @@ if __name__ == "__main__":
         sys.exit(main(sys.argv[1:]))
     except UserError as exc:  # the parent shows this line
         print(f"primbench: {exc}", flush=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
