@@ -119,12 +119,12 @@ def prepared(variant_key: str, n: int, dtype: str | None = None, seed_name: str 
     from primbench import registry
     from primbench.build import load_module
     from primbench.config import subset
-    from primbench.run.runner import Runner, input_key, rng_seed
+    from primbench.run.runner import Runner, input_key, rng_seed_for
 
     config = subset.variant_config((variant_key,), sizes=(n,), blocks=None, dtypes=(dtype,) if dtype else None)
     case = config.cases()[0]
     runner = Runner(config)
     variant = registry.get(case.op, case.variant)
     module = load_module(variant.source, variant.kernels) if variant.source else None
-    x = runner._inputs_for(case, rng_seed(seed_name, input_key(case)))[2]
+    x = runner._inputs_for(case, rng_seed_for(seed_name, input_key(case)))[2]
     return runner, case, variant, module, x

@@ -110,7 +110,6 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
     import tempfile
 
     from primbench.config import subset
-
     from primbench.measuring.device import require_gpu
     from primbench.outputs import check_writable, write_atomically
     from primbench.profile import counters

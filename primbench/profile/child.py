@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
 
     from primbench import registry
     from primbench.build import load_module
-    from primbench.run.runner import Runner, input_key, rng_seed
+    from primbench.run.runner import Runner, input_key, rng_seed_for
     from primbench.variant import CaseUnsupported
     from primbench.verify import inputs
 
@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
         try:
             variant = registry.get(case.op, case.variant)
             module = load_module(variant.source, variant.kernels) if variant.source else None
-            x = runner._inputs_for(case, rng_seed("profile", input_key(case)))[2]
+            x = runner._inputs_for(case, rng_seed_for("profile", input_key(case)))[2]
             plan = variant.prepare(runner._context(module, x, case))
             if plan.restore is not None:
                 plan.restore()

@@ -86,7 +86,7 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
     replaces A's registered variant (A at an older revision: ab_revision.variant_at)."""
     from primbench import ops, registry
     from primbench.build import load_module
-    from primbench.run.runner import Runner, rng_seed, input_key
+    from primbench.run.runner import Runner, input_key, rng_seed_for
     from primbench.verify.sequence import verify_case
 
     runner = Runner(config)
@@ -96,7 +96,7 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
         for side, case in (("A", case_a), ("B", case_b)):
             variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
             module = load_module(variant.source, variant.kernels) if variant.source else None
-            verified = verify_case(case, variant, runner._inputs_for(case, rng_seed("ab", input_key(case))),
+            verified = verify_case(case, variant, runner._inputs_for(case, rng_seed_for("ab", input_key(case))),
                                    lambda x, scale, module=module, case=case: runner._context(module, x, case, scale),
                                    checks=ops.checks(case.op), determinism_runs=config.determinism_runs)
             if verified.reason:

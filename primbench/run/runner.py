@@ -101,7 +101,7 @@ def input_key(case: CaseId) -> str:
     return f"{case.op}/{case.dtype}/n={case.n}/{case.distribution}{params}"
 
 
-def rng_seed(run_id: str, key: str) -> int:
+def rng_seed_for(run_id: str, key: str) -> int:
     """A seed fixed by run and input key, so that a resumed case draws the same inputs and every
     variant of an op meets the same data (the report compares their results bit for bit)."""
     return int.from_bytes(hashlib.sha256(f"{run_id}|{key}".encode()).digest()[:4], "little")
@@ -344,7 +344,7 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done
     try:
         for case in todo:
             progress.start(case)
-            record = runner.run_case(case, rng_seed(run_id, input_key(case)))
+            record = runner.run_case(case, rng_seed_for(run_id, input_key(case)))
             writer.append(record)
             setattr(summary, record.status, getattr(summary, record.status) + 1)
             progress.line(describe_result(case, record, runner.device.info))

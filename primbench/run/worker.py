@@ -74,7 +74,7 @@ def telemetry(runner):
 def run_job(channel: Channel, stream, make_runner) -> int:
     """Steps 1 and 2 above; returns the exit code."""
     from primbench import registry
-    from primbench.run.runner import rng_seed, input_key, order_cases
+    from primbench.run.runner import input_key, order_cases, rng_seed_for
 
     job = read_job(stream)
     if job is None:
@@ -98,7 +98,7 @@ def run_job(channel: Channel, stream, make_runner) -> int:
         raise UserError(f"the scheduler asked for case {unknown[0][:120]!r}, which the config does not expand to; a primbench bug")
     last = time.monotonic()
     for case in order_cases([by_key[key] for key in start["cases"]]):
-        channel.send(runner.run_case(case, rng_seed(start["run_id"], input_key(case))))
+        channel.send(runner.run_case(case, rng_seed_for(start["run_id"], input_key(case))))
         if time.monotonic() - last >= TELEMETRY_EVERY_S:
             channel.send(telemetry(runner))
             last = time.monotonic()

@@ -10,7 +10,7 @@ from primbench import registry
 from primbench.build import load_module
 from primbench.config import subset
 from primbench.measuring import ceilings
-from primbench.run.runner import Runner, rng_seed, input_key
+from primbench.run.runner import Runner, input_key, rng_seed_for
 from primbench.runfile import stats
 
 pytestmark = pytest.mark.gpu
@@ -23,7 +23,7 @@ def test_the_read_probe_is_at_least_as_fast_as_the_fastest_read_kernel():
     read = ceilings.measure_read(runner.timer, config.timing, runner.device)
     probe_gbps = stats.bandwidth_gbps(read["bytes"], float(np.median(read["samples_ms"])))
     variant = registry.get(case.op, case.variant)
-    x = runner._inputs_for(case, rng_seed("ceiling", input_key(case)))[2]
+    x = runner._inputs_for(case, rng_seed_for("ceiling", input_key(case)))[2]
     plan = variant.prepare(runner._context(load_module(variant.source, variant.kernels), x, case))
     kernel_gbps = stats.bandwidth_gbps(x.nbytes, float(np.median(runner.timer.measure(plan.run, config.timing).cold_ms)))
     print(f"read probe {probe_gbps:.0f} GB/s, vector_load_sum {kernel_gbps:.0f} GB/s, NVML peak {runner.device.info['peak_gbps']}")

@@ -10,7 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from primbench.cli import main as cli_main  # noqa: E402
-from primbench.run import gpus, scheduler
+from primbench.run import gpus, scheduler  # noqa: E402
 
 WORKER = Path(__file__).with_name("gpu_worker.py")
 
