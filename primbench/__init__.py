@@ -53,12 +53,16 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def measure(fn, **kwargs):
-    """Time `fn` (any CuPy or PyTorch callable) as the CLI times a case: `primbench.measure(fn,
-    bytes=...)` returns a Measured (median, noise, raw samples, GB/s). See primbench/measuring/measure.py.
+def measure(fn, *, bytes=None, setup=None, quantiles=None, label=None, policy=None, **policy_overrides):
+    """Time `fn()` (any CuPy or PyTorch callable) as the CLI times a case; returns a Measured.
+
+    bytes: the traffic one call moves, for GB/s and % of the NVML peak. setup: called before every
+    sample, never timed. quantiles: e.g. (0.2, 0.5, 0.8) of the cold samples, in ms. label: a name
+    for the result. policy: a primbench.TimingPolicy; keyword overrides (min_samples=50, ...)
+    replace its fields. See primbench/measuring/measure.py.
 
     Imported when called: primbench itself must import with the standard library alone (the
     Makefile runs primbench.setup_env before anything is installed)."""
     from primbench.measuring.measure import measure as _measure
 
-    return _measure(fn, **kwargs)
+    return _measure(fn, bytes=bytes, setup=setup, quantiles=quantiles, label=label, policy=policy, **policy_overrides)

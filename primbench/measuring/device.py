@@ -65,26 +65,52 @@ def require_gpu() -> None:
     _nvml()
 
 
+def _open_with_cupy(index: int) -> tuple[dict, str, int]:
+    """(CUDA's device properties, the PCI bus id, the runtime version) through CuPy; the device is
+    made current."""
+    try:
+        import cupy
+    except ImportError:
+        raise NoGPUError("CuPy is not installed; `make bench` installs the wheel for this driver's CUDA "
+                         "(by hand: pip install 'primbench[cuda13]', or [cuda12])") from None
+    try:
+        device = cupy.cuda.Device(index)
+        device.use()
+        return cupy.cuda.runtime.getDeviceProperties(index), device.pci_bus_id, cupy.cuda.runtime.runtimeGetVersion()
+    except cupy.cuda.runtime.CUDARuntimeError as exc:
+        raise NoGPUError(f"CUDA cannot open GPU {index} ({exc}); {no_gpu_hint()}") from None
+
+
+def _open_with_torch(index: int) -> tuple[dict, str | None, int]:
+    """The same through PyTorch, its properties under CUDA's names (what _describe reads)."""
+    import torch
+
+    p = torch.cuda.get_device_properties(index)
+    props = {"name": p.name, "major": p.major, "minor": p.minor, "multiProcessorCount": p.multi_processor_count,
+             "maxThreadsPerMultiProcessor": p.max_threads_per_multi_processor, "totalGlobalMem": p.total_memory,
+             "l2CacheSize": getattr(p, "L2_cache_size", 50 << 20),
+             "sharedMemPerBlockOptin": getattr(p, "shared_memory_per_block_optin", 48 * 1024)}
+    domain, bus, device = (getattr(p, f"pci_{part}_id", None) for part in ("domain", "bus", "device"))
+    bus_id = f"{domain:08X}:{bus:02X}:{device:02X}.0" if None not in (domain, bus, device) else None
+    major, minor = (int(part) for part in (torch.version.cuda or "0.0").split(".")[:2])
+    return props, bus_id, major * 1000 + minor * 10
+
+
 class Device:
     """The GPU a run measures: static identity (`info`) and per-case clock readings (`clock_state`)."""
 
-    def __init__(self, index: int = 0):
+    def __init__(self, index: int = 0, through: str = "cupy"):
+        """GPU `index`, opened through CuPy, or through PyTorch alone (`through="torch"`: a torch
+        callable timed by primbench.measure where CuPy is not installed)."""
         self.pynvml = _nvml()
+        props, bus_id, runtime = _open_with_torch(index) if through == "torch" else _open_with_cupy(index)
         try:
-            import cupy
-        except ImportError:
-            raise NoGPUError("CuPy is not installed; `make bench` installs the wheel for this driver's CUDA") from None
-        try:
-            self.cupy_device = cupy.cuda.Device(index)
-            self.cupy_device.use()
-            props = cupy.cuda.runtime.getDeviceProperties(index)
-        except cupy.cuda.runtime.CUDARuntimeError as exc:
-            raise NoGPUError(f"CUDA cannot open GPU {index} ({exc}); {no_gpu_hint()}") from None
-        try:
-            self.handle = self.pynvml.nvmlDeviceGetHandleByPciBusId(self.cupy_device.pci_bus_id)
+            self.handle = self.pynvml.nvmlDeviceGetHandleByPciBusId(bus_id) if bus_id else None
         except self.pynvml.NVMLError:  # bus-id spellings differ between CUDA and NVML on some hosts
-            self.handle = self.pynvml.nvmlDeviceGetHandleByIndex(index)
-        self.info = self._describe(cupy, props)
+            self.handle = None
+        self.handle = self.handle or self.pynvml.nvmlDeviceGetHandleByIndex(index)
+        self.pci_bus_id = bus_id
+        self.info = self._describe(props, runtime)
 
     @property
     def sm_count(self) -> int:
@@ -101,16 +127,15 @@ class Device:
     def l2_bytes(self) -> int:
         return self.info["l2_bytes"]
 
-    def _describe(self, cupy, props: dict) -> dict:
+    def _describe(self, props: dict, runtime: int) -> dict:
         nvml, handle = self.pynvml, self.handle
         max_mem = nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_MEM)
         bus_width = nvml.nvmlDeviceGetMemoryBusWidth(handle)
         cuda_driver = nvml.nvmlSystemGetCudaDriverVersion()
-        runtime = cupy.cuda.runtime.runtimeGetVersion()
         return {
             "name": _text(props["name"]),
             "uuid": _text(nvml.nvmlDeviceGetUUID(handle)),
-            "pci_bus_id": self.cupy_device.pci_bus_id,
+            "pci_bus_id": self.pci_bus_id,
             "compute_capability": f"{props['major']}.{props['minor']}",
             "sm_count": int(props["multiProcessorCount"]),
             "max_threads_per_sm": int(props["maxThreadsPerMultiProcessor"]),

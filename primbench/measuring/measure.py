@@ -1,6 +1,8 @@
-"""`measure(fn, bytes=...)`: time any CuPy or PyTorch callable from Python (a notebook, a script) by
-the protocol the CLI times a case with (primbench.measuring.timing.Timer.measure): warm-up, cold samples with
-L2 flushed and the GPU held while the host enqueues, adaptive stop, batch samples for short ops.
+"""`measure(fn, bytes=...)`: time any CuPy or PyTorch callable from Python (a notebook, a script, a
+test) by the protocol the CLI times a case with (primbench.measuring.timing.Timer.measure): warm-up,
+cold samples with L2 flushed and the GPU held while the host enqueues, adaptive stop, batch samples
+for short ops. Through CuPy where it is installed; a PyTorch callable needs no CuPy: with torch
+alone it is timed on torch's current stream with torch's own events (gpu_calls.TorchCalls).
 
     >>> import cupy, primbench
     >>> x = cupy.random.random(2**28, dtype=cupy.float32)
@@ -21,10 +23,12 @@ from primbench.runfile import stats
 if TYPE_CHECKING:
     from primbench.measuring.policy import TimingPolicy
 
-# One Device and Timer per GPU index, kept for the process: building a Timer allocates 2 x L2 bytes
-# and compiles the hold kernel, far too slow to repeat in every notebook cell.
+# One Device and Timer per GPU index (and back end), kept for the process: building a Timer allocates
+# 2 x L2 bytes and compiles the hold kernel, far too slow to repeat in every notebook cell.
 _SHARED: dict = {}
 CONVERGED = ("converged", "median_converged")
+NO_GPU_LIBRARY = ("primbench.measure needs CuPy (or PyTorch with CUDA, for a torch callable): "
+                  "pip install 'primbench[cuda13]' (or [cuda12], by nvidia-smi's CUDA version)")
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class Measured:
     peak_gbps: float | None  # the device's NVML peak: 2 x max memory clock x bus width / 8
     pct_of_peak: float | None
     device: str
+    label: str | None = None
+    quantiles: dict = field(default_factory=dict)  # {q: cold ms} for the quantiles asked for
 
     @property
     def median_us(self) -> float:
@@ -56,8 +62,14 @@ class Measured:
         """False when sampling ran out of time or samples before the noise target was met."""
         return self.stop in CONVERGED
 
+    def to_dict(self) -> dict:
+        """Every field, samples included, and the derived figures: plain values for JSON."""
+        return {**dataclasses.asdict(self), "median_us": self.median_us, "batch_median_ms": self.batch_median_ms,
+                "converged": self.converged, "quantiles": {str(q): t for q, t in self.quantiles.items()}}
+
     def __str__(self) -> str:
-        text = f"{self.median_us:.1f} us ±{self.noise * 100:.1f} %"
+        text = f"{self.label}: " if self.label else ""
+        text += f"{self.median_us:.1f} us ±{self.noise * 100:.1f} %"
         text += f" {self.gbps:.0f} GB/s" if self.gbps is not None else ""
         text += f" ({self.pct_of_peak:.1f} % of peak)" if self.pct_of_peak is not None else ""
         text += f", {len(self.cold_ms)} cold samples"
@@ -68,18 +80,38 @@ class Measured:
         return text
 
 
-def measure(fn, *, bytes: int | None = None, policy: TimingPolicy | None = None, **policy_overrides) -> Measured:
-    """Time `fn()` as the CLI times a case. `bytes`: the traffic one call moves, for GB/s and % of
-    peak. `policy`: a TimingPolicy (default: the CLI's); keyword overrides replace its fields,
-    e.g. measure(fn, min_samples=50, max_time_s=5.0)."""
+def measure(fn, *, bytes: int | None = None, setup=None, quantiles=None, label: str | None = None,
+            policy: TimingPolicy | None = None, **policy_overrides) -> Measured:
+    """Time `fn()` as the CLI times a case, and return a Measured (median, noise, every sample).
+
+    bytes: the traffic one call moves, for GB/s and % of the NVML peak.
+    setup: called before every sample (and warm-up), never timed: restore an in-place input, set
+        gradients to None. With a setup there are no batch samples (they would skip it).
+    quantiles: e.g. (0.2, 0.5, 0.8): those quantiles of the cold samples, in ms (result.quantiles).
+    label: a name for the result (its line and to_dict say it).
+    policy: a primbench.TimingPolicy (default: the CLI's); keyword overrides replace its fields,
+        e.g. measure(fn, min_samples=50, max_time_s=5.0)."""
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments (e.g. lambda: x.sum()), not {type(fn).__name__}")
+    if setup is not None and not callable(setup):
+        raise TypeError(f"setup must be a callable taking no arguments, not {type(setup).__name__}")
     _check_bytes(bytes)
+    wanted = _check_quantiles(quantiles)
     resolved = _resolve_policy(policy, policy_overrides)
-    with _callers_gpu_and_stream() as index:
-        device, timer = _shared(index)
-        measurement = timer.measure(fn, resolved)
-    return _result(measurement, bytes, device.info)
+    with _callers_gpu_and_stream() as key:
+        device, timer = _shared(key)
+        measurement = timer.measure(fn, resolved, setup=setup)
+    return _result(measurement, bytes, device.info, label, wanted)
+
+
+def _check_quantiles(quantiles) -> tuple[float, ...]:
+    if quantiles is None:
+        return ()
+    values = tuple(quantiles) if isinstance(quantiles, (list, tuple)) else (quantiles,)
+    for q in values:
+        if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0 <= q <= 1:
+            raise ValueError(f"quantiles must be numbers from 0 to 1, e.g. (0.2, 0.5, 0.8), not {quantiles!r}")
+    return tuple(float(q) for q in values)
 
 
 def _check_bytes(nbytes) -> None:
@@ -117,37 +149,70 @@ def _initialised_torch():
     return torch
 
 
+def _cupy():
+    try:
+        import cupy
+    except ImportError:
+        return None
+    return cupy
+
+
 @contextlib.contextmanager
 def _callers_gpu_and_stream():
-    """Make CuPy's current device and stream the ones the callable enqueues on; yields the device index."""
-    import cupy
+    """Make the timer's stream the one the callable enqueues on; yields the key of its (Device, Timer).
 
-    torch = _initialised_torch()
+    With CuPy: a torch callable enqueues on torch's current stream, while the Timer records its
+    events and enqueues the L2 flush and the hold on CuPy's current stream. On two streams the
+    events would time the flush and hold, not the operation; so CuPy adopts torch's stream here (a
+    CuPy callable then runs on it too, which times it the same). The Device context puts CuPy's
+    current device back afterwards; the stream is made inside it, as CuPy ties an external stream
+    to the device current then. Without CuPy, a torch callable is timed through torch alone."""
+    cupy, torch = _cupy(), _initialised_torch()
+    if cupy is None:
+        if torch is None:
+            raise ModuleNotFoundError(NO_GPU_LIBRARY, name="cupy")
+        yield ("torch", torch.cuda.current_device())
+        return
     index = torch.cuda.current_device() if torch else cupy.cuda.Device().id
-    # A torch callable enqueues on torch's current stream, while the Timer records its events and
-    # enqueues the L2 flush and the hold kernel on CuPy's current stream. On two streams the events
-    # would time the flush and hold, not the operation; so CuPy adopts torch's stream here (a CuPy
-    # callable then runs on it too, which times it the same).
-    # The Device context puts CuPy's current device back afterwards (Device(index) makes it current);
-    # the stream is made inside it, as CuPy ties an external stream to the device current then.
     with cupy.cuda.Device(index):
-        stream = cupy.cuda.ExternalStream(torch.cuda.current_stream(index).cuda_stream) if torch else contextlib.nullcontext()
+        if torch:
+            stream = _adopted(cupy, torch.cuda.current_stream(index))
+        else:
+            stream = contextlib.nullcontext()
         with stream:
             yield index
 
 
-def _shared(index: int):
-    """(Device, Timer) for GPU `index`, built on first use and kept (see _SHARED)."""
-    if index not in _SHARED:
+def _adopted(cupy, torch_stream):
+    """torch's stream as a CuPy stream: Stream.from_external where CuPy has it (ExternalStream is
+    deprecated there) and torch's stream speaks the CUDA stream protocol, else ExternalStream."""
+    try:
+        return cupy.cuda.Stream.from_external(torch_stream)
+    except (AttributeError, TypeError, ValueError):
+        return cupy.cuda.ExternalStream(torch_stream.cuda_stream)
+
+
+def _shared(key):
+    """(Device, Timer) for a GPU index (through CuPy) or ("torch", index), built on first use and
+    kept (see _SHARED)."""
+    if key not in _SHARED:
         from primbench.measuring.device import Device
         from primbench.measuring.timing import Timer
 
-        device = Device(index)
-        _SHARED[index] = (device, Timer(device.l2_bytes))
-    return _SHARED[index]
+        if isinstance(key, tuple):
+            from primbench.measuring.gpu_calls import TorchCalls
+
+            device = Device(key[1], through="torch")
+            _SHARED[key] = (device, Timer(device.l2_bytes, TorchCalls(device.info["max_sm_clock_mhz"])))
+        else:
+            device = Device(key)
+            _SHARED[key] = (device, Timer(device.l2_bytes))
+    return _SHARED[key]
 
 
-def _result(measurement, nbytes: int | None, device_info: dict) -> Measured:
+def _result(measurement, nbytes: int | None, device_info: dict, label=None, quantiles=()) -> Measured:
+    import numpy
+
     cold = stats.summarize(measurement.cold_ms)
     peak = device_info.get("peak_gbps")
     gbps = stats.bandwidth_gbps(nbytes, cold.median) if nbytes is not None else None
@@ -155,4 +220,5 @@ def _result(measurement, nbytes: int | None, device_info: dict) -> Measured:
     return Measured(median_ms=cold.median, noise=cold.noise, cold_ms=list(measurement.cold_ms),
                     batch_ms=list(measurement.batch_ms), batch_size=measurement.batch_size, stop=measurement.stop,
                     bytes=None if nbytes is None else int(nbytes), gbps=gbps, peak_gbps=peak, pct_of_peak=pct,
-                    device=device_info.get("name", "?"))
+                    device=device_info.get("name", "?"), label=label,
+                    quantiles={q: float(numpy.quantile(measurement.cold_ms, q)) for q in quantiles})

@@ -16,9 +16,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from primbench.build import load_module
+from primbench.measuring.gpu_calls import CupyCalls
 from primbench.measuring.policy import TimingPolicy
-from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
 from primbench.runfile import stats
 from primbench.runfile.records import Samples
 
@@ -76,28 +75,20 @@ def _ns(samples_ms: list[float]) -> list[float]:
 
 
 class Timer:
-    """Measures operations on the current stream of one GPU."""
+    """Measures operations on the current stream of one GPU, through `gpu` (gpu_calls: CuPy by
+    default, or PyTorch alone for a torch callable)."""
 
-    def __init__(self, l2_bytes: int):
-        import cupy
-
-        self.cupy = cupy
+    def __init__(self, l2_bytes: int, gpu=None):
+        self.gpu = gpu if gpu is not None else CupyCalls()
         # 2 x L2, as DESIGN.md asks: a memset this size leaves none of the operation's data in L2.
-        self.flush_buffer = cupy.empty(max(2 * l2_bytes, 1 << 20), dtype=cupy.uint8)
-        self.hold_kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function(HARNESS_KERNELS[0])
-        self.events = [(cupy.cuda.Event(), cupy.cuda.Event()) for _ in range(MAX_EVENTS_PER_CHUNK)]
-
-    def _stream_ptr(self) -> int:
-        return self.cupy.cuda.get_current_stream().ptr
+        self.flush_buffer = self.gpu.buffer(max(2 * l2_bytes, 1 << 20))
+        self.events = [self.gpu.event_pair() for _ in range(MAX_EVENTS_PER_CHUNK)]
 
     def flush_l2(self) -> None:
-        buf = self.flush_buffer
-        self.cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, buf.nbytes, self._stream_ptr())
+        self.gpu.memset(self.flush_buffer)
 
     def hold(self, microseconds: float) -> None:
-        import numpy
-
-        self.hold_kernel((1,), (1,), (numpy.uint64(int(microseconds * 1000)),))
+        self.gpu.hold(microseconds)
 
     def _host_enqueue_us(self, enqueue) -> float:
         """Host time to enqueue `enqueue()` once (the GPU must be busy for at least this long first)."""
@@ -107,7 +98,7 @@ class Timer:
             start = time.perf_counter()
             enqueue()
             timings.append((time.perf_counter() - start) * 1e6)
-            self.cupy.cuda.get_current_stream().synchronize()
+            self.gpu.synchronize()
         return sorted(timings)[1]
 
     def _sample(self, enqueue_sample, policy: TimingPolicy, wall_start: float, wall_cap: float) -> tuple[list[float], str]:
@@ -119,8 +110,8 @@ class Timer:
             used = self.events[:chunk]
             for start, end in used:
                 enqueue_sample(start, end)
-            used[-1][1].synchronize()
-            samples.extend(self.cupy.cuda.get_elapsed_time(start, end) for start, end in used)
+            self.gpu.wait(used[-1][1])
+            samples.extend(self.gpu.elapsed_ms(start, end) for start, end in used)
             per_sample_wall = (time.perf_counter() - chunk_start) / chunk
             reason = stop_reason(samples, policy, time.perf_counter() - wall_start, wall_cap)
             if reason:
@@ -128,38 +119,43 @@ class Timer:
             chunk = int(min(MAX_EVENTS_PER_CHUNK, max(4, CHUNK_WALL_S / max(per_sample_wall, 1e-6))))
             chunk = min(chunk, max(1, policy.max_samples - len(samples)))
 
-    def measure(self, operation, policy: TimingPolicy, *, batch_as_graph: bool = False) -> Measurement:
+    def measure(self, operation, policy: TimingPolicy, *, batch_as_graph: bool = False, setup=None) -> Measurement:
         """Warm up, then cold samples (and batch samples for short operations) of `operation`.
         `batch_as_graph`: try a CUDA graph for the batches. Only for plans, whose launches go to
         the current CuPy stream; any other callable (primbench.measure) may launch on a stream or
-        allocate through an allocator the capture cannot see, so it keeps host-launched batches."""
+        allocate through an allocator the capture cannot see, so it keeps host-launched batches.
+        `setup`: called before every warm-up and every cold sample, before the L2 flush, so never
+        timed (an in-place operation's input restored, gradients set to None). An operation with a
+        setup gets no batch samples: back-to-back runs would skip it."""
         wall_start = time.perf_counter()
-        stream = self.cupy.cuda.get_current_stream()
+        prepare = setup or (lambda: None)
         for _ in range(policy.warmup):
+            prepare()
             operation()
-        stream.synchronize()
+        self.gpu.synchronize()
         result = Measurement()
 
         def enqueue_with_events():
             start, end = self.events[-1]
-            start.record()
+            self.gpu.record(start)
             operation()
-            end.record()
+            self.gpu.record(end)
 
         result.host_enqueue_us = self._host_enqueue_us(enqueue_with_events)
         # Twice the host's enqueue time, plus slack for a slow Python moment.
         result.spin_us = 2.0 * result.host_enqueue_us + 20.0
 
         def cold_sample(start, end):
+            prepare()
             self.flush_l2()
             self.hold(result.spin_us)
-            start.record()
+            self.gpu.record(start)
             operation()
-            end.record()
+            self.gpu.record(end)
 
         result.cold_ms, result.stop = self._sample(cold_sample, policy, wall_start, policy.max_time_s)
         cold_median_us = stats.summarize(result.cold_ms).median * 1e3
-        if cold_median_us < policy.batch_below_us:
+        if cold_median_us < policy.batch_below_us and setup is None:
             self._batches(operation, policy, result, wall_start, cold_median_us, batch_as_graph)
         result.wall_s = time.perf_counter() - wall_start
         return result
@@ -169,7 +165,7 @@ class Timer:
         """Batch samples of a short operation into `result`: K operations per sample, one CUDA
         graph where asked and capturable, else K launches from the host."""
         batch = int(min(1000, max(2, policy.batch_target_ms * 1e3 / max(cold_median_us, 0.5))))
-        graph = self._captured(operation, batch) if as_graph else None
+        graph = self.gpu.capture(operation, batch) if as_graph else None
         result.batch_method = "stream" if graph is None else "graph"
         if graph is None:
             batch_spin_us = 2.0 * batch * result.host_enqueue_us + 20.0
@@ -179,16 +175,16 @@ class Timer:
                     operation()
         else:
             def launch_batch():
-                graph.launch(self.cupy.cuda.get_current_stream())
+                self.gpu.launch(graph)
 
             launch_batch()
             batch_spin_us = 2.0 * self._host_enqueue_us(launch_batch) + 20.0
 
         def batch_sample(start, end):
             self.hold(batch_spin_us)
-            start.record()
+            self.gpu.record(start)
             launch_batch()
-            end.record()
+            self.gpu.record(end)
 
         # The same wall-clock budget as the cold samples, counted from the case's start: a case
         # that used it all gets min_samples batch samples and no more.
@@ -196,35 +192,8 @@ class Timer:
         result.batch_ms = [t / batch for t in raw]
         result.batch_size = batch
 
-    def _captured(self, operation, count: int):
-        """`count` operations as one CUDA graph, uploaded and ready to launch on any stream; None
-        when the operation cannot be captured (it synchronises, or allocates device memory anew).
-        Capture runs on a stream of its own (the legacy default stream cannot capture). A plan
-        whose buffers come from CuPy's pool during the capture keeps those addresses in the graph;
-        nothing else allocates while its samples are taken, and the graph is dropped after them."""
-        cupy = self.cupy
-        stream = cupy.cuda.Stream(non_blocking=True)
-        cupy.cuda.get_current_stream().synchronize()
-        try:
-            with stream:
-                stream.begin_capture()
-                try:
-                    for _ in range(count):
-                        operation()
-                finally:
-                    graph = stream.end_capture()
-            graph.upload(stream)
-            stream.synchronize()
-            return graph
-        except Exception:  # noqa: BLE001 (CUDA and CuPy raise several types for an uncapturable call)
-            try:
-                stream.synchronize()
-                cupy.cuda.runtime.deviceSynchronize()
-            except Exception:  # noqa: BLE001 (a failed capture may leave a sticky error; the host batch follows)
-                pass
-            return None
-
-    def interleaved(self, operations: list, rounds: int, warmup: int = 10, rng_seed: int = 0) -> list[list[float]]:
+    def interleaved(self, operations: list, rounds: int, warmup: int = 10, rng_seed: int = 0,
+                    setups: list | None = None) -> list[list[float]]:
         """Cold samples of several operations taken in turn, `rounds` of each: a clock ramp, a
         throttle or a neighbour's load falls on every side alike (primbench ab). Each round takes
         the operations in a random order (seeded): on the H200, one plan timed against itself gave
@@ -232,11 +201,12 @@ class Timer:
         at 2^20, so a sample's place in the sequence matters, and no fixed order may follow it."""
         import numpy
 
-        stream = self.cupy.cuda.get_current_stream()
-        for operation in operations:
+        setups = [setup or (lambda: None) for setup in (setups or [None] * len(operations))]
+        for operation, setup in zip(operations, setups):
             for _ in range(warmup):
+                setup()
                 operation()
-        stream.synchronize()
+        self.gpu.synchronize()
         spin_us = 2.0 * max(self._host_enqueue_us(operation) for operation in operations) + 20.0
         samples: list[list[float]] = [[] for _ in operations]
         shuffle = numpy.random.default_rng(rng_seed)
@@ -246,13 +216,14 @@ class Timer:
             for _ in range(first, min(rounds, first + per_chunk)):
                 for index in shuffle.permutation(len(operations)):
                     start, end = self.events[len(used)]
+                    setups[index]()  # before the flush and the hold: never timed
                     self.flush_l2()
                     self.hold(spin_us)
-                    start.record()
+                    self.gpu.record(start)
                     operations[index]()
-                    end.record()
+                    self.gpu.record(end)
                     used.append((index, start, end))
-            used[-1][2].synchronize()
+            self.gpu.wait(used[-1][2])
             for index, start, end in used:
-                samples[index].append(self.cupy.cuda.get_elapsed_time(start, end))
+                samples[index].append(self.gpu.elapsed_ms(start, end))
         return [_ns(s) for s in samples]

@@ -27,8 +27,9 @@ class StandInTimer:
         self.measurement = Measurement(cold_ms=list(cold_ms), batch_ms=list(batch_ms), batch_size=batch_size, stop=stop)
         self.calls = []
 
-    def measure(self, operation, policy):
+    def measure(self, operation, policy, setup=None):
         self.calls.append((operation, policy))
+        self.setups = getattr(self, "setups", []) + [setup]
         return self.measurement
 
 
@@ -215,6 +216,115 @@ def test_primbench_measure_stays_callable_after_the_module_is_imported(stand_in)
     assert isinstance(primbench.measure(lambda: None), Measured)
 
 
+def test_help_shows_the_real_signature():
+    import inspect
+
+    import primbench
+
+    parameters = inspect.signature(primbench.measure).parameters
+    assert list(parameters)[:6] == ["fn", "bytes", "setup", "quantiles", "label", "policy"]
+    assert all(parameters[name].kind is inspect.Parameter.KEYWORD_ONLY for name in ("bytes", "setup", "label"))
+
+
+def test_quantiles_label_and_to_dict(stand_in):
+    import json
+
+    timer = stand_in()
+    result = measure(lambda: None, bytes=4 << 20, quantiles=(0.2, 0.5, 0.8), label="sum of 1M floats")
+    assert result.quantiles[0.5] == pytest.approx(float(np.quantile(COLD_MS, 0.5)))
+    assert result.quantiles[0.2] <= result.quantiles[0.5] <= result.quantiles[0.8]
+    assert str(result).startswith("sum of 1M floats: ") and "\n" not in str(result)
+    as_dict = json.loads(json.dumps(result.to_dict()))
+    assert as_dict["label"] == "sum of 1M floats" and as_dict["cold_ms"] == COLD_MS and as_dict["quantiles"]["0.8"] > 0
+    with pytest.raises(ValueError, match="quantiles"):
+        measure(lambda: None, quantiles=(1.5,))
+    assert len(timer.calls) == 1
+
+
+def test_setup_reaches_the_timer_and_must_be_callable(stand_in):
+    timer = stand_in()
+
+    def reset():
+        pass
+
+    measure(lambda: None, setup=reset)
+    assert timer.setups == [reset]
+    with pytest.raises(TypeError, match="setup"):
+        measure(lambda: None, setup=3)
+
+
+def test_with_neither_cupy_nor_torch_one_line_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(measure_module, "_cupy", lambda: None)
+    monkeypatch.setattr(measure_module, "_initialised_torch", lambda: None)
+    with pytest.raises(ModuleNotFoundError) as caught:
+        measure(lambda: None)
+    message = str(caught.value)
+    assert "\n" not in message and "pip install 'primbench[cuda13]'" in message and "PyTorch" in message
+
+
+def test_without_cupy_a_torch_callable_goes_to_the_torch_timer(monkeypatch):
+    fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(current_device=lambda: 0))
+    monkeypatch.setattr(measure_module, "_cupy", lambda: None)
+    monkeypatch.setattr(measure_module, "_initialised_torch", lambda: fake_torch)
+    timer = StandInTimer(cold_ms=COLD_MS)
+    monkeypatch.setitem(measure_module._SHARED, ("torch", 0), (StandInDevice(), timer))
+    assert measure(lambda: None).median_ms == pytest.approx(float(np.median(COLD_MS)))
+    assert len(timer.calls) == 1
+
+
+class RecordingCalls:
+    """gpu_calls' interface on the host: every call in order, events that elapse 1 ms."""
+
+    name = "recording"
+
+    def __init__(self):
+        self.log = []
+
+    def buffer(self, nbytes):
+        return bytearray(8)
+
+    def memset(self, buffer):
+        self.log.append("flush")
+
+    def hold(self, microseconds):
+        self.log.append("hold")
+
+    def event_pair(self):
+        return object(), object()
+
+    def record(self, event):
+        self.log.append("event")
+
+    def elapsed_ms(self, start, end):
+        return 1.0
+
+    def wait(self, event):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def capture(self, operation, count):
+        return None
+
+    def launch(self, graph):
+        raise AssertionError
+
+
+def test_the_protocol_is_the_same_through_any_back_end_and_setup_is_never_timed():
+    from primbench.measuring.timing import Timer
+
+    calls = RecordingCalls()
+    timer = Timer(1 << 20, calls)
+    policy = TimingPolicy(min_samples=4, max_samples=4, warmup=1, min_time_s=0.0, batch_below_us=1e9)
+    result = timer.measure(lambda: calls.log.append("op"), policy, setup=lambda: calls.log.append("setup"))
+    assert result.cold_ms == [1.0] * 4 and result.batch_ms == []  # a setup means no batches
+    samples = "".join("S" if e == "setup" else "F" if e == "flush" else "H" if e == "hold" else "E" if e == "event" else "o"
+                      for e in calls.log)
+    assert samples.endswith("SFHEoE" * 4)  # setup, flush, hold, start event, the op, end event; each sample
+    assert samples.startswith("So")  # the warm-up also gets its setup
+
+
 # ---------------------------------------------------------------------------------------------
 # On the GPU
 # ---------------------------------------------------------------------------------------------
@@ -264,3 +374,27 @@ def test_a_torch_callable_is_timed_on_torchs_current_stream():
         result = measure(operation, bytes=x.numel() * 4)
     assert set(streams_seen) == {stream.cuda_stream}
     assert 1.0 <= result.pct_of_peak <= 110.0, str(result)
+
+
+@pytest.mark.gpu
+def test_a_torch_callable_with_cupy_hidden_times_as_through_cupy(repo):
+    """The torch back end (no CuPy at all) against the CuPy one, on the same torch kernel: one
+    protocol, so within 1 %."""
+    pytest.importorskip("torch")
+    import subprocess
+
+    probe = ("import sys, json\n{hide}import torch, primbench\n"
+             "x = torch.rand(2**28, device='cuda')\n"
+             "r = primbench.measure(lambda: x.sum(), bytes=x.numel() * 4, min_samples=50, max_time_s=3.0)\n"
+             "print(json.dumps([r.median_ms, 'cupy' in sys.modules]))")
+    medians = {}
+    for name, hide in (("cupy", ""), ("torch", "sys.modules['cupy'] = None\n")):
+        done = subprocess.run([sys.executable, "-c", probe.format(hide=hide)], cwd=repo, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        medians[name], imported = __import__("json").loads(done.stdout.splitlines()[-1])
+        assert imported == (name == "cupy")
+    ratio = medians["torch"] / medians["cupy"]
+    print(f"torch.sum of 2^28 floats: through torch {medians['torch'] * 1e3:.1f} us, through CuPy "
+          f"{medians['cupy'] * 1e3:.1f} us, ratio {ratio:.4f}")
+    assert abs(ratio - 1) < 0.01, medians

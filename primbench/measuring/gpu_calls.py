@@ -1,0 +1,136 @@
+"""The few GPU calls the Timer makes, through CuPy or through PyTorch: a buffer to flush L2 with,
+the memset that flushes it, the hold that keeps the GPU busy while the host enqueues, event pairs
+and their elapsed time, and a CUDA graph of a batch (CuPy only).
+
+Two back ends and one protocol: a case's plan (the runner) and a CuPy callable are timed through
+CuPy; a PyTorch callable can be timed through torch alone (`primbench.measure` with no CuPy
+installed), on torch's current stream, with torch's own events. Every call goes to the current
+stream of the back end's library.
+"""
+
+from __future__ import annotations
+
+
+class CupyCalls:
+    """Through CuPy (and primbench's own hold kernel, compiled with NVRTC)."""
+
+    name = "cupy"
+
+    def __init__(self):
+        import cupy
+
+        from primbench.build import load_module
+        from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
+
+        self.cupy = cupy
+        self._hold = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function(HARNESS_KERNELS[0])
+
+    def buffer(self, nbytes: int):
+        return self.cupy.empty(nbytes, dtype=self.cupy.uint8)
+
+    def memset(self, buffer) -> None:
+        self.cupy.cuda.runtime.memsetAsync(buffer.data.ptr, 0, buffer.nbytes, self.cupy.cuda.get_current_stream().ptr)
+
+    def hold(self, microseconds: float) -> None:
+        import numpy
+
+        self._hold((1,), (1,), (numpy.uint64(int(microseconds * 1000)),))
+
+    def event_pair(self):
+        return self.cupy.cuda.Event(), self.cupy.cuda.Event()
+
+    @staticmethod
+    def record(event) -> None:
+        event.record()
+
+    def elapsed_ms(self, start, end) -> float:
+        return self.cupy.cuda.get_elapsed_time(start, end)
+
+    @staticmethod
+    def wait(event) -> None:
+        event.synchronize()
+
+    def synchronize(self) -> None:
+        self.cupy.cuda.get_current_stream().synchronize()
+
+    def capture(self, operation, count: int):
+        """`count` operations as one CUDA graph, uploaded and ready to launch on any stream; None
+        when the operation cannot be captured (it synchronises, or allocates device memory anew).
+        Capture runs on a stream of its own (the legacy default stream cannot capture). A plan
+        whose buffers come from CuPy's pool during the capture keeps those addresses in the graph;
+        nothing else allocates while its samples are taken, and the graph is dropped after them."""
+        cupy = self.cupy
+        stream = cupy.cuda.Stream(non_blocking=True)
+        cupy.cuda.get_current_stream().synchronize()
+        try:
+            with stream:
+                stream.begin_capture()
+                try:
+                    for _ in range(count):
+                        operation()
+                finally:
+                    graph = stream.end_capture()
+            graph.upload(stream)
+            stream.synchronize()
+            return graph
+        except Exception:  # noqa: BLE001 (CUDA and CuPy raise several types for an uncapturable call)
+            try:
+                stream.synchronize()
+                cupy.cuda.runtime.deviceSynchronize()
+            except Exception:  # noqa: BLE001 (a failed capture may leave a sticky error; the host batch follows)
+                pass
+            return None
+
+    def launch(self, graph) -> None:
+        graph.launch(self.cupy.cuda.get_current_stream())
+
+
+class TorchCalls:
+    """Through PyTorch alone, on its current device and stream. The hold is torch.cuda._sleep, a
+    spin of so many SM cycles: counted at the GPU's highest clock, so it lasts at least as long as
+    asked whatever the clock is."""
+
+    name = "torch"
+
+    def __init__(self, max_sm_clock_mhz: float):
+        import torch
+
+        self.torch = torch
+        self.cycles_per_us = max(float(max_sm_clock_mhz), 1.0)
+
+    def buffer(self, nbytes: int):
+        return self.torch.empty(nbytes, dtype=self.torch.uint8, device="cuda")
+
+    @staticmethod
+    def memset(buffer) -> None:
+        buffer.zero_()
+
+    def hold(self, microseconds: float) -> None:
+        self.torch.cuda._sleep(int(microseconds * self.cycles_per_us))
+
+    def event_pair(self):
+        event = self.torch.cuda.Event
+        return event(enable_timing=True), event(enable_timing=True)
+
+    @staticmethod
+    def record(event) -> None:
+        event.record()
+
+    @staticmethod
+    def elapsed_ms(start, end) -> float:
+        return start.elapsed_time(end)
+
+    @staticmethod
+    def wait(event) -> None:
+        event.synchronize()
+
+    def synchronize(self) -> None:
+        self.torch.cuda.current_stream().synchronize()
+
+    @staticmethod
+    def capture(operation, count: int):
+        return None  # batches of a callable are launched from the host, as through CuPy
+
+    @staticmethod
+    def launch(graph) -> None:
+        raise AssertionError("no graphs through torch")
