@@ -66,3 +66,24 @@ def measure(fn, *, bytes=None, setup=None, quantiles=None, label=None, policy=No
     from primbench.measuring.measure import measure as _measure
 
     return _measure(fn, bytes=bytes, setup=setup, quantiles=quantiles, label=label, policy=policy, **policy_overrides)
+
+
+def ab(a, b=None, *, rounds=200, threshold=0.01, sizes=None, blocks=None, dtypes=None, base=None, setup_a=None,
+       setup_b=None, label=None):
+    """Is B faster than A? The interleaved A/B test of `primbench ab`, from Python.
+
+    Two callables: ab(fn_a, fn_b) times each in turn on the caller's GPU (as measure does) and
+    returns one result: .ratio (B/A of the medians), .ci_low/.ci_high (its 95 % interval) and
+    .verdict (FASTER, SLOWER, SAME or UNSURE), judged by the CLI's rule. setup_a/setup_b run before
+    each of their samples, never timed.
+
+    Two variants: ab("reduce/vector_load_sum", "reduce/cub_device_reduce", sizes=[2**20, 2**28])
+    verifies both with the runner's checks and returns one result per size, as the CLI prints them;
+    b=None with base="HEAD~1" times A at that git revision against A now."""
+    if callable(a):
+        from primbench.run.ab import ab_callables
+
+        return ab_callables(a, b, rounds=rounds, threshold=threshold, setup_a=setup_a, setup_b=setup_b, label=label)
+    from primbench.run.ab import ab_variants
+
+    return ab_variants(a, b, base=base, sizes=sizes, blocks=blocks, dtypes=dtypes, rounds=rounds, threshold=threshold)[1]

@@ -104,6 +104,14 @@ def measure(fn, *, bytes: int | None = None, setup=None, quantiles=None, label: 
     return _result(measurement, bytes, device.info, label, wanted)
 
 
+@contextlib.contextmanager
+def callers_timer():
+    """(Device, Timer) of the caller's GPU, its stream the one the caller enqueues on, for as long
+    as the block runs (primbench.ab times two callables with it)."""
+    with _callers_gpu_and_stream() as key:
+        yield _shared(key)
+
+
 def _check_quantiles(quantiles) -> tuple[float, ...]:
     if quantiles is None:
         return ()

@@ -30,21 +30,39 @@ DEFAULT_THRESHOLD = 0.01
 
 @dataclass
 class ABResult:
-    """One size: both sides' samples in the order they were taken, and what they say."""
+    """One size (or one pair of callables): both sides' samples in the order they were taken, and
+    what they say."""
 
-    case_a: CaseId
-    case_b: CaseId
+    case_a: CaseId | None
+    case_b: CaseId | None
     a_ms: list[float]
     b_ms: list[float]
     ratio: float
     ci_low: float
     ci_high: float
     verdict: str
+    label: str | None = None  # for callables, which have no case: "A vs B"
 
     def line(self) -> str:
         a, b = np.median(self.a_ms) * 1e3, np.median(self.b_ms) * 1e3
-        return (f"n={self.case_a.n}: A {a:,.2f} us, B {b:,.2f} us, B/A {self.ratio:.4f} "
+        what = f"n={self.case_a.n}" if self.case_a is not None else (self.label or "B vs A")
+        return (f"{what}: A {a:,.2f} us, B {b:,.2f} us, B/A {self.ratio:.4f} "
                 f"[{self.ci_low:.4f}, {self.ci_high:.4f}] {self.verdict} ({len(self.a_ms)} samples a side)")
+
+    __str__ = line
+
+    def to_dict(self) -> dict:
+        return {"a": self.case_a.key if self.case_a else None, "b": self.case_b.key if self.case_b else None,
+                "label": self.label, "ratio": self.ratio, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "verdict": self.verdict, "a_ms": list(self.a_ms), "b_ms": list(self.b_ms)}
+
+
+def judge(a_ms, b_ms, threshold: float) -> tuple[float, float, float, str]:
+    """(B/A, its 95 % interval, the verdict) of two interleaved sample sets: the CLI's, the Python
+    API's and the tests' one rule."""
+    ratio = float(np.median(b_ms) / np.median(a_ms))
+    low, high = stats.ratio_interval(a_ms, b_ms)
+    return ratio, low, high, verdict(ratio, low, high, threshold)
 
 
 def verdict(ratio: float, low: float, high: float, threshold: float) -> str:
@@ -105,9 +123,7 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
                 verified.plan.restore()
             plans.append(verified.plan)
         a_ms, b_ms = runner.timer.interleaved([plans[0].run, plans[1].run], rounds)
-        ratio = float(np.median(b_ms) / np.median(a_ms))
-        low, high = stats.ratio_interval(a_ms, b_ms)
-        results.append(ABResult(case_a, case_b, a_ms, b_ms, ratio, low, high, verdict(ratio, low, high, threshold)))
+        results.append(ABResult(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, threshold)))
     return results
 
 
@@ -178,3 +194,22 @@ def ab_variants(a: str, b: str | None = None, *, base: str | None = None, sizes=
         if variant_a.hash() == registry.get(op, name).hash():
             print(f"note: {a} at {base} and {b} now have the same hash (same code): expect SAME")
     return label_a, run_ab(config, a, b, rounds=rounds, threshold=threshold, variant_a=variant_a)
+
+
+def ab_callables(fn_a, fn_b, *, rounds: int = DEFAULT_ROUNDS, threshold: float = DEFAULT_THRESHOLD, setup_a=None,
+                 setup_b=None, label: str | None = None) -> ABResult:
+    """Is fn_b faster than fn_a? Cold samples of each taken in turn, each round in a random order,
+    on the caller's GPU and stream (as primbench.measure: CuPy, or torch alone), judged by the
+    rule `primbench ab` prints. Verifying the two compute the same thing is the caller's part."""
+    from primbench.measuring.measure import callers_timer
+
+    for name, fn in (("fn_a", fn_a), ("fn_b", fn_b), ("setup_a", setup_a), ("setup_b", setup_b)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name} must be a callable taking no arguments, not {type(fn).__name__}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 2 <= rounds <= 100_000:
+        raise ValueError(f"rounds must be a whole number from 2 to 100000, not {rounds!r}")
+    if not 0 <= threshold < 1:
+        raise ValueError(f"threshold must be a relative change from 0 to 1 (0.01 is 1 %), not {threshold!r}")
+    with callers_timer() as (_device, timer):
+        a_ms, b_ms = timer.interleaved([fn_a, fn_b], rounds, setups=[setup_a, setup_b])
+    return ABResult(None, None, a_ms, b_ms, *judge(a_ms, b_ms, threshold), label=label)

@@ -63,3 +63,19 @@ def test_base_times_the_committed_version_against_the_edited_one(tmp_path):
     assert "at HEAD" in out
     ((n, ratio, low, high, verdict),) = rows
     assert verdict == "FASTER" and high < 1.0 and 0.85 < ratio < 0.97, rows
+
+
+def test_primbench_ab_of_callables_same_twice_and_slower_with_an_extra_pass_of_3_percent():
+    """The Python API on two callables, judged by the CLI's rule: one sum against itself is SAME;
+    the same sum plus a second pass over 3 % of its bytes is SLOWER."""
+    import cupy
+
+    import primbench
+
+    x = cupy.random.default_rng(3).random(2**28, dtype=cupy.float32)
+    head = x[: int(0.03 * x.size)]
+    same = primbench.ab(lambda: x.sum(), lambda: x.sum(), label="sum vs sum")
+    slower = primbench.ab(lambda: x.sum(), lambda: (x.sum(), head.sum()), label="sum vs sum + 3 % pass")
+    print(same, slower, sep="\n")
+    assert same.verdict == "SAME", same
+    assert slower.verdict == "SLOWER" and slower.ci_low > 1.0, slower

@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from primbench.config import subset
 from primbench.run import ab
 
@@ -27,3 +29,38 @@ def test_a_and_b_share_every_point_of_the_sweep():
     same = ab.pairs_of(subset.variant_config(("reduce/vector_load_sum",), sizes=(1000,), blocks=None),
                        "reduce/vector_load_sum", "reduce/vector_load_sum")
     assert [(a, b) for a, b in same] == [(same[0][0], same[0][0])]  # A against itself: the very same case
+
+
+class _InterleavingStandIn:
+    """A timer whose B side is 4 % slower than A, with a little noise; it records the setups."""
+
+    def __init__(self):
+        self.setups = None
+
+    def interleaved(self, operations, rounds, setups=None):
+        import numpy
+
+        self.setups = setups
+        rng = numpy.random.default_rng(1)
+        a = list(0.250 * (1 + 0.001 * rng.standard_normal(rounds)))
+        b = list(0.260 * (1 + 0.001 * rng.standard_normal(rounds)))
+        return a, b
+
+
+def test_primbench_ab_of_two_callables_uses_the_clis_rule(monkeypatch):
+    import contextlib
+
+    import primbench
+    from primbench.measuring import measure
+
+    timer = _InterleavingStandIn()
+    monkeypatch.setattr(measure, "callers_timer", lambda: contextlib.nullcontext((None, timer)))
+    reset = lambda: None  # noqa: E731
+    result = primbench.ab(lambda: None, lambda: None, rounds=50, setup_b=reset, label="sum vs sum + 4 %")
+    assert result.verdict == "SLOWER" and 1.03 < result.ci_low <= result.ratio <= result.ci_high < 1.05
+    assert (result.ratio, result.ci_low, result.ci_high, result.verdict) == ab.judge(result.a_ms, result.b_ms, 0.01)
+    assert timer.setups == [None, reset]
+    assert str(result).startswith("sum vs sum + 4 %: A 250") and result.to_dict()["verdict"] == "SLOWER"
+    for bad in ({"rounds": 1}, {"threshold": 1.5}):
+        with pytest.raises(ValueError):
+            primbench.ab(lambda: None, lambda: None, **bad)
