@@ -112,6 +112,13 @@ def callers_timer():
         yield _shared(key)
 
 
+def device_info() -> dict:
+    """The caller's GPU as primbench.measuring.device.Device.info describes it (what a run file's
+    header holds), through the back end measure uses."""
+    with callers_timer() as (device, _timer):
+        return device.info
+
+
 def _check_quantiles(quantiles) -> tuple[float, ...]:
     if quantiles is None:
         return ()
@@ -175,6 +182,9 @@ def _callers_gpu_and_stream():
     CuPy callable then runs on it too, which times it the same). The Device context puts CuPy's
     current device back afterwards; the stream is made inside it, as CuPy ties an external stream
     to the device current then. Without CuPy, a torch callable is timed through torch alone."""
+    from primbench.measuring.device import require_gpu
+
+    require_gpu()  # no driver or no GPU: one line (NoGPUError), before CUDA is asked anything
     cupy, torch = _cupy(), _initialised_torch()
     if cupy is None:
         if torch is None:

@@ -213,14 +213,13 @@ def _without_scheme(url) -> str | None:
 def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
     """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures.
     `frame` holds the op's cases only; `is_story`: the op has the story's own, larger section."""
-    import numpy as np
 
     dtype, distribution = selection.primary_slice(frame, op)
     lines = sections.bandwidth_lines(frame, op, dtype, distribution)
     # One colour per variant across all of the op's plots, in progression order.
     ordered = frame.sort_values(["order", "variant"])["variant"].drop_duplicates()
     styles = plots.styles_by_variant(list(ordered))
-    itemsize = inputs.ITEMSIZE.get(dtype) or (np.dtype(dtype).itemsize if dtype else 0)
+    itemsize = inputs.ITEMSIZE.get(dtype) or _numpy_itemsize(dtype)
     bandwidth_chart = None
     if not lines.empty:
         bandwidth_chart = plots.bandwidth_vs_size(
@@ -266,6 +265,17 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
         "dtypes": _dtype_section(frame, op),
         "failures": [{**case, "log": logs.get(case["key"])} for case in as_records(quality.failures_table(frame, op))],
     }
+
+
+def _numpy_itemsize(dtype) -> int:
+    """numpy's item size of a dtype name; 0 for one numpy does not know (a plugin's or a pytest
+    timing's "any"): the charts then draw no L2 band."""
+    import numpy as np
+
+    try:
+        return np.dtype(dtype).itemsize if dtype else 0
+    except TypeError:
+        return 0
 
 
 def _sweep_charts(frame, op: str, dtype, distribution, plots, styles) -> list[dict]:

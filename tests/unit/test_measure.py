@@ -216,6 +216,17 @@ def test_primbench_measure_stays_callable_after_the_module_is_imported(stand_in)
     assert isinstance(primbench.measure(lambda: None), Measured)
 
 
+def test_without_a_gpu_measure_says_so_in_one_line(monkeypatch):
+    from primbench.errors import NoGPUError
+
+    def no_gpu():
+        raise NoGPUError("no NVIDIA GPU here; to see a real run, render the bundled one: make report")
+
+    monkeypatch.setattr("primbench.measuring.device.require_gpu", no_gpu)
+    with pytest.raises(NoGPUError, match="no NVIDIA GPU here"):
+        measure(lambda: None)
+
+
 def test_help_shows_the_real_signature():
     import inspect
 
@@ -254,6 +265,7 @@ def test_setup_reaches_the_timer_and_must_be_callable(stand_in):
 
 
 def test_with_neither_cupy_nor_torch_one_line_says_what_to_install(monkeypatch):
+    monkeypatch.setattr("primbench.measuring.device.require_gpu", lambda: None)  # a GPU, but no library
     monkeypatch.setattr(measure_module, "_cupy", lambda: None)
     monkeypatch.setattr(measure_module, "_initialised_torch", lambda: None)
     with pytest.raises(ModuleNotFoundError) as caught:
@@ -264,6 +276,7 @@ def test_with_neither_cupy_nor_torch_one_line_says_what_to_install(monkeypatch):
 
 def test_without_cupy_a_torch_callable_goes_to_the_torch_timer(monkeypatch):
     fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(current_device=lambda: 0))
+    monkeypatch.setattr("primbench.measuring.device.require_gpu", lambda: None)
     monkeypatch.setattr(measure_module, "_cupy", lambda: None)
     monkeypatch.setattr(measure_module, "_initialised_torch", lambda: fake_torch)
     timer = StandInTimer(cold_ms=COLD_MS)
