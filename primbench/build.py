@@ -97,6 +97,8 @@ def compile_all(sources: dict, archs, harness: tuple[str, tuple[str, ...]]):
 
     compiled_harness = {}
     for arch in archs:
+        if arch.startswith("compute_"):  # NVRTC would make PTX and no cubin, and the checks read the cubin
+            raise UserError(f"--arch {arch[:40]}: compile makes cubins for real GPUs; give targets like sm_90 sm_80")
         try:
             compiled_harness[arch] = compile_for_arch(*harness, arch)
         except KernelBuildError as exc:

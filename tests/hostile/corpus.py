@@ -308,6 +308,7 @@ def _argument_cases() -> list[Hostile]:
         "resume_a_finished_run": (["run", "--resume", "{dir}/good.jsonl"], 2),
         "compile_for_sm_999": (["compile", "--arch", "sm_999"], 2),
         "compile_for_nonsense": (["compile", "--arch", "banana"], 2),
+        "compile_for_a_virtual_arch": (["compile", "--arch", "compute_90"], 2),
         "compare_one_run": (["compare", "{dir}/good.jsonl"], 2),
         "export_unknown_format": (["export", "{dir}/good.jsonl", "--format", "xlsx"], 2),
         "ab_across_two_ops": (["ab", "reduce/vector_load_sum", "scan/decoupled_lookback"], 2),
