@@ -31,12 +31,16 @@ def _install(python: Path, repo: Path, *extra: str) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
 
 
-def _primbench(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+def _nvrtc_env() -> dict:
     # NVRTC from pip (nvidia-cuda-nvrtc) is looked up in the venv's own site-packages, which the
     # .pth file does not extend: point the loader at the test interpreter's copy.
     libraries = [str(p.parent) for p in Path(sysconfig.get_paths()["purelib"]).glob("nvidia/*/lib/libnvrtc.so*")]
-    env = dict(os.environ, LD_LIBRARY_PATH=":".join([*libraries, os.environ.get("LD_LIBRARY_PATH", "")]))
-    return subprocess.run([python.parent / "primbench", *args], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
+    return dict(os.environ, LD_LIBRARY_PATH=":".join([*libraries, os.environ.get("LD_LIBRARY_PATH", "")]))
+
+
+def _primbench(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([python.parent / "primbench", *args], cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env=_nvrtc_env())
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +65,21 @@ def test_the_installed_command_runs_from_another_folder(installed, repo):
     assert module.returncode == 0 and module.stdout.startswith("primbench "), module.stderr
 
 
-def test_the_installed_package_compiles_every_kernel_from_its_package_data(installed):
+def test_the_installed_package_holds_every_kernel_source_and_compiles_from_it(installed, repo):
+    # Every .cu/.cuh the clone has, byte for byte: test_kernels_compile compiles each of those for
+    # sm_90 and sm_80, so one compile here (scan.cu and common.cuh, its 22 kernels) proves the path.
     python, elsewhere = installed
-    result = _primbench(python, elsewhere, "compile", "--arch", "sm_90")
-    assert result.returncode == 0, result.stderr
-    assert "reduce.cu sm_90" in result.stdout and "harness.cu sm_90" in result.stdout
+    probe = "import pathlib, primbench.kernels as k; print(pathlib.Path(k.__file__).parent)"
+    found = subprocess.run([python, "-c", probe], cwd=elsewhere, capture_output=True, text=True)
+    assert found.returncode == 0, found.stderr
+    installed_kernels = Path(found.stdout.strip())
+    sources = lambda folder: {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix in (".cu", ".cuh")}
+    assert sources(installed_kernels) == sources(repo / "kernels")
+    compiled = subprocess.run([python, "-c", "from primbench import registry; from primbench.build import compile_for_arch, require_nvrtc; require_nvrtc(); "
+                               "print(compile_for_arch('scan.cu', registry.sources()['scan.cu'], 'sm_90').cubin_bytes)"],
+                              cwd=elsewhere, capture_output=True, text=True, env=_nvrtc_env())
+    assert compiled.returncode == 0, compiled.stderr
+    assert int(compiled.stdout) > 100_000
 
 
 def test_the_installed_package_reports_a_real_run_and_dry_runs_a_bundled_config(installed, newest_run):
