@@ -2,7 +2,8 @@
 
 A verdict is FASTER or SLOWER only when the median moved by more than the threshold AND a
 Mann-Whitney U test on the two sets of cold samples agrees (p < ALPHA). A large move the test
-does not back is UNSURE; anything smaller is SAME. The threshold is the larger of a relative one
+does not back is UNSURE; anything smaller is SAME, or BELOW_FLOOR where it moved past the
+relative threshold but not the floor (two runs cannot tell; `ab` can). The threshold is the larger of a relative one
 (5 % unless the run's config says otherwise for that op or variant) and an absolute floor
 (ABS_FLOOR_US over the baseline's median), because runs of the same code differ by a few
 microseconds whatever the kernel, which the samples of one run cannot show: Mann-Whitney alone
@@ -50,10 +51,13 @@ BATCH_THRESHOLD = 0.08
 COLD, BATCH = "cold", "batch"
 ALPHA = 0.01
 FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"
+# Moved past the relative threshold, but by less than the absolute floor: two separate runs cannot
+# tell such a move from run-to-run noise, and `primbench ab` (interleaved on one GPU) can.
+BELOW_FLOOR = "BELOW_FLOOR"
 FAILED, MISSING, OTHER_GPU = "FAILED", "MISSING", "OTHER_GPU"
 PUBLISHED = "PUBLISHED"  # one side is a quoted figure: no samples, no verdict, % of peak only
 REFERENCE_PREFIX = "ref:"
-SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE)  # the pairs whose threshold applies
+SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE, BELOW_FLOOR)  # the pairs whose threshold applies
 
 
 @dataclass
@@ -133,6 +137,7 @@ class Pair:
     ci_low: float = math.nan  # 95 % interval of the new/base time ratio (stats.ratio_interval)
     ci_high: float = math.nan
     figure: str = COLD  # the samples the verdict used: "cold", or "batch" (a CUDA graph of K operations)
+    missing_from: str = ""  # for a case in one run only: "the baseline" or "the new run", the run that lacks it
 
     @property
     def regressed(self) -> bool:
@@ -149,8 +154,10 @@ class Pair:
         return self.case.key
 
 
-def speed_verdict(base_samples, new_samples, threshold: float, alpha: float = ALPHA) -> tuple[str, float, float]:
-    """(verdict, new/base median ratio, Mann-Whitney p) for two sets of cold samples."""
+def speed_verdict(base_samples, new_samples, threshold: float, alpha: float = ALPHA,
+                  relative: float | None = None) -> tuple[str, float, float]:
+    """(verdict, new/base median ratio, Mann-Whitney p) for two sets of cold samples. `threshold`
+    is the effective one (floor included); a move within it but past `relative` is BELOW_FLOOR."""
     from scipy.stats import mannwhitneyu
 
     base = np.asarray(base_samples, dtype=np.float64)
@@ -158,7 +165,8 @@ def speed_verdict(base_samples, new_samples, threshold: float, alpha: float = AL
     ratio = float(np.median(new) / np.median(base))
     p_value = float(mannwhitneyu(base, new, alternative="two-sided").pvalue) if base.size > 1 and new.size > 1 else 1.0
     if abs(ratio - 1.0) <= threshold:
-        return SAME, ratio, p_value
+        below_floor = relative is not None and abs(ratio - 1.0) > relative
+        return (BELOW_FLOOR if below_floor else SAME), ratio, p_value
     if p_value >= alpha:
         return UNSURE, ratio, p_value
     return (SLOWER if ratio > 1.0 else FASTER), ratio, p_value
@@ -258,7 +266,7 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         threshold = thresholds.for_case(identity.op, identity.variant)
         if b is None or n is None:
             side = "the baseline" if b is None else "the new run"
-            pair = Pair(identity, MISSING, threshold=threshold, note=f"not in {side}")
+            pair = Pair(identity, MISSING, threshold=threshold, note=f"not in {side}", missing_from=side)
             if n is not None and n.status == "failed":  # a new case with a wrong result fails the gate
                 pair.verdict, pair.newly_failed = FAILED, True
                 pair.note = f"not in the baseline, and failed in the new run: {n.reason or ''}"[:300]
@@ -286,7 +294,9 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             pair.threshold = thresholds.effective(identity.op, identity.variant, pair.base_ms, pair.figure)
             if pair.figure == BATCH:
                 pair.note = f"batch figure: a CUDA graph of {n.samples.batch_size} runs, hot L2"
-            pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold)
+            relative = thresholds.for_case(identity.op, identity.variant, pair.figure)
+            pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold,
+                                                                   relative=relative)
             pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
         if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
             pair.code_changed = True
@@ -294,8 +304,21 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             pair.exempt_reason = thresholds.exemption(identity.op, identity.variant) if pair.verdict == SLOWER else None
             if pair.exempt_reason:
                 pair.note += f"; slower allowed by the config: {pair.exempt_reason}"
+        if pair.verdict == BELOW_FLOOR:
+            pair.note = "; ".join(filter(None, [pair.note, below_floor_note(pair, thresholds, base.git.get("sha"))]))
         pairs.append(pair)
     return pairs
+
+
+def below_floor_note(pair: Pair, thresholds: Thresholds, base_sha: str | None) -> str:
+    """Why a BELOW_FLOOR pair has no speed verdict, and what can give it one: `ab --base` times the
+    baseline's version of a changed kernel against today's, interleaved on one GPU."""
+    floor = thresholds.batch_abs_floor_us if pair.figure == BATCH else thresholds.abs_floor_us
+    moved = f"moved {pair.ratio - 1:+.1%} ({(pair.new_ms - pair.base_ms) * 1e3:+.2f} us), under the {floor:g} us floor"
+    if not pair.code_changed:
+        return f"{moved}; the code is the same in both runs, so this is likely run-to-run noise"
+    revision = f"--base {base_sha[:12]} " if base_sha else "--base <the baseline's commit> "
+    return f"{moved}: two runs cannot tell; primbench ab {pair.case.op}/{pair.case.variant} {revision}--sizes {pair.case.n} can"
 
 
 def geometric_means(pairs: list[Pair]) -> dict[str, dict]:
@@ -304,7 +327,7 @@ def geometric_means(pairs: list[Pair]) -> dict[str, dict]:
     result = {}
     for op in dict.fromkeys(p.op for p in pairs):
         mine = [p for p in pairs if p.op == op]
-        times = [p.ratio for p in mine if p.verdict in (FASTER, SLOWER, SAME, UNSURE) and p.ratio > 0]
+        times = [p.ratio for p in mine if p.verdict in SPEED_VERDICTS and p.ratio > 0]
         peaks = [p.new_pct_peak / p.base_pct_peak for p in mine
                  if p.verdict not in (FAILED, MISSING) and p.base_pct_peak > 0 and p.new_pct_peak > 0]
         counts = {}

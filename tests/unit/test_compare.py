@@ -38,7 +38,7 @@ def _transformed(run_path: Path, out: Path, *, slow_key=None, factor=1.0, device
 def test_a_run_checked_against_itself_exits_0_with_no_slower_verdict(newest_run, bench):
     result = bench("check", "--baseline", str(newest_run), str(newest_run))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "SLOWER" not in result.stdout and "every case: SAME" in result.stdout
+    assert "SLOWER" not in result.stdout and "nothing changed" in result.stdout
 
 
 def test_two_real_runs_of_the_same_commit_get_no_faster_or_slower_verdict():
@@ -46,7 +46,11 @@ def test_two_real_runs_of_the_same_commit_get_no_faster_or_slower_verdict():
     code, pairs = verdicts.check(base, new)
     found = {p.verdict for p in pairs}
     assert code == 0 and len(pairs) == 352
-    assert found == {verdicts.SAME}, [p.text for p in pairs if p.verdict != verdicts.SAME]
+    assert found <= {verdicts.SAME, verdicts.BELOW_FLOOR}, [p.text for p in pairs if p.verdict not in found]
+    # A small kernel moved past 5 % between the runs is not called SAME: two runs cannot tell.
+    below = [p for p in pairs if p.verdict == verdicts.BELOW_FLOOR]
+    assert below and all(abs(p.ratio - 1) > 0.05 and abs(p.new_ms - p.base_ms) * 1e3 < verdicts.ABS_FLOOR_US
+                         for p in below)
 
 
 def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, tmp_path, bench):
