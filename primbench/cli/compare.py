@@ -11,7 +11,7 @@ from primbench.runfile.locations import baseline_path, newest_run_in, runs_in
 
 
 def cmd_compare(args) -> int:
-    from primbench.compare import output, verdicts
+    from primbench.compare import caveats, output, verdicts
 
     arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else map(str, runs_in(argument)))]
     if len(arguments) < 2:
@@ -24,7 +24,8 @@ def cmd_compare(args) -> int:
     for new in runs[1:]:
         metric = args.metric or verdicts.default_metric(base, new)
         pairs = verdicts.compare_runs(base, new)
-        output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all)
+        notes = list(filter(None, [caveats.time_order(base, new)]))
+        output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes)
         print()
         sections.append((new, pairs, metric))
     if args.html:
@@ -35,7 +36,9 @@ def cmd_compare(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from primbench.compare import output, verdicts
+    from primbench.compare import caveats, output, verdicts
+    from primbench.errors import EXIT_FAILED
+    from primbench.resources import command_hint
     from primbench.runfile.io import load_run
 
     new = load_run(newest_run_in(args.run))
@@ -48,23 +51,38 @@ def cmd_check(args) -> int:
         check_writable(written)
     refuse_overwriting_inputs([args.markdown, args.junit], [new.path, base_path])
     base = load_run(base_path)
-    changed = verdicts.changed_variants(base, new)
-    if changed:
-        print(f"code changed since the baseline: {len(changed)} variant(s): " + ", ".join(changed))
     code, pairs = verdicts.check(base, new, allow_different_gpu=args.allow_different_gpu)
+    strict = args.strict or bool((new.header.config.get("compare") or {}).get("require_baseline"))
+    renew = command_hint(f"make baseline RUN={new.path}", f"primbench baseline {new.path}")
+    stale = caveats.stale_baseline(pairs, new, renew)
+    notes = list(filter(None, [caveats.time_order(base, new), stale]))
+    changed = verdicts.changed_variants(base, new)
+    if changed:  # one line: each one's cases say "code changed" below
+        names = ", ".join(changed)
+        notes.insert(0, f"code changed since the baseline: {len(changed)} variant(s)"
+                        + (f": {names}" if len(names) <= 60 else " (marked \"code changed\" below)"))
+    if stale and strict:
+        code = max(code, EXIT_FAILED)
     metric = verdicts.default_metric(base, new)
-    output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all)
     regressed = [p.text for p in pairs if p.regressed]
+    shown_regressions = min(len(regressed), 20)
+    output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes,
+                          reserve=2 + shown_regressions + (len(regressed) > 20) + bool(stale and strict))
     skipped = verdicts.not_compared(pairs)
+    below_floor = sum(p.verdict == verdicts.BELOW_FLOOR for p in pairs)
     print(f"\ncheck: {len(regressed)} regression(s)"
           + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
-             if skipped else ""))
+             if skipped else "") + (f"; under the noise floor: {below_floor} BELOW_FLOOR" if below_floor else ""))
     for key in regressed[:20]:  # one a line: a line stays within the terminal's 120 columns
         print(f"  regression: {key[:106]}")
     if len(regressed) > 20:
         print(f"  ... and {len(regressed) - 20} more (above)")
+    if stale and strict:
+        why = "--strict" if args.strict else "the config's compare.require_baseline"
+        print(f"check fails ({why}): {sum(caveats.missing_from_baseline(pairs).values())} cases have no baseline")
     if args.markdown:
-        write_atomically(args.markdown, output.markdown(pairs, run_label(base), run_label(new), code, metric=metric))
+        write_atomically(args.markdown, output.markdown(pairs, run_label(base), run_label(new), code, metric=metric,
+                                                        notes=notes))
     if args.junit:
         write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new)))
     return code

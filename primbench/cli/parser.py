@@ -113,7 +113,7 @@ def _add_readers(commands, plugin) -> None:
                             "ref:seed002_rtx3080); the first is the baseline the others are compared with")
     comparison.add_argument("--metric", choices=("time", "pct_peak"), help="the ratio shown: median time, or %% of each "
                             "GPU's own peak (the default across different GPU models)")
-    comparison.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
+    comparison.add_argument("--all", action="store_true", help="print every case, not only those that changed")
     comparison.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page")
 
 
@@ -126,7 +126,9 @@ def _add_gates_and_tools(commands, plugin) -> None:
                       "then listed in %% of each GPU's peak and gate nothing (only newly failed cases fail the check)")
     gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
     gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
-    gate.add_argument("--all", action="store_true", help="print every case, not only those that are not SAME")
+    gate.add_argument("--all", action="store_true", help="print every case, not only those that changed")
+    gate.add_argument("--strict", action="store_true", help="fail (exit 1) when the baseline lacks cases of the run: "
+                      "a stale baseline gates nothing for them (the config's compare.require_baseline does the same)")
 
     site = commands.add_parser("publish", help="a static site of runs: index, reports, history, GPU models side by side")
     site.add_argument("folder", nargs="+", help="folders holding run files (results/), run files or globs")

@@ -6,10 +6,14 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
-from primbench.compare.verdicts import MISSING, SAME, SPEED_VERDICTS, Pair, geometric_means
+from primbench.compare import digest
+from primbench.compare.verdicts import BELOW_FLOOR, MISSING, SAME, SPEED_VERDICTS, Pair, geometric_means
 
-# What a reader needs first: regressions, then everything that is not plainly the same.
-_ORDER = {"SLOWER": 0, "FAILED": 1, "UNSURE": 2, "MISSING": 4, "FASTER": 5, "OTHER_GPU": 6, "PUBLISHED": 6, "SAME": 7}
+# How an op's verdict counts are listed: what changed first.
+_ORDER = {"SLOWER": 0, "FAILED": 1, "FASTER": 2, "UNSURE": 3, "BELOW_FLOOR": 4, "MISSING": 5, "OTHER_GPU": 6,
+          "PUBLISHED": 6, "SAME": 7}
+MAX_LINES = 60  # a comparison where nothing changed fits in one screen (terminal) or one glance (Markdown)
+MARKDOWN_LEAD_ROWS = 40  # the changed pairs tabled before the full table; the rest are in it
 
 
 def _us(ms: float) -> str:
@@ -37,19 +41,15 @@ def headline_ratio(pair: Pair, metric: str) -> float:
 
 
 def rows(pairs: list[Pair], *, everything: bool = False) -> list[Pair]:
-    """The pairs worth a line: all of them, or all but SAME, most serious first; pairs without a
-    verdict (other GPU model, published figures) ranked by the new side's % of its own peak."""
-    chosen = pairs if everything else [p for p in pairs if p.verdict != SAME or p.code_changed]
-
-    def rank(p: Pair) -> float:
-        unranked = p.verdict not in ("OTHER_GPU", "PUBLISHED") or not math.isfinite(p.new_pct_peak)
-        return 0.0 if unranked else -p.new_pct_peak
-
-    return sorted(chosen, key=lambda p: (_ORDER.get(p.verdict, 9), rank(p), p.text))
+    """The pairs shown one by one: those that changed (most serious first) and those set side by
+    side (another GPU model, published figures); with everything, then every folded pair too."""
+    shown = digest.lead(pairs) + digest.side_by_side(pairs)
+    return shown + digest.folded(pairs) if everything else shown
 
 
 WIDTH = 120  # the terminal output never runs wider
-_STYLE = {"SLOWER": "bold red", "FAILED": "bold red", "FASTER": "green", "UNSURE": "yellow", "MISSING": "dim", "SAME": "dim"}
+_STYLE = {"SLOWER": "bold red", "FAILED": "bold red", "FASTER": "green", "UNSURE": "yellow", "BELOW_FLOOR": "magenta",
+          "MISSING": "dim", "SAME": "dim"}
 
 
 def _clean(text: str) -> str:
@@ -62,68 +62,122 @@ def _fit(text: str, width: int = WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time",
-                   everything: bool = False) -> list:
-    """The report as rich Text lines of at most WIDTH columns: one summary line per op, then for
-    each pair that is not SAME (or every pair) its verdict and case, and below them its figures."""
+def _verdict_counts(summary: dict) -> list[tuple[str, int]]:
+    return sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9))
+
+
+def _pair_lines(p: Pair, ratio_name: str, metric: str) -> list:
     from rich.text import Text
 
-    lines = [Text(_fit(f"baseline: {base_label}")), Text(_fit(f"new:      {new_label}")), Text("")]
+    threshold = f"   threshold {p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else ""
+    figures = (f"{'':10}{_us(p.base_ms)} -> {_us(p.new_ms)} us   {ratio_name} {_ratio(headline_ratio(p, metric))} "
+               f"{interval(p)}{threshold}" + (f"   {_clean(p.note)}" if p.note else ""))
+    return [Text.assemble((f"{p.verdict:<10}", _STYLE.get(p.verdict, "")), _fit(p.text, WIDTH - 10)),
+            Text(_fit(figures), style="dim" if p.verdict in (SAME, MISSING) else "")]
+
+
+def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time",
+                   everything: bool = False, notes=(), reserve: int = 0) -> list:
+    """The comparison as rich Text lines of at most WIDTH columns: the runs, any warning (`notes`),
+    one summary line per op; then each pair that changed, its verdict and case above its figures;
+    then the rest folded, one line per variant (every pair, with everything). Without everything,
+    the lines (and `reserve` more that the caller prints) stay within MAX_LINES where nothing changed."""
+    from rich.text import Text
+
+    lines = [Text(_fit(f"baseline: {base_label}")), Text(_fit(f"new:      {new_label}"))]
+    lines += [Text(_fit(line), style="yellow") for note in notes for line in note.splitlines()]
+    lines.append(Text(""))
     for op, summary in geometric_means(pairs).items():
         line = Text(f"{op}: {summary['pairs']} cases: ")
-        for index, (verdict, count) in enumerate(sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9))):
+        for index, (verdict, count) in enumerate(_verdict_counts(summary)):
             line.append(", " if index else "")
             line.append(f"{count} {verdict}", style=_STYLE.get(verdict, ""))
         line.append(f"; time ratio {_ratio(summary['time_ratio'])}, % of peak ratio {_ratio(summary['pct_peak_ratio'])} (geometric means)")
         line.truncate(WIDTH, overflow="ellipsis")
         lines.append(line)
-    shown = rows(pairs, everything=everything)
     if not pairs:
         return lines + [Text(""), Text("no case in common: nothing compared")]
-    if not shown:
-        return lines + [Text(""), Text("every case: SAME")]
     ratio_name = "new/base % of peak" if metric == "pct_peak" else "new/base"
+    shown = rows(pairs)
     lines.append(Text(""))
+    if not shown:
+        lines.append(Text("nothing changed: no case moved past its threshold, and none newly failed"))
     for p in shown:
-        lines.append(Text.assemble((f"{p.verdict:<10}", _STYLE.get(p.verdict, "")), _fit(p.text, WIDTH - 10)))
-        threshold = f"   threshold {p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else ""
-        figures = (f"{'':10}{_us(p.base_ms)} -> {_us(p.new_ms)} us   {ratio_name} {_ratio(headline_ratio(p, metric))} "
-                   f"{interval(p)}{threshold}" + (f"   {_clean(p.note)}" if p.note else ""))
-        lines.append(Text(_fit(figures), style="dim" if p.verdict == SAME else ""))
+        lines += _pair_lines(p, ratio_name, metric)
+    if everything:
+        rest = digest.folded(pairs)
+        if rest:
+            lines += [Text(""), Text(f"every other pair ({len(rest)}):")]
+        for p in rest:
+            lines += _pair_lines(p, ratio_name, metric)
+        return lines
+    meaning = digest.below_floor_meaning(pairs)
+    folds = digest.folds(pairs, max_lines=MAX_LINES - len(lines) - reserve - 2 - bool(meaning))
+    if folds:
+        cases = sum(len(f.pairs) for f in folds)
+        lines += [Text(""), Text(_fit(f"the other {cases} cases, folded into {len(folds)} lines (--all prints every pair):"))]
+        lines += [Text(_fit(fold.line()), style="dim" if set(fold.counts) == {SAME} else "") for fold in folds]
+    if meaning:
+        lines.append(Text(_fit(meaning), style=_STYLE[BELOW_FLOOR]))
     return lines
 
 
-def terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time", everything: bool = False) -> str:
+def terminal(pairs: list[Pair], base_label: str, new_label: str, **options) -> str:
     """terminal_lines as plain text."""
-    return "\n".join(line.plain for line in terminal_lines(pairs, base_label, new_label, metric=metric, everything=everything))
+    return "\n".join(line.plain for line in terminal_lines(pairs, base_label, new_label, **options))
 
 
-def print_terminal(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time", everything: bool = False) -> None:
+def print_terminal(pairs: list[Pair], base_label: str, new_label: str, **options) -> None:
     """terminal_lines on standard output, coloured by verdict where it is a terminal (NO_COLOR off)."""
     from rich.console import Console
 
     console = Console(width=WIDTH, highlight=False, soft_wrap=False)
-    for line in terminal_lines(pairs, base_label, new_label, metric=metric, everything=everything):
+    for line in terminal_lines(pairs, base_label, new_label, **options):
         console.print(line)
 
 
-def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time") -> str:
-    """A GitHub job-summary style Markdown report of a check."""
+def _markdown_row(p: Pair, metric: str) -> str:
+    threshold = f"{p.threshold * 100:.1f} %" if p.verdict in SPEED_VERDICTS else ""
+    note = _clean(p.note).replace("|", "\\|")
+    return (f"| {p.verdict} | `{p.text}` | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
+            f"{interval(p)} | {threshold} | {note} |")
+
+
+_PAIR_HEADER = ["| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | note |",
+                "|---|---|---|---|---|---|---|---|"]
+
+
+def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time",
+             notes=()) -> str:
+    """A GitHub job summary of a check: the runs and warnings, verdicts per op, the pairs that
+    changed, the rest folded one row per variant; every pair in a closed <details>. Outside it, a
+    check where nothing changed takes at most MAX_LINES lines."""
     status = "**regression**" if exit_code else "no regression"
-    out = [f"## primbench check: {status}", "", f"- baseline: `{base_label}`", f"- new: `{new_label}`", ""]
-    out += ["| op | cases | verdicts | geometric mean time ratio | % of peak ratio |", "|---|---|---|---|---|"]
+    out = [f"## primbench check: {status}", "", f"- baseline: `{base_label}`", f"- new: `{new_label}`"]
+    out += [f"- {_clean(' '.join(part.strip() for part in note.splitlines()))}" for note in notes]
+    out += ["", "| op | cases | verdicts | geometric mean time ratio | % of peak ratio |", "|---|---|---|---|---|"]
     for op, summary in geometric_means(pairs).items():
-        counts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9)))
+        counts = ", ".join(f"{count} {verdict}" for verdict, count in _verdict_counts(summary))
         out.append(f"| {op} | {summary['pairs']} | {counts} | {_ratio(summary['time_ratio'])} | {_ratio(summary['pct_peak_ratio'])} |")
     shown = rows(pairs)
     if shown:
-        out += ["", "| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | note |",
-                "|---|---|---|---|---|---|---|---|"]
-        for p in shown:
-            threshold = f"{p.threshold * 100:.1f} %" if p.verdict in SPEED_VERDICTS else ""
-            note = _clean(p.note).replace("|", "\\|")
-            out.append(f"| {p.verdict} | `{p.text}` | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
-                       f"{interval(p)} | {threshold} | {note} |")
+        out += ["", f"### Changed: {len(shown)} pairs", "", *_PAIR_HEADER]
+        out += [_markdown_row(p, metric) for p in shown[:MARKDOWN_LEAD_ROWS]]
+        if len(shown) > MARKDOWN_LEAD_ROWS:
+            out.append(f"\n... and {len(shown) - MARKDOWN_LEAD_ROWS} more, in the table of every pair below")
+    else:
+        out += ["", "Nothing changed: no case moved past its threshold, and none newly failed."]
+    meaning = digest.below_floor_meaning(pairs)
+    folds = digest.folds(pairs, max_lines=MAX_LINES - len(out) - 12)
+    if folds:
+        cases = sum(len(f.pairs) for f in folds)
+        out += ["", f"### The other {cases} cases, folded", "", "| variant | cases | verdicts |", "|---|---|---|"]
+        out += [f"| `{fold.label}` | {len(fold.pairs)} | {fold.verdicts()} |" for fold in folds]
+        if meaning:
+            out += ["", meaning]
+    out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_PAIR_HEADER]
+    out += [_markdown_row(p, metric) for p in rows(pairs, everything=True)]
+    out += ["", "</details>"]
     return "\n".join(out) + "\n"
 
 
@@ -133,9 +187,10 @@ def _seconds(ms: float) -> str:
 
 
 def _no_verdict(pair: Pair) -> bool:
-    """Pairs that are not timed against each other: on one side only, failed on both sides or in
-    the baseline only, or from another GPU model. JUnit lists them as skipped, with the reason."""
-    return pair.verdict in (MISSING, "OTHER_GPU", "PUBLISHED") or (pair.verdict == "FAILED" and not pair.regressed)
+    """Pairs with no speed verdict: on one side only, failed on both sides or in the baseline only,
+    from another GPU model, or BELOW_FLOOR (a move two runs cannot tell from noise). JUnit lists
+    them as skipped, with the reason."""
+    return pair.verdict in (MISSING, BELOW_FLOOR, "OTHER_GPU", "PUBLISHED") or (pair.verdict == "FAILED" and not pair.regressed)
 
 
 def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
@@ -148,7 +203,7 @@ def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
                        skipped=str(sum(1 for p in pairs if _no_verdict(p))), time=_seconds(sum(times)))
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=_clean(base_label))
     suite.find("properties").append(ET.Element("property", name="new", value=_clean(new_label)))
-    for p in pairs:
+    for p in rows(pairs, everything=True):  # what changed first, as everywhere
         case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(p.new_ms))
         detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
                   f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {_clean(p.note)}")

@@ -9,6 +9,7 @@ may get slower without failing `check` (each with the reason a reviewer reads).
       batch_abs_floor_us: 0.1                  # ... with this floor instead
       batch_threshold: 0.08                    # ... and this relative threshold (unless `thresholds` names the variant)
       exempt: {reduce/vector_compensated_sum: "trades 8 % speed for 10x accuracy"}
+      require_baseline: true                   # `check` fails when the baseline lacks cases of the run (as --strict)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from primbench import registry
 from primbench.config.values import number, reject_unknown
 
 COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us", "batch_below_us", "batch_abs_floor_us", "batch_threshold",
-                "exempt")
+                "exempt", "require_baseline")
 
 
 def compare_block(raw, src) -> dict:
@@ -53,6 +54,10 @@ def compare_block(raw, src) -> dict:
     exempt = _exemptions(raw.get("exempt", {}), path + ("exempt",), src)
     if exempt:
         result["exempt"] = exempt
+    if "require_baseline" in raw:
+        if not isinstance(raw["require_baseline"], bool):
+            raise src.error(path + ("require_baseline",), f"must be true or false, not {str(raw['require_baseline'])[:40]!r}")
+        result["require_baseline"] = raw["require_baseline"]
     return result
 
 

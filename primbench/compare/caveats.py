@@ -1,0 +1,49 @@
+"""What a reader must know before trusting a comparison, said in one line each: the runs are in the
+wrong order or are the same run, or the baseline lacks cases that the new run has (a stale
+baseline: those cases are not gated, and `check --strict` fails on them)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from primbench.compare.digest import ONLY_IN_NEW, fold_class
+from primbench.compare.verdicts import Pair
+from primbench.runfile.io import Run
+
+
+def _started(run: Run) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(run.header.started))
+    except ValueError:  # a published progression, or a run file with no usable start time
+        return None
+
+
+def time_order(base: Run, new: Run) -> str | None:
+    """A warning when the two runs are one run, or the new one started before the baseline."""
+    if base.header.run_id and base.header.run_id == new.header.run_id:
+        return f"warning: the baseline and the new run are the same run ({new.header.run_id}): nothing can have changed"
+    before, after = _started(base), _started(new)
+    if before is None or after is None or (before.tzinfo is None) != (after.tzinfo is None) or after >= before:
+        return None
+    return (f"warning: the new run started {after:%Y-%m-%d %H:%M}, before the baseline ({before:%Y-%m-%d %H:%M}): "
+            "is the order right? the baseline comes first")
+
+
+def missing_from_baseline(pairs: list[Pair]) -> dict[str, int]:
+    """{op: cases} of the new run that the baseline lacks, in the pairs' op order."""
+    counts: dict[str, int] = {}
+    for p in pairs:
+        if fold_class(p) == ONLY_IN_NEW:
+            counts[p.op] = counts.get(p.op, 0) + 1
+    return counts
+
+
+def stale_baseline(pairs: list[Pair], new: Run, renew_command: str) -> str | None:
+    """Two lines: the baseline lacks cases of the new run, how many of which ops; how to renew it."""
+    missing = missing_from_baseline(pairs)
+    if not missing:
+        return None
+    total = sum(missing.values())
+    ops = ", ".join(f"{count} {op}" for op, count in missing.items())
+    return (f"stale baseline: it lacks {total} of this run's {len(new.cases)} cases ({ops}): they are not gated\n"
+            f"  renew it from a clean run: {renew_command}")
