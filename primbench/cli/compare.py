@@ -3,6 +3,7 @@ compares with) and `ab` (two variants timed in turn on one GPU)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from primbench.errors import EXIT_OK, UserError
@@ -53,7 +54,8 @@ def cmd_check(args) -> int:
     base = load_run(base_path)
     code, pairs = verdicts.check(base, new, allow_different_gpu=args.allow_different_gpu)
     strict = args.strict or bool((new.header.config.get("compare") or {}).get("require_baseline"))
-    renew = command_hint(f"make baseline RUN={new.path}", f"primbench baseline {new.path}")
+    shown_path = min(str(new.path), os.path.relpath(new.path), key=len)
+    renew = command_hint(f"make baseline RUN={shown_path}", f"primbench baseline {shown_path}")
     stale = caveats.stale_baseline(pairs, new, renew)
     notes = list(filter(None, [caveats.time_order(base, new), stale]))
     changed = verdicts.changed_variants(base, new)

@@ -39,11 +39,12 @@ def missing_from_baseline(pairs: list[Pair]) -> dict[str, int]:
 
 
 def stale_baseline(pairs: list[Pair], new: Run, renew_command: str) -> str | None:
-    """Two lines: the baseline lacks cases of the new run, how many of which ops; how to renew it."""
+    """Three lines: the baseline lacks cases of the new run, how many of which ops; how to renew it
+    (printed whole, however long: a command cut short is no use)."""
     missing = missing_from_baseline(pairs)
     if not missing:
         return None
     total = sum(missing.values())
     ops = ", ".join(f"{count} {op}" for op, count in missing.items())
-    return (f"stale baseline: it lacks {total} of this run's {len(new.cases)} cases ({ops}): they are not gated\n"
+    return (f"stale baseline: it lacks {total} of this run's {len(new.cases)} cases, which are not gated:\n  {ops}\n"
             f"  renew it from a clean run: {renew_command}")

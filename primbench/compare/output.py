@@ -78,14 +78,16 @@ def _pair_lines(p: Pair, ratio_name: str, metric: str) -> list:
 
 def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time",
                    everything: bool = False, notes=(), reserve: int = 0) -> list:
-    """The comparison as rich Text lines of at most WIDTH columns: the runs, any warning (`notes`),
-    one summary line per op; then each pair that changed, its verdict and case above its figures;
-    then the rest folded, one line per variant (every pair, with everything). Without everything,
-    the lines (and `reserve` more that the caller prints) stay within MAX_LINES where nothing changed."""
+    """The comparison as rich Text lines of at most WIDTH columns (a warning's command excepted): the
+    runs, any warning (`notes`), one summary line per op; then each pair that changed, its verdict
+    and case above its figures; then the rest folded, one line per variant (every pair, with
+    everything). Without everything, the lines (and `reserve` more that the caller prints) stay
+    within MAX_LINES where nothing changed."""
     from rich.text import Text
 
     lines = [Text(_fit(f"baseline: {base_label}")), Text(_fit(f"new:      {new_label}"))]
-    lines += [Text(_fit(line), style="yellow") for note in notes for line in note.splitlines()]
+    # Warnings are not cut to WIDTH: the one that renews a baseline ends in a command.
+    lines += [Text(line, style="yellow") for note in notes for line in note.splitlines()]
     lines.append(Text(""))
     for op, summary in geometric_means(pairs).items():
         line = Text(f"{op}: {summary['pairs']} cases: ")
@@ -104,14 +106,14 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
         lines.append(Text("nothing changed: no case moved past its threshold, and none newly failed"))
     for p in shown:
         lines += _pair_lines(p, ratio_name, metric)
+    meaning = digest.below_floor_meaning(pairs)
     if everything:
         rest = digest.folded(pairs)
         if rest:
             lines += [Text(""), Text(f"every other pair ({len(rest)}):")]
         for p in rest:
             lines += _pair_lines(p, ratio_name, metric)
-        return lines
-    meaning = digest.below_floor_meaning(pairs)
+        return lines + ([Text(_fit(meaning), style=_STYLE[BELOW_FLOOR])] if meaning else [])
     folds = digest.folds(pairs, max_lines=MAX_LINES - len(lines) - reserve - 2 - bool(meaning))
     if folds:
         cases = sum(len(f.pairs) for f in folds)
@@ -131,7 +133,7 @@ def print_terminal(pairs: list[Pair], base_label: str, new_label: str, **options
     """terminal_lines on standard output, coloured by verdict where it is a terminal (NO_COLOR off)."""
     from rich.console import Console
 
-    console = Console(width=WIDTH, highlight=False, soft_wrap=False)
+    console = Console(width=WIDTH, highlight=False, soft_wrap=True)  # lines are cut to WIDTH already
     for line in terminal_lines(pairs, base_label, new_label, **options):
         console.print(line)
 
