@@ -31,7 +31,7 @@ help:
 	@echo "make profile [RUN=...]                    Nsight Compute counters of RUN's progression and 2^28 cases, beside it"
 	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl.gz"
 	@echo "make reference [RUN=...]                  make a clean run the reference of its GPU: results/reference/<gpu>.jsonl.gz"
-	@echo "make check [RUN=...]                      the CI gate: RUN against its GPU's baseline (exit 1 on a regression)"
+	@echo "make check [RUN=...] [CHECK_FLAGS=--strict] the CI gate: RUN against its GPU's baseline (exit 1 on a regression)"
 	@echo "make info | list | compile                the GPU; the variants; compile every kernel for sm_90 and sm_80"
 	@echo "make clean | distclean                    remove build/ and .pytest_cache; distclean also the venv $(VENV)"
 	@echo "Targets run in the venv $(VENV) (VENV=dir), made by primbench/setup_env.py with $(PYTHON) (PYTHON=python3.12)."
@@ -74,7 +74,7 @@ reference:
 
 check:
 	@$(SETUP) --report
-	$(PY) bench.py check $(RUN) --markdown results/check.md --junit results/check.xml
+	$(PY) bench.py check $(RUN) --markdown results/check.md --junit results/check.xml $(CHECK_FLAGS)
 
 # The cases the report explains: the reduce progression at 2^25 and each op's cases at 2^28.
 PROFILE_SIZES ?= 2^25,2^28
