@@ -294,9 +294,8 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             pair.threshold = thresholds.effective(identity.op, identity.variant, pair.base_ms, pair.figure)
             if pair.figure == BATCH:
                 pair.note = f"batch figure: a CUDA graph of {n.samples.batch_size} runs, hot L2"
-            relative = thresholds.for_case(identity.op, identity.variant, pair.figure)
-            pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold,
-                                                                   relative=relative)
+            pair.verdict, pair.ratio, pair.p_value = speed_verdict(
+                base_samples, new_samples, pair.threshold, relative=thresholds.for_case(identity.op, identity.variant, pair.figure))
             pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
         if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
             pair.code_changed = True
