@@ -57,8 +57,8 @@ def test_a_run_without_a_read_probe_has_no_speed_of_light_for_read_cases(tmp_pat
 
 
 def test_a_run_from_before_the_read_probe_reads_as_4_with_no_speed_of_light():
-    # The H200 baseline was written in schema 2, before the read probe (schema 4).
-    run = load_run(REPO / "results" / "baselines" / "nvidia-h200.jsonl.gz")
+    # tests/data's fixture run was written in schema 2, before the read probe (schema 4).
+    run = load_run(REPO / "tests" / "data" / "runs" / "fixture-a.jsonl.gz")
     assert run.written_schema < 4
     assert run.header.schema == 4 and math.isnan(run.read_gbps) and run.frame()["sol_us"].isna().all()
 
