@@ -87,18 +87,21 @@ class Fold:
         moved = [p.ratio - 1 for p in self.pairs if p.verdict == BELOW_FLOOR and math.isfinite(p.ratio)]
         return (min(moved), max(moved)) if moved else None
 
+    def classes(self) -> list[tuple[str, int, str]]:
+        """(class, count, detail) in CLASS_ORDER; BELOW_FLOOR's detail is its range of moves."""
+        moves = self.moves()
+        detail = "" if not moves else f"{moves[0]:+.1%} to {moves[1]:+.1%}" if moves[0] != moves[1] else f"{moves[0]:+.1%}"
+        return [(name, count, detail if name == BELOW_FLOOR else "") for name, count in self.counts.items()]
+
+    def code(self) -> str:
+        """'code changed' (every pair), 'code changed in 3' (some), or ''."""
+        changed = sum(p.code_changed for p in self.pairs)
+        return "" if not changed else "code changed" if changed == len(self.pairs) else f"code changed in {changed}"
+
     def verdicts(self) -> str:
         """'10 SAME, 2 BELOW_FLOOR (+5.1% to +7.0%), code changed': each class's count, and the code."""
-        parts = []
-        for name, count in self.counts.items():
-            text = f"{count} {name}"
-            if name == BELOW_FLOOR and self.moves():
-                low, high = self.moves()
-                text += f" ({low:+.1%} to {high:+.1%})" if low != high else f" ({low:+.1%})"
-            parts.append(text)
-        changed = sum(p.code_changed for p in self.pairs)
-        code = "" if not changed else ", code changed" if changed == len(self.pairs) else f", code changed in {changed}"
-        return ", ".join(parts) + code
+        parts = [f"{count} {name}" + (f" ({detail})" if detail else "") for name, count, detail in self.classes()]
+        return ", ".join(parts) + (f", {self.code()}" if self.code() else "")
 
     def line(self) -> str:
         """'reduce/vector_load_sum: 12 cases SAME, code changed'."""

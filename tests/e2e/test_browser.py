@@ -16,10 +16,13 @@ import pytest
 
 from tests.debian_tools import debian_tool, start_install, why_not
 from tests.e2e import browser
+from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 WIDTH = 1280
+SAME_COMMIT = ("tests/data/runs/fixture-a.jsonl.gz", "tests/data/runs/fixture-b.jsonl.gz")
+BASELINE_VS_REFERENCE = ("results/baselines/nvidia-h200.jsonl.gz", "results/reference/nvidia-h200.jsonl.gz")
 start_install("chromium", "chromium")  # at collection: the install overlaps the rest of the suite
 
 
@@ -34,22 +37,31 @@ def chromium():
 @pytest.fixture(scope="module")
 def pages(chromium, tmp_path_factory, newest_run, published_site) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("pages")
+    # Test-only: a copy of the newest run with one case's raw samples 10 % slower, so that a pair leads.
+    slowed = edited_copy(newest_run, out / "slowed.jsonl", lambda record: scale_samples(record, SLOWED_CASE, 1.10))
     commands = [
-        ("report", [str(newest_run), "-o", str(out / "report.html")]),
-        ("compare", ["ref:seed002_rtx3080", str(newest_run), "--html", str(out / "compare.html")]),
+        ("report", "report", [str(newest_run), "-o", str(out / "report.html")]),
+        ("compare", "compare", ["ref:seed002_rtx3080", str(newest_run), "--html", str(out / "compare.html")]),
+        ("compare-changed", "compare", [str(newest_run), str(slowed), "--html", str(out / "compare-changed.html")]),
+        # Two runs of one commit: nothing leads, every case folded, some BELOW_FLOOR.
+        ("compare-same-commit", "compare", [*SAME_COMMIT, "--html", str(out / "compare-same-commit.html")]),
+        # The committed baseline against the reference run: most cases on one side only (no ratio).
+        ("compare-baseline", "compare", [*BASELINE_VS_REFERENCE, "--html", str(out / "compare-baseline.html")]),
     ]
-    for command, args in commands:
+    for _, command, args in commands:
         result = subprocess.run([sys.executable, "bench.py", command, *args], cwd=REPO, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
-    return {"report": out / "report.html", "compare": out / "compare.html", "site-index": published_site / "index.html",
+    return {**{name: out / f"{name}.html" for name, _, _ in commands}, "site-index": published_site / "index.html",
             "site-history": next(published_site.glob("history-*.html")), "site-gpus": published_site / "gpus.html",
             "site-run": sorted((published_site / "runs").glob("*.html"))[-1]}
 
 
-PAGES_WITH_PLOTS = {"report", "compare", "site-history", "site-run"}  # the others are tables only
+# The others are tables only, or (a comparison of one GPU model) their one chart is inline SVG, not an image.
+PAGES_WITH_PLOTS = {"report", "compare", "site-history", "site-run"}
 
 
-@pytest.mark.parametrize("name", ["report", "compare", "site-index", "site-history", "site-gpus", "site-run"])
+@pytest.mark.parametrize("name", ["report", "compare", "compare-changed", "compare-same-commit", "compare-baseline",
+                                  "site-index", "site-history", "site-gpus", "site-run"])
 def test_at_1280_px_nothing_overflows_every_image_decodes_and_the_page_requests_nothing(name, pages):
     page = pages[name]
     seen = browser.inspect(page, width=WIDTH)
@@ -90,3 +102,109 @@ def test_every_page_of_the_site_links_back_to_the_index_and_every_link_resolves(
         for target in targets:
             assert not re.match(r"[a-z]+:", target), f"{page.name} links out to {target}"
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
+ACTIONS_ID = "primbench-actions"
+
+
+def _evaluate(page: Path, body: str, *, width: int = WIDTH, height: int = 900):
+    """Run `body` (the body of an async JS function) in `page` once it has loaded, in headless
+    Chromium, and return what it returns (as JSON). The page's own script has run by then: this
+    clicks and reads the page as a reader's browser would."""
+    import html
+    import json
+    import re
+    import tempfile
+
+    script = ('<script>window.addEventListener("load", async () => { let result;'
+              f' try {{ result = await (async () => {{ {body} }})(); }}'
+              ' catch (e) { result = {error: String(e && e.stack || e)}; }'
+              f' const out = document.createElement("pre"); out.id = "{ACTIONS_ID}"; out.style.display = "none";'
+              ' out.textContent = JSON.stringify(result); document.body.appendChild(out); });</script>')
+    with tempfile.TemporaryDirectory() as tmp:
+        probed = Path(tmp) / page.name
+        probed.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
+        result = subprocess.run([browser.chromium(), *browser.FLAGS, f"--user-data-dir={tmp}/profile",
+                                 f"--window-size={width},{height}", "--virtual-time-budget=15000", "--dump-dom",
+                                 probed.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+    found = re.search(rf'<pre id="{ACTIONS_ID}"[^>]*>(.*?)</pre>', result.stdout, re.S)
+    assert found, "the page's actions did not report: " + result.stderr[-500:]
+    data = json.loads(html.unescape(found.group(1)))
+    assert not (isinstance(data, dict) and "error" in data), data
+    return data
+
+
+SORT = """
+const table = document.querySelector("table.compare-pairs");
+document.querySelector(".show-all").click();
+const read = column => [...table.tBodies[0].rows].map(row => row.cells[column].dataset.value);
+const out = {};
+for (const name of %s) {
+  const th = [...table.tHead.rows[0].cells].find(cell => cell.textContent.trim() === name);
+  th.click();
+  const up = read(th.cellIndex), upSort = th.getAttribute("aria-sort");
+  th.click();
+  out[name] = {up, down: read(th.cellIndex), upSort, downSort: th.getAttribute("aria-sort"),
+               shown: [...table.tBodies[0].rows].filter(row => !row.hidden).length};
+}
+return out;
+"""
+
+
+def test_sorting_a_number_column_either_way_keeps_the_rows_without_a_number_last(pages):
+    # The baseline against the reference run: most cases are on one side only, with no ratio and
+    # no time on one side; an empty value once parsed as 0 and sorted first.
+    columns = ["ratio", "baseline µs"]
+    seen = _evaluate(pages["compare-baseline"], SORT % columns)
+    for name in columns:
+        up, down = seen[name]["up"], seen[name]["down"]
+        numbers = [float(v) for v in up if v]
+        blanks = len(up) - len(numbers)
+        print(f"{name}: {len(numbers)} rows with a number, {blanks} without")
+        assert numbers and blanks and seen[name]["shown"] == len(up)  # both kinds, every row shown
+        assert all(up[:len(numbers)]) and not any(up[len(numbers):]), name  # ascending: blanks last
+        assert numbers == sorted(numbers), name
+        assert all(down[:len(numbers)]) and not any(down[len(numbers):]), name  # descending: blanks still last
+        assert [float(v) for v in down[:len(numbers)]] == sorted(numbers, reverse=True), name
+        assert (seen[name]["upSort"], seen[name]["downSort"]) == ("ascending", "descending")
+
+
+HOVER = """
+const width = document.documentElement.clientWidth;
+const points = [...document.querySelectorAll("svg.ratio-chart a.point")];
+const seen = points.map(point => {
+  const dot = point.querySelector("circle:not(.target)");
+  dot.scrollIntoView({block: "center"});
+  const box = dot.getBoundingClientRect();
+  // What the pointer is over at the dot's centre: the element whose <title> the browser shows.
+  const under = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+  const hit = under && under.closest("a.point");
+  return {case: point.dataset.case, title: point.querySelector("title").textContent, href: point.getAttribute("href"),
+          hitsItself: hit === point, hitTitle: hit ? hit.querySelector("title").textContent : null,
+          inside: box.width > 0 && box.left >= 0 && box.right <= width};
+});
+const row = point => document.getElementById(point.getAttribute("href").slice(1));
+const point = points.find(p => row(p).hidden) || points[0];
+const before = row(point).hidden;
+point.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, view: window}));
+await new Promise(done => setTimeout(done, 200));
+const top = row(point).getBoundingClientRect().top;
+return {seen, click: {href: point.getAttribute("href"), before, after: row(point).hidden, hash: location.hash,
+                      inView: top >= 0 && top < window.innerHeight}};
+"""
+
+
+@pytest.mark.parametrize("name", ["compare", "compare-changed", "compare-same-commit"])
+def test_every_chart_point_shows_its_case_under_the_pointer_and_clicking_it_shows_its_row(name, pages):
+    found = _evaluate(pages[name], HOVER)
+    seen, click = found["seen"], found["click"]
+    print(f"{name}: {len(seen)} points; clicked {click}")
+    assert seen
+    for point in seen:
+        assert point["title"].split("\n")[0] == point["case"], point
+        assert point["hitsItself"] and point["hitTitle"] == point["title"], point  # not a neighbour's title
+        assert point["inside"], point  # on screen at 1280 px, not clipped off the side
+    # Clicking a point goes to its row, shown first where it was folded away.
+    assert click["hash"] == click["href"] and not click["after"] and click["inView"], click
+    if name == "compare-same-commit":
+        assert click["before"]  # nothing changed: the points are folded rows, hidden until clicked
