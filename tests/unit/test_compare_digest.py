@@ -34,6 +34,18 @@ def _plain(path: Path, out: Path, keep=lambda record: True, edit=lambda record: 
     return out
 
 
+def _every_hash(char: str):
+    """An edit giving every variant a new hash, in the header and in each case (its code "changed")."""
+    def edit(record):
+        if record["kind"] == "header":
+            for entry in record["variants"].values():
+                entry["hash"] = char * len(entry["hash"])
+        elif record["kind"] == "case":
+            record["variant_hash"] = char * len(record["variant_hash"])
+
+    return edit
+
+
 def _outside_details(text: str) -> list[str]:
     return text.split("<details>")[0].splitlines()
 
@@ -55,15 +67,8 @@ def test_the_oldest_run_against_the_reference_fits_one_screen_in_terminal_and_ma
 def test_every_variant_with_changed_code_still_fits_and_each_fold_says_so(tmp_path):
     # As after a compiler upgrade: every variant's hash differs, each variant gets its own line (or an
     # op's quiet ones share one), within MAX_LINES, and every folded count adds up.
-    def new_hashes(record):
-        if record["kind"] == "header":
-            for entry in record["variants"].values():
-                entry["hash"] = "0" * len(entry["hash"])
-        elif record["kind"] == "case":
-            record["variant_hash"] = "0" * len(record["variant_hash"])
-
     base = load_run(RUNS / "fixture-a.jsonl.gz")
-    new = load_run(_plain(RUNS / "fixture-b.jsonl.gz", tmp_path / "b.jsonl", edit=new_hashes))
+    new = load_run(_plain(RUNS / "fixture-b.jsonl.gz", tmp_path / "b.jsonl", edit=_every_hash("0")))
     pairs = verdicts.compare_runs(base, new)
     assert all(p.code_changed for p in pairs)
     folds = digest.folds(pairs)
@@ -113,15 +118,8 @@ def test_a_move_under_the_floor_is_below_floor_with_the_command_and_junit_skips_
 
 
 def test_below_floor_names_ab_with_the_baselines_commit_when_the_code_changed(tmp_path):
-    def new_hashes(record):
-        if record["kind"] == "header":
-            for entry in record["variants"].values():
-                entry["hash"] = "f" * len(entry["hash"])
-        elif record["kind"] == "case":
-            record["variant_hash"] = "f" * len(record["variant_hash"])
-
     base = load_run(RUNS / "fixture-a.jsonl.gz")
-    new = load_run(_plain(RUNS / "fixture-b.jsonl.gz", tmp_path / "b.jsonl", edit=new_hashes))
+    new = load_run(_plain(RUNS / "fixture-b.jsonl.gz", tmp_path / "b.jsonl", edit=_every_hash("f")))
     below = [p for p in verdicts.compare_runs(base, new) if p.verdict == verdicts.BELOW_FLOOR]
     sha = base.git["sha"][:12]
     assert below and all(f"primbench ab {p.case.op}/{p.case.variant} --base {sha} --sizes {p.case.n} can" in p.note
