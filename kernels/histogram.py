@@ -102,12 +102,12 @@ def _per_warp(ctx) -> int:
     return ctx.block // 32
 
 
-_register("seed004_global_atomic", 10, "seed004", "seed 004 §4.4: one global atomicAdd per sample",
+_register("seed004_global_atomic", 10, "seed004", "seed 004 (its histogram section): one global atomicAdd per sample",
           kernel_plan("histogram_global_atomic", lambda ctx: 0), instantiations("histogram_global_atomic"))
-_register("seed004_shared_privatized", 20, "seed004", "seed 004 §4.4: a shared histogram per block, one global atomic per non-empty bin",
+_register("seed004_shared_privatized", 20, "seed004", "seed 004 (its histogram section): a shared histogram per block, one global atomic per non-empty bin",
           kernel_plan("seed004_histogram", lambda ctx: 1), instantiations("seed004_histogram"),
           notes="The article's kernel (written there for bytes and 256 bins).")
-_register("seed004_replicated", 30, "seed004", "seed 004 §4.4: K shared sub-histograms, thread t adding into copy t % K",
+_register("seed004_replicated", 30, "seed004", "seed 004 (its histogram section): K shared sub-histograms, thread t adding into copy t % K",
           kernel_plan("histogram_replicated", lambda ctx: ctx.params["replicas"]),
           tuple(name for k in REPLICAS for name in instantiations("histogram_replicated", k)), params=(("replicas", REPLICAS),))
 _register("vector_per_warp", 40, "beyond", "primbench: 16-byte loads (16 bytes or 4 int32 each), one sub-histogram per warp",

@@ -232,7 +232,7 @@ _variant("reduce", "vector_compensated_sum", 52, "primbench: the 16-byte-load ke
 _variant("reduce", "vector_float64_accumulate", 53, "primbench: the 16-byte-load kernel accumulating in float64 (float64 result)",
          "vector_reduce", DOUBLE, tolerance="depth x 2^-53 x sum|x|", series="accuracy",
          notes="Hopper runs float64 at half the float32 rate: free in a memory-bound kernel.")
-_variant("reduce_max", "vector_max", 50, "primbench: the 16-byte-load kernel with max, padding with -inf (seed 004, common mistakes)",
+_variant("reduce_max", "vector_max", 50, "primbench: the 16-byte-load kernel with max, padding with -inf, not 0 (a mistake seed 004's list of pitfalls warns of)",
          "vector_reduce", MAX, tolerance="exact: max picks an element",
          notes="Threads without data contribute -inf, never 0.")
 register(

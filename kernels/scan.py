@@ -326,12 +326,12 @@ def _register(name, order, series, origin, prepare, kernel_names, *, block_sizes
     ))
 
 
-_register("seed004_hillis_steele_single_block", 10, "seed004", "seed 004 §4.2: Hillis-Steele scan in one block (scan<<<1, n>>>)",
+_register("seed004_hillis_steele_single_block", 10, "seed004", "seed 004 (its scan section): Hillis-Steele scan in one block (scan<<<1, n>>>)",
           single_block_prepare, _kernel_names("scan_hillis_steele_single_block<{t}>"), block_sizes=pow2(32, 1024),
           work_span=("n log2 n", "log2 n"), max_n_per_block=1,
           notes="The article's kernel: one block, so n is at most the block size (1024). Input and output are "
                 "separate arrays here so that every timed run scans the same data.")
-_register("hillis_steele_tiles", 20, "seed004", "seed 004 §4.2's Hillis-Steele step as the block scan of a multi-block scan",
+_register("hillis_steele_tiles", 20, "seed004", "the Hillis-Steele step of seed 004's scan section as the block scan of a multi-block scan",
           tile_scan_plan("hillis_steele"), _kernel_names("tile_scan_hillis_steele<{t}>") + _kernel_names("add_tile_offsets<{t}>"),
           block_sizes=TILE_BLOCKS, work_span=("n log2 B", "log2 B per level"),
           notes="Scan each tile of B elements, scan the tile totals the same way, add each tile's offset: about 4n of traffic.")

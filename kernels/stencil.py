@@ -78,7 +78,7 @@ def _register(name, order, series, origin, prepare, template, notes=""):
 
 _register("blur1d_naive_global", 10, "seed004", "every thread reads its 2R + 1 inputs from global memory",
           one_output_per_thread_plan("blur1d_naive<{r}>", halo_in_shared=False), "blur1d_naive<{r}>", notes="The baseline of seed 004's argument: the caches must catch a (2R + 1)-fold reuse.")
-_register("seed004_blur1d_shared_halo", 20, "seed004", "seed 004 §4.3: blur1d, the block's inputs and a halo of R in shared memory",
+_register("seed004_blur1d_shared_halo", 20, "seed004", "seed 004 (its stencil section): blur1d, the block's inputs and a halo of R in shared memory",
           one_output_per_thread_plan("seed004_blur1d<{r}>", halo_in_shared=True), "seed004_blur1d<{r}>", notes="The article's kernel: one output per thread, scalar loads.")
 _register("blur1d_vector_shared_halo", 30, "beyond", f"primbench: blur1d with 16-byte loads and stores, {VECTOR_VECS * 4} outputs per thread, the halo padded to whole vectors",
           vector_plan(), "blur1d_vector<{r}, " + str(VECTOR_VECS) + ">")

@@ -92,8 +92,8 @@ _COMMON = dict(op="topk", bytes_model=BYTES, traffic="read", tolerance_model="ex
 
 def _two_stage(name, order, group):
     register(Variant(
-        name=name, origin=f"seed 004 §4.6: block maxima over {group} logits (+inf for the last group), the best groups, "
-                          f"an exact top-8 of their {(K + 1) * group} candidates",
+        name=name, origin=f"seed 004 (its top-k by two-stage pruning section): block maxima over {group} logits "
+                          f"(+inf for the last group), the best groups, an exact top-8 of their {(K + 1) * group} candidates",
         series="seed004", order=order, prepare=two_stage_plan(group), block_sizes=(64, 128, 256),
         source=SOURCE, kernels=tuple(f"{kernel}<{group}, {slots}>" for kernel in ("block_max_select", "topk_refine")
                                      for slots in (K + 1, K)),
