@@ -10,8 +10,10 @@ from primbench.report import selection
 from primbench.runfile.case_id import size_text
 from primbench.runfile.frame import is_number
 
-__all__ = ["annotated_frame", "as_records", "format_block", "format_gbps", "format_number", "format_pct", "format_ratio",
-           "format_ratio3", "format_sci", "format_size", "format_speedup", "format_us", "format_value", "size_text", "slug"]
+__all__ = ["annotated_frame", "as_records", "format_block", "format_faster", "format_faster_cell", "format_gbps",
+           "format_number", "format_pct", "format_ratio", "format_ratio3", "format_sci", "format_size",
+           "format_speedup", "format_time_ratio", "format_time_ratio_cell", "format_times", "format_us",
+           "format_value", "size_text", "slug"]
 
 
 def _missing(value) -> bool:
@@ -36,6 +38,93 @@ format_ratio = _number_format(".2f", doc="A plain ratio with two decimals.")
 format_ratio3 = _number_format(".3g", doc="A ratio to three significant digits: top-k's 0.0031 of a sort is not 0.00.")
 format_sci = _number_format(".2e", doc="A small quantity in scientific notation.")
 format_number = _number_format(".6g", doc="A number for a data-value attribute (sorting), blank when missing.")
+
+
+# How fast one time is against another, one convention for every page: a speedup s
+# (the other time / this time) of 1.1 or more reads "s× faster"; between 1 and 1.1, "N % faster"
+# (the other takes N % longer); below 1, "N % slower" (this takes N % longer), or "t× slower" once
+# this takes twice the time or more. Figures keep 2-3 significant digits and never print 0.00.
+# A difference under 0.01 % (equal times, or float rounding of them) is no difference.
+SAME_BELOW_PCT = 0.01
+_NBSP = "\u00a0"
+
+
+def _rounded(value: float, steps) -> str:
+    """`value` in the first (format, limit) of `steps` whose printed figure stays under the limit:
+    the figure as printed decides, so 1.996 is "2.0", never "2.00"."""
+    for spec, limit in steps:
+        text = f"{value:{spec}}"
+        if float(text.replace(",", "")) < limit:
+            return text
+    return f"{value:.3g}"  # past every step: only absurd data gets here
+
+
+def format_times(value) -> str:
+    """A multiple as '1.38×', '13.9×', '322×' (2-3 significant digits), and one below 1 with three
+    ('0.00314×'): a reduction (top-k's pruning), or a time against a floor (one read of the input).
+    Blank when missing or negative."""
+    if _missing(value) or float(value) < 0:  # no count or time is below zero
+        return ""
+    value = float(value) + 0.0  # -0.0 prints as 0
+    small = f"{value:.3g}"
+    if float(small) < 1:
+        return small + "\u00d7"
+    return _rounded(value, ((".2f", 2), (".1f", 100), (",.0f", 1e6))) + "\u00d7"
+
+
+def _pct(pct: float) -> str:
+    return _rounded(pct, (("#.2g", 1), (".1f", 10), (",.0f", 1e6)))  # "0.10 %", "4.0 %", "75 %"
+
+
+def _speed_words(speedup) -> tuple[str, str] | None:
+    """(figure, 'faster' or 'slower') for a speedup; ("", "") for no difference; None where there is
+    no speedup to state (missing, infinite, zero or negative: no time is zero or below)."""
+    if _missing(speedup) or float(speedup) <= 0:
+        return None
+    faster = float(speedup) >= 1
+    longer = float(speedup) if faster else 1 / float(speedup)  # the longer time over the shorter
+    if not math.isfinite(longer):
+        return None
+    direction = "faster" if faster else "slower"
+    pct = (longer - 1) * 100
+    if pct < SAME_BELOW_PCT:
+        return "", ""
+    text = _pct(pct)
+    # A multiple from 10 % faster (1.1x) or 100 % slower (2x), as printed: 9.96 % is "1.10x faster".
+    if float(text.replace(",", "")) >= (10 if faster else 100):
+        return format_times(longer), direction
+    return f"{text} %", direction
+
+
+def format_faster(speedup) -> str:
+    """A speedup (the other time / this time; above 1: this is faster) in words, ready for " than
+    X": '13.9× faster', '4.0 % faster', '7.5 % slower', '4.0× slower', and 'neither faster nor
+    slower' for equal times. Blank when there is no speedup to state."""
+    words = _speed_words(speedup)
+    if words is None:
+        return ""
+    figure, direction = words
+    return f"{figure} {direction}" if figure else "neither faster nor slower"
+
+
+def format_time_ratio(ratio) -> str:
+    """A time over another (below 1: faster) in format_faster's words: 0.0722 -> '13.9× faster'."""
+    return "" if _missing(ratio) or float(ratio) <= 0 else format_faster(1 / float(ratio))
+
+
+def format_faster_cell(speedup) -> str:
+    """format_faster for a table cell: 'same time' for equal times, and spaces that never break
+    (a cell reads '7.5 % slower' on one line, never '7.5' over '% slower')."""
+    words = _speed_words(speedup)
+    if words is None:
+        return ""
+    figure, direction = words
+    return f"{figure} {direction}".replace(" ", _NBSP) if figure else f"same{_NBSP}time"
+
+
+def format_time_ratio_cell(ratio) -> str:
+    """format_faster_cell of a time over another (a "÷ baseline" column): 0.0722 -> '13.9× faster'."""
+    return "" if _missing(ratio) or float(ratio) <= 0 else format_faster_cell(1 / float(ratio))
 
 
 def format_size(n):

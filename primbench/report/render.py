@@ -78,6 +78,12 @@ def _environment():
         gbps=formats.format_gbps,
         pct=formats.format_pct,
         speedup=formats.format_speedup,
+        # Speed in words (formats.py has the convention): a speedup, or a time over a baseline's.
+        faster=formats.format_faster,
+        time_ratio=formats.format_time_ratio,
+        faster_cell=formats.format_faster_cell,
+        time_ratio_cell=formats.format_time_ratio_cell,
+        times=formats.format_times,
         ratio=formats.format_ratio,
         ratio3=formats.format_ratio3,
         size=formats.format_size,
