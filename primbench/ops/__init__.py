@@ -54,6 +54,8 @@ class OpChecks:
     # The story's one line per step: what each variant of the progression removes (divergence,
     # bank conflicts, ...), shown beside its time in the report's opening chart.
     step_reasons: dict[str, str] | None = None
+    # What a case's n counts, for the charts' size axis: top-k's n is rows of logits.
+    size_unit: str = "elements"
 
 _CHECKS: dict[str, OpChecks] = {}
 _LOADED = False

@@ -155,5 +155,6 @@ TOPK = register(OpChecks(
     failure_reason=lambda exact, random: outcomes.array_failure_reason(exact, random, "8 planted maxima per row"),
     working_bytes=_working_bytes,
     input_params=("vocab",),
+    size_unit="rows",
     report_tables=lambda frame, copy_gbps: {"pruning": pruning_table(frame, copy_gbps)},
 ))

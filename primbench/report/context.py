@@ -9,9 +9,11 @@ import json
 import math
 from collections import Counter
 
-from primbench import ops, progress
-from primbench.report import headline, quality, sections, selection, story
-from primbench.report.formats import annotated_frame, as_records, size_text
+from primbench import ops
+from primbench.report import case_table, headline, quality, sections, selection, story
+from primbench.report.anchors import point_records
+from primbench.report.formats import annotated_frame, as_records
+from primbench.report.svg import pow2_text
 from primbench.runfile import stats
 from primbench.runfile.io import run_stem
 from primbench.verify import inputs
@@ -19,22 +21,21 @@ from primbench.verify import inputs
 
 def build_context(run, published=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
-    from primbench.report import counters_section, plots
-    from primbench.report.charts import ChartBatch
+    from primbench.report import counters_section, svg_charts, svg_story
+    from primbench.report.anchors import with_anchors
 
-    # Charts are handed to worker processes as they are asked for and drawn while the tables are
-    # built; the template prints each one's data URI once `finish` has them all.
-    plots = ChartBatch(plots)
+    # Inline SVG: each chart is built here in milliseconds, no drawing library and no worker pool.
+    plots = _Charts(svg_charts, svg_story)
     device = run.device
     if frame is None:
         frame = annotated_frame(run)
+    frame = with_anchors(frame)
     device_name = device.get("name") or "this GPU"
     story = accuracy = None
     if selection.story_op(frame):
         story = _story(frame, published, device_name, plots)
         accuracy = _accuracy_section(frame, device_name, plots)
-    # Its roofline is one of the longest charts: queued early, it is not the last one drawn.
-    counters = counters_section.build(run, frame, plots)
+    counters = counters_section.build(run, frame)
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
     logs = {record.key: record.log for record in run.cases if record.log}
     # Each op's cases are selected once: every table of a section reads only its own op, and each
@@ -53,10 +54,32 @@ def build_context(run, published=(), frame=None) -> dict:
         "meta": _meta(run),
         "counters": counters,
         "headlines": [op["headline"] for op in per_op if op["headline"]],
+        "sources": _sources_key(frame),
     }
-    progress.say(f"drawing {plots.count} charts ({plots.where()})")
-    plots.finish()
     return context
+
+
+def _sources_key(frame) -> dict:
+    """The sources the page cites, and the series of this run's variants, in words."""
+    from primbench.report import sources
+
+    present = set(frame["series"]) if not frame.empty else set()
+    return {"sources": sources.SOURCES, "light": sources.LIGHT,
+            "series": {name: words for name, words in sources.SERIES.items() if name in present}}
+
+
+class _Charts:
+    """The chart functions of several modules under one name, as the sections ask for them."""
+
+    def __init__(self, *modules):
+        self._modules = modules
+
+    def __getattr__(self, name):
+        for module in self._modules:
+            if hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(name)
+
 
 
 def _run_facts(run, frame, device_name: str) -> dict:
@@ -152,10 +175,13 @@ def _story(frame, published, device_name, plots) -> dict:
         if row.get("hazard"):
             hazards.setdefault(row["hazard"], []).append(row["variant"])
     steps = headline.story_steps(rows, published, op)
+    anchor_of = {row["variant"]: row.get("anchor") for row in rows}
+    for step in steps:  # each bar of this run links to its case's row
+        step["anchor"] = anchor_of.get(step["variant"])
     chart = None
     if steps:
-        devices = headline.device_labels(device_name, size_text(n), dtype, published)
-        chart = plots.story_chart(steps, devices, f"Summing {size_text(n)} {dtype}: time per step of the progression")
+        devices = headline.device_labels(device_name, pow2_text(n), dtype, published)
+        chart = plots.story_chart(steps, devices, f"Summing {pow2_text(n)} {dtype}: time per step of the progression")
     return {
         "n": n,
         "n_exact": exact,
@@ -172,6 +198,8 @@ def _story(frame, published, device_name, plots) -> dict:
         "compared_steps": sum(len(story.compared_steps(progression, r)) for r in published),
         "hazards": [{"text": text, "variants": names} for text, names in hazards.items()],
         "ranking": as_records(ranking),
+        "ranking_chart": case_table.progression_bars(
+            plots, as_records(ranking), f"All {op} variants at n = {pow2_text(n)}, each at its fastest block: median time"),
         "unranked": as_records(story.unranked_cases(frame, op, n)),
         "opening": headline.opening(rows, published, n, dtype),
         "steps": steps,
@@ -215,30 +243,20 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
     `frame` holds the op's cases only; `is_story`: the op has the story's own, larger section."""
 
     dtype, distribution = selection.primary_slice(frame, op)
-    lines = sections.bandwidth_lines(frame, op, dtype, distribution)
     # One colour per variant across all of the op's plots, in progression order.
     ordered = frame.sort_values(["order", "variant"])["variant"].drop_duplicates()
     styles = plots.styles_by_variant(list(ordered))
-    itemsize = inputs.ITEMSIZE.get(dtype) or _numpy_itemsize(dtype)
-    bandwidth_chart = None
-    if not lines.empty:
-        bandwidth_chart = plots.bandwidth_vs_size(
-            lines, peak_gbps=device.get("peak_gbps"), copy_gbps=copy_gbps, l2_bytes=device.get("l2_bytes"),
-            itemsize=itemsize, title=f"{op}: bandwidth vs size ({dtype}, {distribution})", styles=styles)
+    bandwidth = _bandwidth(frame, op, dtype, distribution, device, copy_gbps, plots, styles)
     sweeps = _sweep_charts(frame, op, dtype, distribution, plots, styles)
     # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
     params = selection.primary_params(frame, op, dtype, distribution)
     compared = selection.with_params(frame, op, params)
-    bars = sections.distribution_bars(compared, op, dtype)
-    distribution_chart = None
-    if not bars.empty:
-        distribution_chart = {
-            "n": int(bars["n"].iloc[0]),
-            "chart": plots.distribution_bars_chart(
-                bars, title=f"{op}: GB/s by input distribution at n = {size_text(int(bars['n'].iloc[0]))} ({dtype})", styles=styles),
-            "rows": as_records(bars),
-        }
+    distribution_chart = _distribution_chart(compared, op, dtype, plots, styles)
     progression = None if is_story else _op_progression(compared, op, dtype, distribution)
+    if progression:
+        progression["chart"] = case_table.progression_bars(
+            plots, progression["rows"], f"{op}: every variant at n = {pow2_text(progression['n'])}, median time")
+    tables = {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()}  # the op's own
     best_per_size = as_records(story.best_per_size(compared, op, dtype, distribution))
     headline_n = progression["n"] if progression else selection.choose_progression_size(compared, op)[0]
     other_slices = sorted(
@@ -251,13 +269,15 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
         "dtype": dtype,
         "distribution": distribution,
         "other_slices": other_slices,
-        "l2_n": (device.get("l2_bytes") or 0) // itemsize if itemsize else None,
+        **bandwidth,
         "progression": progression,
-        "tables": {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()},  # the op's own
+        "tables": tables,
+        "pruning_chart": case_table.pruning_bars(plots, tables["pruning"], f"{op}: time of each kernel per input")
+        if tables.get("pruning") else None,
+        "cases": case_table.case_rows(frame),
         "params": params.text if params else None,  # shown in headings: "bins=256,replicas=8"
         "best_per_size": best_per_size,
         "headline": headline.op_headline(op, best_per_size, headline_n, selection.baseline_variant(frame, op)),
-        "bandwidth_chart": bandwidth_chart,
         "distribution_chart": distribution_chart,
         "sweeps": sweeps,
         "verification": as_records(quality.verification_table(frame, op)),
@@ -267,15 +287,29 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
     }
 
 
-def _numpy_itemsize(dtype) -> int:
-    """numpy's item size of a dtype name; 0 for one numpy does not know (a plugin's or a pytest
-    timing's "any"): the charts then draw no L2 band."""
-    import numpy as np
+def _bandwidth(frame, op, dtype, distribution, device, copy_gbps, plots, styles) -> dict:
+    """The bandwidth-vs-size chart, its size unit, and the L2 region it shades (by the cases' bytes)."""
+    unit = ops.declared(op, "size_unit", "elements")
+    rows = point_records(sections.bandwidth_lines(frame, op, dtype, distribution))
+    chart = None
+    if rows:
+        chart = plots.bandwidth_vs_size(
+            rows, peak_gbps=device.get("peak_gbps"), copy_gbps=copy_gbps, l2_bytes=device.get("l2_bytes"),
+            unit=unit, title=f"{op}: bandwidth vs size ({dtype}, {distribution})", styles=styles)
+    return {"unit": unit, "bandwidth_chart": chart,
+            "l2_edge": plots.l2_edge(rows, device.get("l2_bytes")),  # the largest n whose charted cases all fit in L2
+            "l2_mib": (device.get("l2_bytes") or 0) / 2**20}
 
-    try:
-        return np.dtype(dtype).itemsize if dtype else 0
-    except TypeError:
-        return 0
+
+def _distribution_chart(compared, op: str, dtype, plots, styles) -> dict | None:
+    """Each variant on each input distribution at one size, when the op has two or more."""
+    bars = sections.distribution_bars(compared, op, dtype)
+    if bars.empty:
+        return None
+    n = int(bars["n"].iloc[0])
+    rows = as_records(bars)
+    title = f"{op}: GB/s by input distribution at n = {pow2_text(n)} ({dtype})"
+    return {"n": n, "chart": plots.distribution_bars_chart(rows, title=title, styles=styles), "rows": rows}
 
 
 def _sweep_charts(frame, op: str, dtype, distribution, plots, styles) -> list[dict]:
@@ -288,7 +322,7 @@ def _sweep_charts(frame, op: str, dtype, distribution, plots, styles) -> list[di
                        "chart": plots.block_sweep_multiples(by_size, title=f"{op}: GB/s against block size, a panel per size", styles=styles)})
     for slice_dtype, slice_distribution in selection.slices_by_dtype(frame, op, (dtype, distribution)):
         for sweep in sections.param_sweeps(frame, op, slice_dtype, slice_distribution):
-            title = f"{op}: GB/s vs {sweep['param']} at n = {size_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"
+            title = f"{op}: GB/s vs {sweep['param']} at n = {pow2_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"
             sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),
                            "chart": plots.param_sweep_chart(sweep, title=title)})
     return sweeps

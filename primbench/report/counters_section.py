@@ -54,9 +54,8 @@ def counters_of(run):
     return about, usable, stale, [c for c in cases if not c.profiled]
 
 
-def build(run, frame, charts=None) -> dict | None:
-    """The template's `counters` value (None: no counters file beside the run). `charts`: the
-    page's ChartBatch, which draws the roofline in a worker while the tables are built."""
+def build(run, frame) -> dict | None:
+    """The template's `counters` value (None: no counters file beside the run)."""
     try:
         found = counters_of(run)
     except UserError as exc:
@@ -72,21 +71,20 @@ def build(run, frame, charts=None) -> dict | None:
         "steps": [{**step, "cells": step_cells(step)} for step in progression_steps(frame, usable, times)],
         "columns": [label for label, *_ in COLUMNS],
         "bytes": bytes_rows(usable),
-        "roofline": _roofline(charts, usable, times, frame, run.device),
+        "roofline": _roofline(usable, times, frame, run.device),
         "stale": stale,
         "unprofiled": [{"key": c.key, "reason": c.reason} for c in unprofiled],
     }
 
 
-def _roofline(charts, usable: dict, times: dict, frame, device: dict):
-    """The roofline's data URI (or a Chart the page's pool draws), None when there is nothing to
-    draw: no point with a time, or no DRAM roof. Decided here, since a deferred chart is a value."""
+def _roofline(usable: dict, times: dict, frame, device: dict):
+    """The roofline (inline SVG), None when there is nothing to draw: no point with a time, or no DRAM roof."""
     from primbench.report.roofline import roofline_chart
 
     points, limits = roofline_points(usable, times, frame), roofs(device)
     if not points or not limits["dram"]:
         return None
-    return charts.defer(roofline_chart, points, limits) if charts is not None else roofline_chart(points, limits)
+    return roofline_chart(points, limits)
 
 
 def _rows_by_key(frame, usable: dict) -> dict:
@@ -243,5 +241,6 @@ def roofline_points(usable: dict, times: dict, frame) -> list[dict]:
         seconds, dram = time_ms * 1e-3, case.dram_bytes()
         points.append({"label": label, "n": n, "flop_per_byte": flops / dram, "flops": flops / seconds,
                        "inst_per_byte": (case.total("warp_instructions") or 0) / dram,
-                       "warp_ips": (case.total("warp_instructions") or 0) / seconds, "float": flops > 0})
+                       "warp_ips": (case.total("warp_instructions") or 0) / seconds, "float": flops > 0,
+                       "anchor": first.get("anchor"), "time_us": time_ms * 1e3})
     return points

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from primbench.report import selection
 from primbench.runfile.case_id import size_text
@@ -13,7 +14,7 @@ from primbench.runfile.frame import is_number
 __all__ = ["annotated_frame", "as_records", "format_block", "format_faster", "format_faster_cell", "format_gbps",
            "format_number", "format_pct", "format_ratio", "format_ratio3", "format_sci", "format_size",
            "format_speedup", "format_time_ratio", "format_time_ratio_cell", "format_times", "format_us",
-           "format_value", "size_text", "slug"]
+           "format_value", "link_sources", "size_text", "slug"]
 
 
 def _missing(value) -> bool:
@@ -155,6 +156,25 @@ def format_value(value) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+_CITATION = re.compile(r"\bseed ?(000|002|004)\b|\bHarris\b")
+
+
+def link_sources(text):
+    """Text that cites a source ("seed 004 (its scan section)", "Harris kernel 3") with each
+    citation linked to the report's key to sources (#source-seed004, #source-harris). The text is
+    escaped first, so only the links are markup."""
+    from markupsafe import Markup, escape
+
+    if text is None:
+        return ""
+
+    def link(match) -> str:
+        target = f"seed{match.group(1)}" if match.group(1) else "harris"
+        return f'<a class="cite" href="#source-{target}">{match.group(0)}</a>'
+
+    return Markup(_CITATION.sub(link, str(escape(str(text)))))
 
 
 def slug(text) -> str:

@@ -5,7 +5,7 @@ best hand-written variant against its baseline, and % of peak)."""
 from __future__ import annotations
 
 from primbench import ops
-from primbench.report.formats import size_text
+from primbench.report.svg import pow2_text
 from primbench.runfile.frame import is_number
 from primbench.variant import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES
 
@@ -19,7 +19,8 @@ def _timed(rows, series):
 def opening(rows: list[dict], published, n: int, dtype) -> dict | None:
     """The sentence's numbers: the first kernel and the last of the seeds' steps (the shuffle
     version) here and in each published progression, then the fastest kernel past the seeds, then
-    the library. None when the seeds' steps have fewer than two times."""
+    the library. Each `speedup` and `step` is the earlier time over the later (above 1: faster), as
+    the `faster` filter reads them. None when the seeds' steps have fewer than two times."""
     seeds = _timed(rows, HARRIS_SERIES)
     if len(seeds) < 2:
         return None
@@ -37,9 +38,11 @@ def opening(rows: list[dict], published, n: int, dtype) -> dict | None:
         "first": {"variant": first["variant"], "us": first["time_us"]},
         "last": {"variant": last["variant"], "us": last["time_us"], "speedup": first["time_us"] / last["time_us"]},
         "published": quoted,
-        "beyond": beyond and {"variant": beyond["variant"], "us": beyond["time_us"],
+        # Each names its block: the progression's (256 where the kernel takes one), which the
+        # one-line summaries below, at each op's fastest block, may not share.
+        "beyond": beyond and {"variant": beyond["variant"], "us": beyond["time_us"], "block": beyond.get("block"),
                               "speedup": first["time_us"] / beyond["time_us"], "step": last["time_us"] / beyond["time_us"]},
-        "library": library and {"variant": library["variant"], "us": library["time_us"]},
+        "library": library and {"variant": library["variant"], "us": library["time_us"], "block": library.get("block")},
     }
 
 
@@ -62,18 +65,20 @@ def story_steps(rows: list[dict], published, op: str) -> list[dict]:
 def device_labels(device_name: str, n_text: str, dtype, published) -> list[str]:
     """The chart's legend: this run, then each published progression with its own size and dtype."""
     labels = [f"{device_name}: {n_text} {dtype} (this run)"]
-    labels += [f"{r.label}: {size_text(r.n)} {r.dtype} (published)" for r in published]
+    labels += [f"{r.label}: {pow2_text(r.n)} {r.dtype} (published)" for r in published]
     return labels
 
 
 def op_headline(op: str, best_per_size: list[dict], n: int | None, baseline: str | None) -> dict | None:
     """One line for an op: at its progression size (else its largest), the fastest hand-written
-    variant, its time against the baseline's, its % of the NVML peak, and its % of its speed of
-    light where the run measured the ceilings (schema 4)."""
+    variant, its time against the baseline's (`ratio`: this time over the baseline's, below 1 faster;
+    the page says it in words through the `time_ratio` filter), its % of the NVML peak, and its % of
+    its speed of light where the run measured the ceilings (schema 4)."""
     if not best_per_size:
         return None
     row = next((r for r in best_per_size if r["n"] == n), best_per_size[-1])
-    return {"op": op, "n": row["n"], "variant": row["variant"], "time_us": row["time_us"], "pct_peak": row["pct_peak"],
+    return {"op": op, "n": row["n"], "variant": row["variant"], "block": row.get("block"), "time_us": row["time_us"],
+            "pct_peak": row["pct_peak"], "anchor": row.get("anchor"),
             "pct_sol": row["pct_sol"] if is_number(row.get("pct_sol")) else None,
             # The baseline best_per_size timed (with its params), not a label chosen over the whole run.
             "baseline": row.get("baseline") or baseline, "baseline_us": row["baseline_us"] if is_number(row["baseline_us"]) else None,

@@ -1,4 +1,4 @@
-"""Render a run into one self-contained HTML file: CSS inlined, plots as data URIs, no network.
+"""Render a run into one self-contained HTML file: CSS and script inlined, charts as inline SVG, no network.
 
 Every string from the run file reaches the page through Jinja2 with autoescape on, so a variant
 name or a compiler log can never become markup.
@@ -18,6 +18,7 @@ from primbench.runfile.published import load_published
 
 REPORT_TEMPLATE = "report.html.j2"
 STYLESHEET = "style.css"
+TABLE_SCRIPT = "tables.js"  # sorts and filters tables, opens the fold a link points into
 
 
 def render_report(run_path, out_path, *, published_path=None) -> Path:
@@ -51,7 +52,8 @@ def render_page(template: str, **context) -> str:
 
     # The stylesheet is ours, not run data: it goes in verbatim (escaping would break '>' selectors).
     css = Markup((TEMPLATE_DIR / STYLESHEET).read_text(encoding="utf-8"))
-    return _environment().get_template(template).render(css=css, **context)
+    script = Markup((TEMPLATE_DIR / TABLE_SCRIPT).read_text(encoding="utf-8"))  # ours too; it holds no '</script'
+    return _environment().get_template(template).render(css=css, table_script=script, **context)
 
 
 def write_page(template: str, out_path, **context) -> Path:
@@ -92,5 +94,6 @@ def _environment():
         sci=formats.format_sci,
         number=formats.format_number,
         slug=formats.slug,
+        cite=formats.link_sources,
     )
     return environment

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from primbench import ops
+from primbench.report.anchors import point_records
 from primbench.report.selection import (
     ACCURACY_DISTRIBUTION,
     baseline_time_ms,
@@ -78,13 +79,16 @@ def distribution_bars(frame, op: str, dtype):
         chosen = rows_with_block(mine, block)
         for _, row in chosen.iterrows():
             rows.append({"variant": variant, "order": row["order"], "distribution": row["distribution"], "n": n,
-                         "block": block, "median_us": 1e3 * row["median_ms"], "gbps": row["gbps"]})
+                         "block": block, "median_us": 1e3 * row["median_ms"], "gbps": row["gbps"],
+                         # For the chart's hover text and link (hand-made test frames may lack them).
+                         "dtype": row.get("dtype"), "pct_peak": row.get("pct_peak"), "pct_sol": row.get("pct_sol"),
+                         "anchor": row.get("anchor"), "key": row.get("key")})
     return pd.DataFrame(rows).sort_values(["order", "variant"]).reset_index(drop=True)
 
 
 def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> list[dict]:
     """Every parameter some variant was measured at `min_values` or more values of, with all else
-    fixed: [{'n', 'param', 'dtype', 'lines': {'variant, block B': [(value, GB/s), ...]}}] (seed
+    fixed: [{'n', 'param', 'dtype', 'lines': {'variant, block B': [(value, GB/s, case), ...]}}] (seed
     004's K, a histogram's bins), at the largest size it was swept at. Two values (top-k's
     vocabulary with and without a partial last group) are a check, not a sweep."""
     cases = slice_of(frame, op, dtype, distribution)
@@ -92,18 +96,19 @@ def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> li
     sweeps = {}
     for n, at_n in cases.sort_values(["order", "variant_name", "block"]).groupby("n", sort=True):
         names = sorted({name for items in at_n["param_items"] for name, _ in items})
+        records = point_records(at_n)  # records, not iterrows: a Series per row costs more than the rest
         for name in names:
             lines: dict[str, list] = {}
-            # The four columns read, not iterrows: a Series per row costs more than the rest.
-            for items, variant_name, block, gbps in zip(at_n["param_items"], at_n["variant_name"], at_n["block"], at_n["gbps"]):
+            for case in records:
+                items, variant_name, block, gbps = case["param_items"], case["variant_name"], case["block"], case["gbps"]
                 params = dict(items)
                 if name not in params:
                     continue
                 others = ",".join(f"{k}={v}" for k, v in sorted(params.items()) if k != name)
                 block = block_or_none(block)
                 label = f"{variant_name}{f'[{others}]' if others else ''}, block {block if block else 'lib'}"
-                lines.setdefault(label, []).append((int(params[name]), gbps))
-            lines = {label: sorted(points) for label, points in lines.items() if len({v for v, _ in points}) >= min_values}
+                lines.setdefault(label, []).append((int(params[name]), gbps, case))
+            lines = {label: sorted(points, key=lambda p: p[0]) for label, points in lines.items() if len({p[0] for p in points}) >= min_values}
             if lines:  # a larger size replaces a smaller one
                 sweeps[name] = {"n": int(n), "param": name, "lines": lines}
     return list(sweeps.values())

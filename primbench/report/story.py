@@ -56,6 +56,46 @@ def progression_variants(frame, op: str) -> list[str]:
     return list(ordered["variant"])
 
 
+def _progression_row(variant: str, mine, n: int) -> dict:
+    """One variant's row of a progression at size n: its case at the chosen block (the fastest
+    valid one), else why it has no time (failed, skipped, or absent at this size)."""
+    block = choose_block(mine, n)
+    at_n = rows_with_block(mine[mine["n"] == n], block)
+    valid = at_n[at_n["valid"]]
+    first = mine.iloc[0]
+    row = {
+        "variant": variant,
+        "series": first["series"],
+        "origin": first["origin"],
+        "hazard": first["hazard"],
+        "work": first.get("work", ""),
+        "span": first.get("span", ""),
+        "block": block,
+        "key": None,
+        "anchor": None,
+        "status": "absent",
+        "reason": None,
+        **dict.fromkeys(("time_us", "noise_pct", "gbps", "pct_peak", "pct_copy", "pct_sol"), math.nan),
+    }
+    if not valid.empty:
+        case = valid.sort_values("median_ms").iloc[0]
+        row.update(
+            key=case["key"],
+            anchor=case.get("anchor"),
+            status="ok",
+            time_us=case["median_ms"] * 1e3,
+            noise_pct=case["noise"] * 100,
+            gbps=case["gbps"],
+            pct_peak=case["pct_peak"],
+            pct_copy=case["pct_copy"],
+            pct_sol=case.get("pct_sol", math.nan),  # hand-made frames (tests) may lack it
+        )
+    elif not at_n.empty:
+        case = at_n.iloc[0]
+        row.update(key=case["key"], anchor=case.get("anchor"), status=case["status"], reason=case["reason"])
+    return row
+
+
 def progression_table(frame, n: int, published=(), op: str | None = None, dtype=None, distribution=None):
     """An op's progression at size n (the story op's by default): time, noise, GB/s, % of both peaks, step and cumulative
     speedups, and each published progression's time and cumulative speedup beside them."""
@@ -67,44 +107,9 @@ def progression_table(frame, n: int, published=(), op: str | None = None, dtype=
     cases = slice_of(frame, op, dtype, distribution)
     # One selection of the columns read (each selection copies every column), then one per variant.
     read = ("op", "variant", "series", "order", "origin", "hazard", "work", "span", "n", "block", "valid", "key",
-            "status", "reason", "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol")
+            "anchor", "status", "reason", "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol")
     by_variant = dict(tuple(cases[[c for c in read if c in cases]].groupby("variant", sort=False)))
-    rows = []
-    for variant in progression_variants(cases, op):
-        mine = by_variant[variant]
-        block = choose_block(mine, n)
-        at_n = rows_with_block(mine[mine["n"] == n], block)
-        valid = at_n[at_n["valid"]]
-        first = mine.iloc[0]
-        row = {
-            "variant": variant,
-            "series": first["series"],
-            "origin": first["origin"],
-            "hazard": first["hazard"],
-            "work": first.get("work", ""),
-            "span": first.get("span", ""),
-            "block": block,
-            "key": None,
-            "status": "absent",
-            "reason": None,
-            **dict.fromkeys(("time_us", "noise_pct", "gbps", "pct_peak", "pct_copy", "pct_sol"), math.nan),
-        }
-        if not valid.empty:
-            case = valid.sort_values("median_ms").iloc[0]
-            row.update(
-                key=case["key"],
-                status="ok",
-                time_us=case["median_ms"] * 1e3,
-                noise_pct=case["noise"] * 100,
-                gbps=case["gbps"],
-                pct_peak=case["pct_peak"],
-                pct_copy=case["pct_copy"],
-                pct_sol=case.get("pct_sol", math.nan),  # hand-made frames (tests) may lack it
-            )
-        elif not at_n.empty:
-            case = at_n.iloc[0]
-            row.update(key=case["key"], status=case["status"], reason=case["reason"])
-        rows.append(row)
+    rows = [_progression_row(variant, by_variant[variant], n) for variant in progression_variants(cases, op)]
     table = pd.DataFrame(rows, columns=None if rows else ["variant", "time_us"])
     if table.empty:
         return table
@@ -208,7 +213,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
     # best_case and baseline_time_ms at each size, from one grouping of the valid cases (a size
     # with none has no row): the same rows in the same order, a few selections instead of ~10.
     columns = [c for c in ("n", "variant", "series", "block", "median_ms", "gbps", "pct_peak", "pct_copy", "pct_sol",
-                           "l2_resident") if c in cases]  # only those read: a selection copies every column
+                           "l2_resident", "anchor") if c in cases]  # only those read: a selection copies every column
     for n, at_n in cases.loc[cases["valid"], columns].groupby("n", sort=True):
         overall = at_n.sort_values("median_ms").iloc[0]
         others = at_n[~at_n["series"].isin([BASELINE_SERIES])]
@@ -231,6 +236,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
                 "baseline_us": base * 1e3,
                 "ratio_to_baseline": chosen["median_ms"] / base if is_number(base) else math.nan,
                 "fastest_overall": overall["variant"],
+                "anchor": chosen.get("anchor"),
             }
         )
     return pd.DataFrame(rows)

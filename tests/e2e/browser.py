@@ -35,7 +35,8 @@ window.addEventListener("load", async () => {
   const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
     (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\\s+/).join(".") : "");
   const overflowing = [...document.body.querySelectorAll("*")]
-    .filter(el => el.id !== "%(id)s" && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+    .filter(el => el.id !== "%(id)s" && !(el instanceof SVGElement))  // an SVG element has no CSS box to overflow
+    .filter(el => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
     .map(el => name(el) + " " + el.scrollWidth + ">" + el.clientWidth + " " + el.textContent.trim().slice(0, 60));
   const requests = performance.getEntriesByType("resource").map(e => e.name);
   const out = document.createElement("pre");

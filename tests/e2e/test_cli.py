@@ -40,7 +40,7 @@ def test_report_renders_the_recorded_run_into_one_html_file(repo, newest_run, tm
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(out)
     html = out.read_text()
-    assert "reduce0_interleaved_divergent" in html and "<img" in html
+    assert "reduce0_interleaved_divergent" in html and '<svg class="chart' in html
 
 
 def test_make_report_renders_the_reference_run_and_make_check_compares_it_with_the_baseline(repo, reference_run):
@@ -49,7 +49,7 @@ def test_make_report_renders_the_reference_run_and_make_check_compares_it_with_t
     assert report.returncode == 0, report.stderr
     html = reference_run.with_name("nvidia-h200.html")
     assert report.stdout.strip().splitlines()[-1] == str(html.relative_to(repo))
-    assert "reduce0_interleaved_divergent" in html.read_text() and "<img" in html.read_text()
+    assert "reduce0_interleaved_divergent" in html.read_text() and '<svg class="chart' in html.read_text()
     check = subprocess.run(["make", "--no-print-directory", "check", f"RUN={reference_run}"], cwd=repo, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "check: 0 regression(s)" in check.stdout

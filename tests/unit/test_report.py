@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import formats, plots, quality, sections, selection, story
+from primbench.report import formats, quality, sections, selection, story, svg_charts
 from primbench.report.render import render_report
 from primbench.runfile.io import load_run
 from primbench.runfile.published import load_published
@@ -105,7 +105,10 @@ def test_the_report_renders_from_the_real_run_into_one_self_contained_file(newes
     assert html.lstrip().lower().startswith("<!doctype html>")
     page = _parse(html)
     assert page.style and "table" in "".join(page.style)  # the stylesheet is inlined
-    assert not [t for t, _, _ in page.tags if t in ("link", "script", "iframe", "object", "embed")]
+    assert not [t for t, _, _ in page.tags if t in ("link", "iframe", "object", "embed", "img")]
+    # One script, inline (the tables' sorting and filtering): nothing is fetched.
+    scripts = [attrs for t, attrs, _ in page.tags if t == "script"]
+    assert len(scripts) == 1 and "src" not in scripts[0]
     assert load_run(newest_run).header.run_id in html
 
 
@@ -126,11 +129,18 @@ def test_the_progression_table_lists_every_harris_variant_in_the_run(newest_run,
         assert rows.index("cub_device_reduce") > max(rows.index(v) for v in harris)
 
 
-def test_every_image_is_a_data_uri_and_nothing_points_at_the_network(real_report):
-    page = _parse(real_report[1])
-    images = [attrs for tag, attrs, _ in page.tags if tag == "img"]
-    assert images, "the report should carry its plots"
-    assert all(a.get("src", "").startswith("data:image/svg+xml;base64,") for a in images)
+def test_every_chart_is_inline_svg_with_hover_titles_and_nothing_points_at_the_network(real_report):
+    import re
+
+    html = real_report[1]
+    charts = re.findall(r"<svg\b[^>]*>.*?</svg>", html, re.S)
+    assert len(charts) >= 10, "the report should carry its charts"
+    for chart in charts:
+        label = re.search(r'aria-label="([^"]*)"', chart)
+        assert label and label.group(1).strip(), chart[:200]
+        titles = re.findall(r'class="point[^"]*"[^>]*><title>([^<]+)</title>', chart)
+        assert titles and all(t.strip() for t in titles), f"a chart without hover titles: {label.group(1)}"
+    page = _parse(html)
     for tag, attrs, _ in page.tags:
         for name, value in attrs.items():
             value = (value or "").strip().lower()
@@ -161,7 +171,12 @@ def test_a_variant_name_with_a_script_tag_appears_as_text(newest_run, tmp_path):
             record["variant"] = hostile
             record["key"] = record["key"].replace(f"/{target}/", f"/{hostile}/")
     html = _render(_write_records(records, tmp_path / newest_run.name), tmp_path)
-    assert "<script" not in html.lower()
+    # One script: the page's own (sorting), inlined verbatim; the name's is text everywhere,
+    # in table cells, row ids, chart titles and point links alike.
+    from primbench.resources import TEMPLATE_DIR
+
+    assert html.lower().count("<script") == 1
+    assert "<script>\n" + (TEMPLATE_DIR / "tables.js").read_text(encoding="utf-8") in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     rows = [a["data-variant"] for a in _parse(html).inside("progression", "tr") if "data-variant" in a]
     assert hostile in rows  # the attribute round-trips as the plain name
@@ -495,7 +510,8 @@ def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block
     assert set(bars["block"].dropna()) == {256} and bars["block"].isna().sum() == 2  # CUB chooses its own
     fast = bars[(bars["variant"] == "vector_per_warp[bins=256]") & (bars["distribution"] == "all_equal")]
     assert fast["gbps"].item() == 1000.0
-    assert plots.distribution_bars_chart(bars, title="t").startswith("data:image/svg+xml;base64,")
+    chart = svg_charts.distribution_bars_chart(bars.to_dict("records"), title="t")
+    assert chart.startswith("<svg") and chart.count('class="point bar"') == len(bars)
     single = frame[frame["distribution"] == "uniform"]
     assert sections.distribution_bars(single, "histogram", "uint8").empty
 
@@ -504,9 +520,12 @@ def test_a_parameter_swept_with_all_else_fixed_is_one_line_per_variant_and_block
     sweeps = sections.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform")
     by_param = {s["param"]: s for s in sweeps}
     assert set(by_param) == {"replicas"}  # bins has two values here: a check, not a sweep
-    assert by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"] == [(2, 200.0), (8, 800.0), (32, 3200.0)]
+    line = by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"]
+    assert [(value, gbps) for value, gbps, _ in line] == [(2, 200.0), (8, 800.0), (32, 3200.0)]
+    assert all(case["variant_name"] == "seed004_replicated" for _, _, case in line)  # each point knows its case
     assert len(sections.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform", min_values=2)) == 2
-    assert plots.param_sweep_chart(by_param["replicas"], title="t").startswith("data:image/svg+xml;base64,")
+    chart = svg_charts.param_sweep_chart(by_param["replicas"], title="t")
+    assert chart.startswith("<svg") and chart.count("<title>") == sum(len(v) for v in by_param["replicas"]["lines"].values())
 
 
 def test_the_dtype_table_compares_each_row_with_the_baseline_at_its_own_parameters():
@@ -552,17 +571,17 @@ def test_the_report_opens_with_the_story_sentence_its_time_chart_and_one_line_pe
     table = story.progression_table(frame, 2**25, load_published(), "reduce")
     seeds = table[(table["series"] == "harris") & table["time_us"].notna()]
     first, last = seeds["time_us"].iloc[0], seeds["time_us"].iloc[-1]
-    assert f"takes {first:,.1f} µs with the seeds' first kernel and {last:,.1f} µs with warp shuffles ({first / last:.2f}×)" in sentence
-    assert "seed 002, RTX 3080 went from 5.7 ms to 1.01 ms (5.64×)" in sentence  # the published figures
+    assert f"takes {first:,.1f} µs with the seeds' first kernel and {last:,.1f} µs with warp shuffles ({formats.format_faster(first / last)})" in sentence
+    assert "seed 002, RTX 3080 went from 5.7 ms to 1.01 ms (5.6× faster)" in sentence  # the published figures
     # The chart comes before any table: the story is at the top, not 3,000 px down.
     assert html.index('id="story-chart"') < html.index('id="progression"') < html.index('<table')
-    (chart,) = page.inside("story-chart", "img")
-    assert chart["src"].startswith("data:image/svg+xml;base64,")
+    (chart,) = page.inside("story-chart", "svg")
+    assert "story" in chart["class"].split() and chart["aria-label"]
     ops_measured = sorted(set(frame["op"]))
     start = html.index('id="headlines"')
     lines = " ".join(re.sub(r"<[^>]+>", "", html[start:html.index("</section>", start)]).split())
     assert [op for op in ops_measured if f"{op} at n =" in lines] == ops_measured
-    assert "% of peak" in lines and "the time of cub_device_reduce" in lines
+    assert "% of peak" in lines and "faster than cub_device_reduce" in lines
 
 
 def test_each_step_of_the_story_chart_has_its_reason_and_its_published_times():
@@ -587,24 +606,13 @@ def test_each_step_of_the_story_chart_has_its_reason_and_its_published_times():
 
 
 def test_tick_labels_never_meet_1000_gets_none_beside_1024():
-    from primbench.report.plot_base import spaced_ticks
+    from primbench.report.svg import Axis, log2_ticks
 
-    assert spaced_ticks([1000, 1024, 2048, 2**20], width_in=10) == [1024, 2048, 2**20]
-    crowded = spaced_ticks([2**k for k in range(10, 29)], width_in=3.3)
-    assert len(crowded) < 10 and crowded[0] == 1024 and crowded[-1] == 2**28
-
-
-def test_charts_drawn_in_worker_processes_are_the_charts_drawn_here():
-    import pandas as pd
-
-    from primbench.report.charts import ChartBatch
-
-    bars = pd.DataFrame({"variant": ["a", "b", "a", "b"], "distribution": ["x", "x", "y", "y"], "gbps": [1.0, 2.0, 3.0, 4.0]})
-    pooled = ChartBatch(plots, workers=2)
-    drawn = [pooled.distribution_bars_chart(bars, title=f"t{i}") for i in range(4)]
-    assert pooled.where() == "2 worker processes"
-    assert pooled.finish() == 4
-    assert [str(chart) for chart in drawn] == [plots.distribution_bars_chart(bars, title=f"t{i}") for i in range(4)]
+    wide = Axis(900, 2**21, 0, 1000, log=True)
+    assert log2_ticks([1000, 1024, 2048, 2**20], wide) == [1024, 2048, 2**20]
+    narrow = Axis(2**10, 2**28, 0, 330, log=True)
+    crowded = log2_ticks([2**k for k in range(10, 29)], narrow)
+    assert len(crowded) < 10 and crowded[0] == 1024 and all(narrow(b) - narrow(a) >= 42 for a, b in zip(crowded, crowded[1:]))
 
 
 def test_each_headline_names_the_baseline_whose_time_it_quotes():

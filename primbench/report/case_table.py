@@ -1,0 +1,49 @@
+"""Each op's table of every case it ran, one row per case with the anchor its chart points link to,
+and the bar charts drawn beside the report's lists of timings."""
+
+from __future__ import annotations
+
+from primbench.runfile.frame import block_or_none, is_number
+
+COLUMNS = ("anchor", "key", "variant", "dtype", "distribution", "params", "n", "block", "status", "reason",
+           "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "l2_resident", "order")
+
+
+def case_rows(frame) -> list[dict]:
+    """Every case of one op's frame, in declared order, then size and block: what the row shows."""
+    columns = [c for c in COLUMNS if c in frame]
+    cases = frame[columns].sort_values(["order", "variant", "dtype", "distribution", "n", "block"], na_position="last")
+    rows = []
+    for case in cases.to_dict("records"):
+        valid = case["status"] == "ok" and is_number(case.get("median_ms"))
+        rows.append({
+            "anchor": case["anchor"], "key": case["key"], "variant": case["variant"], "dtype": case["dtype"],
+            "distribution": case["distribution"], "params": case.get("params") or "", "n": int(case["n"]),
+            "block": block_or_none(case["block"]), "status": case["status"], "reason": case.get("reason"),
+            "time_us": case["median_ms"] * 1e3 if valid else None,
+            "noise_pct": case["noise"] * 100 if valid and is_number(case.get("noise")) else None,
+            "gbps": case["gbps"] if valid else None, "pct_peak": case["pct_peak"] if valid else None,
+            "pct_light": _light(case) if valid else None, "l2_resident": bool(case.get("l2_resident")),
+        })
+    return rows
+
+
+def _light(case) -> float | None:
+    for name in ("pct_sol", "pct_copy"):
+        if is_number(case.get(name)):
+            return float(case[name])
+    return None
+
+
+def progression_bars(charts, rows: list[dict], title: str):
+    """A bar per progression row with a time (its variant and block), linked to its case."""
+    bars = [{"label": f"{r['variant']} ({'library' if r.get('block') is None else r['block']})", "variant": r["variant"],
+             "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
+    return charts.timing_bars(bars, title=title)
+
+
+def pruning_bars(charts, rows: list[dict], title: str):
+    """Top-k's pruning table as bars: each kernel's time per input, vocabulary and row count."""
+    bars = [{"label": f"{r['variant']} · {r['distribution']} · V={r['vocab']} · {r['rows']} rows",
+             "variant": r["variant"], "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
+    return charts.timing_bars(bars, title=title)

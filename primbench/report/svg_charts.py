@@ -1,0 +1,262 @@
+"""The report's charts of an op, as inline SVG (svg.py): bandwidth against size with the L2 region
+from each case's bytes, GB/s against block size and against a parameter, by input distribution,
+the accuracy study, and a bar chart beside each list of timings.
+
+Every point links to its case's row (the frame's `anchor` column) and carries a hover title with
+the case's time, GB/s and % of its speed of light. Each function returns the chart as Markup."""
+
+from __future__ import annotations
+
+import math
+
+from primbench.report.anchors import case_title, point_records
+from primbench.report.svg import (
+    Axis,
+    Canvas,
+    Panel,
+    line_style,
+    linear_ticks,
+    log2_ticks,
+    log10_ticks,
+    number_text,
+    pow2_text,
+    text_width,
+    value_range,
+    wants_log,
+)
+from primbench.runfile.frame import block_or_none, is_number
+
+WIDTH = 1200
+LEFT, TOP, PLOT_HEIGHT, BOTTOM = 74, 34, 330, 50
+L2_TEXT = "fits in L2:\nnot DRAM bandwidth"
+
+
+def styles_by_variant(variants) -> dict:
+    """A fixed style per variant, so that one variant looks the same in every chart of an op."""
+    return {variant: line_style(index) for index, variant in enumerate(variants)}
+
+
+def _style(styles: dict, name, spare: list) -> dict:
+    if name not in styles:
+        styles[name] = line_style(len(styles) + len(spare))
+        spare.append(name)
+    return styles[name]
+
+
+def _legend_width(names, size: float = 11) -> float:
+    return max((text_width(name, size) for name in names), default=0) + 44
+
+
+def _y_axis(values, top: float, height: float, *, extra=(), log: bool | None = None) -> Axis:
+    """A GB/s-like axis: log where the values span more than two decades, else from 0, with headroom."""
+    log = wants_log(values) if log is None else log
+    low, high = value_range(list(values) + list(extra), log=log, from_zero=not log)
+    return Axis(low, high, top + height, top, log=log)
+
+
+def _y_ticks(panel: Panel) -> None:
+    axis = panel.y
+    panel.y_ticks(log10_ticks(axis.low, axis.high) if axis.log else linear_ticks(axis.low, axis.high))
+
+
+def l2_edge(rows, l2_bytes) -> float | None:
+    """The largest n at which every drawn case still fits in L2 by its own bytes: for each case,
+    n x L2 / bytes (where a case of that shape would fill L2), the smallest over the cases. Every
+    case left of it has bytes <= L2 whatever its bytes model; a linear model puts it on the size
+    where the largest case of the chart fills L2."""
+    if not l2_bytes:
+        return None
+    edges = [float(r["n"]) * l2_bytes / float(r["bytes"]) for r in rows if is_number(r.get("bytes")) and r["bytes"] > 0]
+    return min(edges) if edges else None
+
+
+def bandwidth_vs_size(rows: list[dict], *, peak_gbps, copy_gbps, l2_bytes, unit: str, title: str,
+                      styles: dict | None = None):
+    """GB/s against n (log2) per variant, with the NVML peak, the measured copy, and the sizes
+    whose cases fit in L2 shaded (`l2_edge`)."""
+    styles = dict(styles or {})
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    labels = {}
+    for r in rows:
+        block = block_or_none(r.get("chosen_block", r.get("block")))
+        labels.setdefault(r["variant"], f"{r['variant']} ({'library block' if block is None else block})")
+    legend_w = _legend_width(labels.values())
+    plot_w = WIDTH - LEFT - legend_w - 16
+    canvas = Canvas(WIDTH, TOP + PLOT_HEIGHT + BOTTOM, label=title)
+    canvas.title(title)
+    sizes = [float(r["n"]) for r in rows] or [1.0]
+    edge = l2_edge(rows, l2_bytes)
+    low_n = min(sizes + ([edge] if edge else [])) / 1.25
+    x = Axis(low_n, max(sizes) * 1.25, LEFT, LEFT + plot_w, log=True)
+    peaks = [v for v in (peak_gbps, copy_gbps) if is_number(v)]
+    y = _y_axis([r["gbps"] for r in rows], TOP, PLOT_HEIGHT, extra=peaks)
+    panel = Panel(canvas, LEFT, TOP, plot_w, PLOT_HEIGHT, x, y)
+    if edge and edge > x.low:
+        panel.x_band(x.low, edge, L2_TEXT, n_max=f"{edge:.6g}", l2_bytes=int(l2_bytes))
+    panel.x_ticks(log2_ticks(sizes, x), pow2_text)
+    _y_ticks(panel)
+    if is_number(peak_gbps):
+        panel.hline(float(peak_gbps), f"NVML peak {float(peak_gbps):,.0f} GB/s")
+    if is_number(copy_gbps):
+        panel.hline(float(copy_gbps), f"measured copy {float(copy_gbps):,.0f} GB/s", colour="#555", dash="5 3",
+                    above=False)
+    spare: list = []
+    for variant in variants:
+        mine = sorted((r for r in rows if r["variant"] == variant), key=lambda r: r["n"])
+        style = _style(styles, variant, spare)
+        panel.polyline([(r["n"], r["gbps"]) for r in mine], style, name=variant)
+        for r in mine:
+            panel.point(r["n"], r["gbps"], style, title=case_title(r), href=r.get("anchor"), key=r.get("key", ""),
+                        n=int(r["n"]), bytes=_int_or_blank(r.get("bytes")))
+    panel.frame()
+    panel.x_label(f"n ({unit}, log2)")
+    panel.y_label("GB/s (minimal bytes / median time)" + (", log" if y.log else ""))
+    canvas.legend([(labels[v], styles[v]) for v in variants], LEFT + plot_w + 16, TOP + 10)
+    return canvas.markup()
+
+
+def _int_or_blank(value) -> str:
+    return str(int(value)) if is_number(value) else ""
+
+
+def block_sweep_multiples(sweeps: dict, *, title: str, styles: dict | None = None):
+    """Small multiples: a panel per size n, GB/s against block size (log2), a line per variant
+    measured at more than one block; one legend for all panels, headroom above the highest line."""
+    styles = dict(styles or {})
+    sizes = sorted(sweeps)
+    variants = list(dict.fromkeys(v for n in sizes for v in sweeps[n]["variant"]))
+    legend_w = _legend_width(variants)
+    columns = min(3, len(sizes))
+    rows_count = math.ceil(len(sizes) / columns)
+    gap, panel_h, row_h = 62, 170, 170 + 58
+    panel_w = (WIDTH - LEFT - legend_w - 16 - gap * (columns - 1)) / columns
+    height = max(TOP + rows_count * row_h, TOP + 22 + 16 * len(variants))
+    canvas = Canvas(WIDTH, height, label=title)
+    canvas.title(title)
+    spare: list = []
+    for index, n in enumerate(sizes):
+        sweep = sweeps[n]
+        left = LEFT + (index % columns) * (panel_w + gap)
+        top = TOP + 16 + (index // columns) * row_h
+        blocks = [float(b) for b in sweep["block"]]
+        x = Axis(min(blocks) / 1.3, max(blocks) * 1.3, left, left + panel_w, log=True)
+        y = _y_axis(list(sweep["gbps"]), top, panel_h)
+        panel = Panel(canvas, left, top, panel_w, panel_h, x, y)
+        canvas.text(left, top - 5, f"n = {pow2_text(n)}", size=11, font_weight="bold")
+        panel.x_ticks(log2_ticks(blocks, x, label_px=30), lambda v: f"{v:g}")
+        _y_ticks(panel)
+        records = point_records(sweep)
+        for variant in dict.fromkeys(sweep["variant"]):
+            mine = sorted((r for r in records if r["variant"] == variant), key=lambda r: r["block"])
+            style = _style(styles, variant, spare)
+            panel.polyline([(float(r["block"]), r["gbps"]) for r in mine], style, name=variant)
+            for r in mine:
+                panel.point(float(r["block"]), r["gbps"], style, title=case_title(r), href=r.get("anchor"),
+                            key=r.get("key", ""))
+        panel.frame()
+        if index % columns == 0:
+            panel.y_label("GB/s", offset=46)
+        panel.x_label("block size (threads)", size=10)
+    canvas.legend([(v, styles[v]) for v in variants], WIDTH - legend_w, TOP + 20)
+    return canvas.markup()
+
+
+def param_sweep_chart(sweep: dict, *, title: str):
+    """GB/s against one parameter's value (log2), a line per variant and block size."""
+    labels = list(sweep["lines"])
+    legend_w = _legend_width(labels)
+    plot_w = WIDTH - LEFT - legend_w - 16
+    canvas = Canvas(WIDTH, TOP + PLOT_HEIGHT + BOTTOM, label=title)
+    canvas.title(title)
+    values = [float(p[0]) for points in sweep["lines"].values() for p in points]
+    x = Axis(min(values) / 1.3, max(values) * 1.3, LEFT, LEFT + plot_w, log=True)
+    y = _y_axis([p[1] for points in sweep["lines"].values() for p in points], TOP, PLOT_HEIGHT)
+    panel = Panel(canvas, LEFT, TOP, plot_w, PLOT_HEIGHT, x, y)
+    panel.x_ticks(log2_ticks(values, x, label_px=30), lambda v: f"{v:g}")
+    _y_ticks(panel)
+    styles = {}
+    for index, text in enumerate(labels):
+        style = styles[text] = line_style(index)
+        points = sweep["lines"][text]
+        panel.polyline([(p[0], p[1]) for p in points], style, name=text)
+        for p in points:
+            row = p[2] if len(p) > 2 else {}
+            panel.point(p[0], p[1], style, href=row.get("anchor"),
+                        title=f"{text} · {sweep['param']} = {p[0]}\n" + (case_title(row).split("\n")[1] if row else
+                                                                       f"{p[1]:,.0f} GB/s"))
+    panel.frame()
+    panel.x_label(f"{sweep['param']} (log2)")
+    panel.y_label("GB/s" + (", log" if y.log else ""))
+    canvas.legend([(t, styles[t]) for t in labels], LEFT + plot_w + 16, TOP + 10)
+    return canvas.markup()
+
+
+def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None = None):
+    """Grouped bars: a group per input distribution, a bar per variant (GB/s, log: the contended
+    variants are 100x slower than the fast ones)."""
+    styles = dict(styles or {})
+    distributions = list(dict.fromkeys(r["distribution"] for r in bars))
+    variants = list(dict.fromkeys(r["variant"] for r in bars))
+    legend_w = _legend_width(variants)
+    plot_w = WIDTH - LEFT - legend_w - 16
+    height = 290
+    canvas = Canvas(WIDTH, TOP + height + BOTTOM, label=title)
+    canvas.title(title)
+    x = Axis(0, len(distributions), LEFT, LEFT + plot_w)
+    y = _y_axis([r["gbps"] for r in bars], TOP, height, log=True)
+    panel = Panel(canvas, LEFT, TOP, plot_w, height, x, y)
+    _y_ticks(panel)
+    group_w = plot_w / max(len(distributions), 1)
+    bar_w = group_w * 0.8 / max(len(variants), 1)
+    spare: list = []
+    for d, distribution in enumerate(distributions):
+        centre = LEFT + (d + 0.5) * group_w
+        canvas.text(centre, TOP + height + 16, distribution, size=11, anchor="middle")
+        for i, variant in enumerate(variants):
+            row = next((r for r in bars if r["variant"] == variant and r["distribution"] == distribution), None)
+            if row is None:
+                continue
+            style = _style(styles, variant, spare)
+            title_text = case_title({**row, "median_ms": row["median_us"] / 1e3 if is_number(row.get("median_us")) else None})
+            panel.vbar(centre + (i - (len(variants) - 1) / 2) * bar_w, bar_w * 0.92, row["gbps"], style,
+                       title=title_text, href=row.get("anchor"))
+    panel.frame()
+    panel.x_label("input distribution")
+    panel.y_label("GB/s, log")
+    canvas.legend([(v, {**styles[v], "bar": True}) for v in variants], LEFT + plot_w + 16, TOP + 10)
+    return canvas.markup()
+
+
+def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", label_key: str = "label",
+                unit: str = "µs", styles: dict | None = None, colour_key: str = "variant", width: float = WIDTH):
+    """A horizontal bar per row of a list of timings, longest = slowest; a log axis where the
+    values span more than a decade, so the fast ones stay visible. Each bar links to its case."""
+    rows = [r for r in rows if is_number(r.get(value_key)) and float(r[value_key]) > 0]
+    if not rows:
+        return None
+    styles = dict(styles or {})
+    bar_h, gap = 14, 5
+    names = [str(r[label_key]) for r in rows]
+    left = min(max(text_width(name, 11) for name in names) + 16, 520)
+    plot_w = width - left - 60
+    height = len(rows) * (bar_h + gap) + gap
+    canvas = Canvas(width, TOP + height + BOTTOM - 8, label=title, css_class="chart bars")
+    canvas.title(title, x=4)
+    values = [float(r[value_key]) for r in rows]
+    log = wants_log(values, decades=1.0)
+    low, high = (min(values) / 1.5, max(values) * 1.6) if log else (0.0, max(values) * 1.12)
+    x = Axis(low, high, left, left + plot_w, log=log)
+    panel = Panel(canvas, left, TOP, plot_w, height, x, Axis(0, 1, TOP + height, TOP))
+    panel.x_ticks(log10_ticks(low, high, room=5) if log else linear_ticks(low, high, 4))
+    spare: list = []
+    for index, (row, name) in enumerate(zip(rows, names)):
+        top = TOP + gap + index * (bar_h + gap)
+        style = _style(styles, row.get(colour_key, name), spare)
+        panel.hbar(top, bar_h, float(row[value_key]), style, href=row.get("anchor"),
+                   title=f"{name}\n{number_text(float(row[value_key]))} {unit}")
+        canvas.text(left - 6, top + bar_h - 3, name, size=11, anchor="end", font_family="DejaVu Sans Mono,monospace")
+        canvas.text(min(x(float(row[value_key])), left + plot_w) + 4, top + bar_h - 3,
+                    number_text(float(row[value_key])), size=10, fill="#333")
+    panel.frame()
+    panel.x_label(f"{unit}{', log' if log else ''}", size=10)
+    return canvas.markup()

@@ -1,0 +1,127 @@
+"""The report's two charts of the reduce story, as inline SVG (svg.py): the opening chart (each
+progression step's time here beside the published devices', each step with its reason) and the
+accuracy study (relative error against n for every variant, the serial loop and the float32 floor)."""
+
+from __future__ import annotations
+
+import math
+
+from primbench.report.svg import (
+    Axis,
+    Canvas,
+    Panel,
+    line_style,
+    log2_ticks,
+    log10_ticks,
+    pow2_text,
+    text_width,
+)
+
+STORY_COLOURS = ("#0b5cad", "#d55e00", "#009e73", "#7b4173")  # this GPU first, then each published device
+WIDTH = 1200
+
+
+def time_text(us: float) -> str:
+    return f"{us / 1000:.3g} ms" if us >= 1000 else f"{us:.3g} µs"
+
+
+def story_chart(steps: list[dict], devices: list[str], title: str):
+    """Horizontal bars on a log axis: for each step (top to bottom) its time on each device that
+    has one; the step's name and its one-line reason on the left; groups (the seeds, past them,
+    the library) set apart by a rule. `steps`: {"variant", "reason", "group", "times": [us or
+    None per device], "anchor" (optional: the case's row)}."""
+    row_h = 22 + 10 * len(devices)
+    left = min(max(max(text_width(s["variant"], 12), text_width(s["reason"], 10.5)) for s in steps) + 20, 560)
+    top = 52
+    height = top + row_h * len(steps) + 44
+    canvas = Canvas(WIDTH, height, label=title, css_class="chart story")
+    canvas.title(title)
+    x_left = 0
+    for d, name in enumerate(devices):  # the legend, one line across the top
+        colour = STORY_COLOURS[d % len(STORY_COLOURS)]
+        canvas.root.append(_swatch(8 + x_left, 26, colour))
+        canvas.text(8 + x_left + 16, 35, name, size=11)
+        x_left += text_width(name, 11) + 40
+    values = [t for step in steps for t in step["times"] if t]
+    x = Axis(min(values) / 1.6, max(values) * 2.4, left, WIDTH - 16, log=True)
+    panel = Panel(canvas, left, top, WIDTH - 16 - left, row_h * len(steps), x, Axis(0, 1, 0, 1))
+    panel.x_ticks(log10_ticks(x.low, x.high, room=10), _tick)
+    bar = (row_h - 8) / max(1, len(devices))
+    for row, step in enumerate(steps):
+        y0 = top + row * row_h + 4
+        canvas.text(left - 8, y0 + row_h / 2 - 2, step["variant"], size=12, anchor="end",
+                    font_family="DejaVu Sans Mono,monospace")
+        canvas.text(left - 8, y0 + row_h / 2 + 11, step["reason"], size=10.5, anchor="end", fill="#4a5563")
+        for d, time in enumerate(step["times"]):
+            if not time:
+                continue
+            colour = STORY_COLOURS[d % len(STORY_COLOURS)]
+            bar_top = y0 + d * bar
+            panel.hbar(bar_top, bar * 0.88, time, {"colour": colour}, href=step.get("anchor") if d == 0 else None,
+                       title=f"{step['variant']} on {devices[d]}: {time_text(time)}")
+            canvas.text(x(time) + 4, bar_top + bar * 0.88 - 1.5, time_text(time), size=10, fill="#222")
+    for row, (above, below) in enumerate(zip(steps, steps[1:])):
+        if above["group"] != below["group"]:
+            y = top + (row + 1) * row_h
+            panel._line(8, WIDTH - 16, y, y, "#888", dash="2 3")
+            canvas.text(WIDTH - 20, y + 12, below["group"], size=10, anchor="end", fill="#666", font_style="italic")
+    panel.frame()
+    canvas.text(left + panel.width / 2, top + panel.height + 34, "time per reduction, µs (log scale; shorter is faster)",
+                size=11, anchor="middle")
+    return canvas.markup()
+
+
+def _swatch(x: float, y: float, colour: str):
+    import xml.etree.ElementTree as ET
+
+    return ET.Element("rect", {"x": f"{x:.1f}", "y": f"{y:.1f}", "width": "12", "height": "10", "fill": colour})
+
+
+def _tick(value: float) -> str:
+    return f"{value:,.6g}"
+
+
+SEED_SERIES = ("harris", "seed000", "seed004")  # drawn grey in the accuracy chart: context, not the point
+ZERO_DRAWN_AT = 1e-17  # where an error of exactly 0 is drawn on the log axis
+
+
+def accuracy_chart(accuracy, title: str):
+    """Relative error against n (both log) per variant: the serial loop, the trees, the floor."""
+    highlighted = [r for r in accuracy.rows if r["kind"] not in SEED_SERIES]
+    styles = {id(r): line_style(i) for i, r in enumerate(r for r in highlighted if r["kind"] not in ("serial", "floor"))}
+    legend = [(r["label"], _accuracy_style(r, styles)) for r in highlighted]
+    legend_w = max(text_width(name, 11) for name, _ in legend) + 44
+    left, top, height = 80, 34, 360
+    plot_w = WIDTH - left - legend_w - 16
+    canvas = Canvas(WIDTH, top + height + 50, label=title)
+    canvas.title(title)
+    errors = [max(e, ZERO_DRAWN_AT) for r in accuracy.rows for e in r["errors"] if e is not None]
+    x = Axis(min(accuracy.sizes) / 1.3, max(accuracy.sizes) * 1.3, left, left + plot_w, log=True)
+    y = Axis(min(errors + [ZERO_DRAWN_AT]) / 3, max(errors) * 3, top + height, top, log=True)
+    panel = Panel(canvas, left, top, plot_w, height, x, y)
+    panel.x_ticks(log2_ticks(accuracy.sizes, x), pow2_text)
+    decades = [10.0 ** k for k in range(math.ceil(math.log10(y.low)), math.floor(math.log10(y.high)) + 1)]
+    panel.y_ticks(decades[::max(1, math.ceil(len(decades) / 12))], lambda v: f"{v:.0e}")
+    panel.hline(ZERO_DRAWN_AT, "exactly 0", colour="#888", dash="2 2", above=True)
+    for row in accuracy.rows:
+        style = _accuracy_style(row, styles)
+        points = [(n, max(e, ZERO_DRAWN_AT)) for n, e in zip(accuracy.sizes, row["errors"]) if e is not None]
+        panel.polyline(points, style, width=2.2 if row["kind"] == "serial" else 1.4, name=row["label"])
+        for n, error in points:
+            exact = error == ZERO_DRAWN_AT
+            panel.point(n, error, style, size=3 if style["colour"] != "#bbbbbb" else 2,
+                        title=f"{row['label']} at n = {pow2_text(n)}: relative error {'0 (exact)' if exact else f'{error:.2e}'}")
+    panel.frame()
+    panel.x_label("n (elements, log2)")
+    panel.y_label("|result − exact sum| / |exact sum| (log)", offset=62)
+    canvas.legend(legend + [("the seeds' kernels (grey)", {"colour": "#bbbbbb", "marker": "circle"})],
+                  left + plot_w + 16, top + 10)
+    return canvas.markup()
+
+
+def _accuracy_style(row, styles) -> dict:
+    if row["kind"] == "floor":
+        return {"colour": "#000000", "marker": "square", "dash": "6 3"}
+    if row["kind"] == "serial":
+        return {"colour": "#c0392b", "marker": "circle"}
+    return styles.get(id(row)) or {"colour": "#bbbbbb", "marker": "circle"}
