@@ -2,10 +2,11 @@
 
 index.html lists every run found under the folder (baselines and other copies of one run counted
 once), grouped by GPU model, with its date, commit and headline numbers; runs/<run>.html is each
-run's full report; history-<gpu>.html draws, for that GPU and per op, the median time of the
-headline cases across the runs in time order, marking where step detection finds a slowdown
-begin; gpus.html sets the newest run of each GPU model side by side in % of its own peak. Every
-page is self-contained (inline CSS, plots as data URIs, no network) and links back to the index.
+run's full report; history-<gpu>.html draws, for that GPU and per op at its smallest, middle and
+largest size, each variant's median time across the runs in time order (inline SVG, each point a
+link to its run's report), marking where step detection finds a slowdown begin; gpus.html sets
+the newest run of each GPU model side by side in % of its own peak. Every page is self-contained
+(inline CSS and charts, no network) and links back to the index.
 
 Publishing is incremental: a run file is read in full only when its page or its digest (what the
 shared pages need of it) is missing or was made from other bytes or other code. No CuPy.

@@ -12,18 +12,20 @@ from pathlib import Path
 
 from primbench.outputs import write_atomically
 from primbench.report import selection
-from primbench.runfile.frame import is_number
+from primbench.runfile.frame import block_or_none, is_number
 from primbench.runfile.io import run_stem
 
 DIGEST_NAME = ".primbench-digests.json"
-DIGEST_SCHEMA = 1
-# The cases whose history is drawn: the seed's size and the largest, in each op's primary slice.
-HISTORY_SIZES = (2**25, 2**28)
+# 2: the history keeps each op's smallest, middle and largest size, not only HEADLINE_SIZES.
+DIGEST_SCHEMA = 2
+# The index line's headline sizes (the seed's size and the largest of the study), also kept in
+# the history wherever an op measured them.
+HEADLINE_SIZES = (2**25, 2**28)
 
 
 def digest(run, frame, page: str) -> dict:
-    """One run as the index line (when, commit, headline numbers) and its headline cases: for each
-    op at the history sizes, each variant's median at its headline block (the history) and its
+    """One run as the index line (when, commit, headline numbers) and its history cases: for each
+    op at its history_sizes, each variant's median at its headline block (the history) and its
     fastest case's time and % of peak (the GPU models page)."""
     device = run.device
     statuses = {str(k): int(v) for k, v in frame["status"].value_counts().items()} if not frame.empty else {}
@@ -41,35 +43,53 @@ def _headline(frame) -> list[dict]:
         return []
     dtype, distribution = selection.primary_slice(frame, op)
     lines = []
-    for n in HISTORY_SIZES:
+    for n in HEADLINE_SIZES:
         best = selection.best_case(frame, op, n, dtype=dtype, distribution=distribution)
         if best is None:
             continue
         base = selection.baseline_time_ms(frame, op, n, dtype, distribution)
-        lines.append({"n": n, "variant": best["variant"], "time_us": float(best["median_ms"]) * 1e3,
+        # The block is named beside the time: the fastest block, which the story's block 256 may not be.
+        lines.append({"n": n, "variant": best["variant"], "block": block_or_none(best["block"]),
+                      "time_us": float(best["median_ms"]) * 1e3,
                       "pct_peak": _number(best["pct_peak"]),
                       "ratio_to_cub": float(best["median_ms"]) / base if is_number(base) else None})
     return lines
 
 
+def history_sizes(sizes) -> list[int]:
+    """The sizes of an op whose history is kept: the smallest it measured (`check` gates every case
+    of a run, so the smallest measured is the smallest gated: where an extra launch shows), the
+    middle one (the lower median of the sizes), the largest, and any of HEADLINE_SIZES."""
+    present = sorted({int(n) for n in sizes})
+    if not present:
+        return []
+    middle = present[(len(present) - 1) // 2]
+    return sorted({present[0], middle, present[-1], *(n for n in HEADLINE_SIZES if n in present)})
+
+
 def _points(frame) -> list[dict]:
-    """Each headline case: op, n, variant, order, median at the headline block, fastest time and % of peak."""
+    """Each history case: op, n, variant, order, median at the headline block, fastest time and % of
+    peak, for every op in its primary slice at its history_sizes."""
     if frame.empty:
         return []
     points = []
     for op in selection.ops_in(frame):
         dtype, distribution = selection.primary_slice(frame, op)
         cases = selection.slice_of(frame, op, dtype, distribution)
-        for n in HISTORY_SIZES:
-            at_n = cases[(cases["n"] == n) & cases["valid"]]
-            for variant, mine in at_n.groupby("variant"):
-                block = selection.choose_block(mine, n)
-                chosen = mine if block is None else mine[mine["block"] == block]
-                fastest = mine.sort_values("median_ms").iloc[0]
-                points.append({"op": op, "n": int(n), "variant": variant, "order": int(fastest["order"]),
-                               "median_us": float(chosen["median_ms"].iloc[0]) * 1e3 if not chosen.empty else None,
-                               "best_us": float(fastest["median_ms"]) * 1e3, "pct_peak": _number(fastest["pct_peak"])})
+        cases = cases[cases["valid"]]
+        for n in history_sizes(cases["n"]):
+            for variant, mine in cases[cases["n"] == n].groupby("variant"):
+                points.append(_point(op, int(n), variant, mine))
     return points
+
+
+def _point(op: str, n: int, variant: str, mine) -> dict:
+    block = selection.choose_block(mine, n)
+    chosen = mine if block is None else mine[mine["block"] == block]
+    fastest = mine.sort_values("median_ms").iloc[0]
+    return {"op": op, "n": n, "variant": variant, "order": int(fastest["order"]),
+            "median_us": float(chosen["median_ms"].iloc[0]) * 1e3 if not chosen.empty else None,
+            "best_us": float(fastest["median_ms"]) * 1e3, "pct_peak": _number(fastest["pct_peak"])}
 
 
 def _number(value):

@@ -1,5 +1,6 @@
 """primbench publish on real recorded runs (tests/data/runs): one entry per run, a history per GPU
-that marks where step detection finds a slowdown begin, and the GPU models side by side. Nothing here needs a GPU.
+(inline SVG, each point a link to its run's page) that marks where step detection finds a slowdown
+begin, and the GPU models side by side. Nothing here needs a GPU.
 
 The regression test copies a real run twice into tmp_path as two later runs (a test-only
 transformation: new run ids and start times, and in the second one case's samples multiplied by
@@ -35,6 +36,18 @@ def test_the_site_lists_each_run_once_and_links_every_report(published_site):
     linked = re.findall(r'href="runs/([^"]+)\.html"', index)
     assert sorted(linked) == sorted(run_ids)
     assert all((published_site / "runs" / f"{run_id}.html").exists() for run_id in linked)
+
+
+def test_the_history_and_gpu_pages_draw_inline_charts_whose_points_open_existing_run_pages(published_site):
+    history = next(published_site.glob("history-*.html")).read_text()
+    assert "<img" not in history and history.count("<svg") >= 3
+    links = re.findall(r'<a class="point"[^>]* href="([^"]+)"', history)
+    assert links and all((published_site / href).is_file() for href in set(links)), sorted(set(links))[:5]
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", history, re.S)
+    assert len(captions) == history.count("<svg") and all(c.strip() and "None" not in c for c in captions)
+    gpus = (published_site / "gpus.html").read_text()
+    bars = re.findall(r'<a class="point bar"[^>]* href="#([^"]+)"', gpus)
+    assert bars and all(f'<tr id="{anchor}">' in gpus for anchor in bars)
 
 
 def test_the_history_marks_where_a_run_10_percent_slower_began(newest_run, tmp_path, bench):
