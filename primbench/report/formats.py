@@ -11,7 +11,7 @@ from primbench.report import selection
 from primbench.runfile.case_id import size_text
 from primbench.runfile.frame import is_number
 
-__all__ = ["annotated_frame", "as_records", "format_block", "format_faster", "format_faster_cell", "format_gbps",
+__all__ = ["annotated_frame", "as_records", "breakable", "format_block", "format_faster", "format_faster_cell", "format_gbps",
            "format_number", "format_pct", "format_ratio", "format_ratio3", "format_sci", "format_size",
            "format_speedup", "format_time_ratio", "format_time_ratio_cell", "format_times", "format_us",
            "format_value", "link_sources", "size_text", "slug"]
@@ -175,6 +175,14 @@ def link_sources(text):
         return f'<a class="cite" href="#source-{target}">{match.group(0)}</a>'
 
     return Markup(_CITATION.sub(link, str(escape(str(text)))))
+
+
+def breakable(text):
+    """A case key that may wrap only between its parts ('reduce/<wbr>vector_load_sum/<wbr>...'), never
+    inside a name or a size: escaped first, so only the break points are markup."""
+    from markupsafe import Markup, escape
+
+    return Markup(str(escape("" if text is None else str(text))).replace("/", "/<wbr>"))
 
 
 def slug(text) -> str:

@@ -95,5 +95,6 @@ def _environment():
         number=formats.format_number,
         slug=formats.slug,
         cite=formats.link_sources,
+        breakable=formats.breakable,
     )
     return environment
