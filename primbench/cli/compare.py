@@ -107,13 +107,15 @@ def cmd_ab(args) -> int:
     from primbench.run import ab
 
     ab.check_request(args.a, args.b, base=args.base, rounds=args.rounds, threshold=args.threshold)  # before the filters
-    if args.chart:
-        check_writable(args.chart)
+    for path in (args.chart, args.json):
+        if path:
+            check_writable(path)
     label_a, results = ab.ab_variants(args.a, args.b, base=args.base, sizes=subset.parse_sizes(args.sizes),
                                       blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=subset.parse_dtypes(args.dtypes),
                                       rounds=args.rounds, threshold=args.threshold)
     label_b = args.b or args.a
-    print(f"A = {label_a}, B = {label_b}; interleaved, {args.rounds} cold samples a side, threshold {args.threshold:.1%}")
+    print(f"A = {label_a}, B = {label_b}; {args.rounds} paired rounds (A, B and an A/A slice each, cold, in a random "
+          f"order; buffers swap sides every round), threshold {args.threshold:.1%}")
     for result in results:
         print(result.line())
     if args.chart:
@@ -123,6 +125,12 @@ def cmd_ab(args) -> int:
         ab.chart(results, buffer, label_a, label_b)
         write_atomically(args.chart, buffer.getvalue())
         print(f"chart: {args.chart}")
+    if args.json:
+        import json
+
+        write_atomically(args.json, json.dumps({"a": label_a, "b": label_b, "threshold": args.threshold,
+                                                "results": [result.to_dict() for result in results]}) + "\n")
+        print(f"samples: {args.json}")
     return EXIT_OK
 
 

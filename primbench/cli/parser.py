@@ -50,10 +50,12 @@ def _add_ab(commands, plugin) -> None:
     ab.add_argument("--sizes", metavar="N,N", help="sizes, e.g. 2^20,2^25,2^28 (default: the op's usual sweep)")
     ab.add_argument("--blocks", metavar="B", help="block size (default: 256 where both take it)")
     ab.add_argument("--dtypes", metavar="T", help="dtype (default: the op's first)")
-    ab.add_argument("--rounds", type=int, default=200, help="cold samples of each side (default: %(default)s)")
+    ab.add_argument("--rounds", type=int, default=200, help="paired rounds, each a cold sample of A, B and the A/A "
+                    "slice (default: %(default)s)")
     ab.add_argument("--threshold", type=float, default=0.01, help="the smallest change called FASTER or SLOWER "
                     "(default: %(default)s, 1 %%)")
     ab.add_argument("--chart", metavar="FILE.png", help="also draw the samples in order and B/A with its interval")
+    ab.add_argument("--json", metavar="FILE", help="also write each size's verdict, interval and raw samples as JSON")
 
 
 def _add_profile(commands, plugin) -> None:

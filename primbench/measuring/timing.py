@@ -198,29 +198,34 @@ class Timer:
         throttle or a neighbour's load falls on every side alike (primbench ab). Each round takes
         the operations in a random order (seeded): on the H200, one plan timed against itself gave
         B/A 0.94 with the order fixed (A B, A B, ...) and 1.08 with it alternating (A B, B A, ...)
-        at 2^20, so a sample's place in the sequence matters, and no fixed order may follow it."""
+        at 2^20, so a sample's place in the sequence matters, and no fixed order may follow it.
+
+        An operation may be a tuple of callables: round r runs its (r mod length)-th, so that `ab`
+        swaps the buffer sets of its sides every round."""
         import numpy
 
+        choices = [operation if isinstance(operation, tuple) else (operation,) for operation in operations]
         setups = [setup or (lambda: None) for setup in (setups or [None] * len(operations))]
-        for operation, setup in zip(operations, setups):
-            for _ in range(warmup):
-                setup()
-                operation()
+        for alternatives, setup in zip(choices, setups):
+            for operation in alternatives:
+                for _ in range(warmup):
+                    setup()
+                    operation()
         self.gpu.synchronize()
-        spin_us = 2.0 * max(self._host_enqueue_us(operation) for operation in operations) + 20.0
+        spin_us = 2.0 * max(self._host_enqueue_us(op) for alternatives in choices for op in alternatives) + 20.0
         samples: list[list[float]] = [[] for _ in operations]
         shuffle = numpy.random.default_rng(rng_seed)
         per_chunk = max(1, MAX_EVENTS_PER_CHUNK // len(operations))
         for first in range(0, rounds, per_chunk):
             used = []
-            for _ in range(first, min(rounds, first + per_chunk)):
+            for round_index in range(first, min(rounds, first + per_chunk)):
                 for index in shuffle.permutation(len(operations)):
                     start, end = self.events[len(used)]
                     setups[index]()  # before the flush and the hold: never timed
                     self.flush_l2()
                     self.hold(spin_us)
                     self.gpu.record(start)
-                    operations[index]()
+                    choices[index][round_index % len(choices[index])]()
                     self.gpu.record(end)
                     used.append((index, start, end))
             self.gpu.wait(used[-1][2])

@@ -2,15 +2,22 @@
 
 Two separate runs meet different conditions: the clocks, the temperature, a neighbour's load and
 the machine itself drift between them, which is why `compare` needs a relative threshold and an
-absolute floor. Here both variants see the same input and take their cold samples in turn, each
-round in a random order (a fixed order biases the result), so whatever drifts falls on both sides
-alike and far smaller changes can be told apart (docs/perf-notes.md, "A/B in one process", has the
-figures). Both are verified first by the runner's own checks.
+absolute floor. Here both variants see the same input and take their cold samples in turn, so
+whatever drifts falls on both sides alike and far smaller changes can be told apart. Both are
+verified first by the runner's own checks.
 
-The verdict: B/A is the ratio of medians, with a 95 % bootstrap interval of that same ratio.
-FASTER or SLOWER when the interval excludes 1 and the ratio moved by more than the threshold (1 %
-by default). SAME when the interval rules out a change of twice the threshold and either holds 1
-or lies within the threshold. UNSURE otherwise: a wide interval says too little to call it SAME.
+The design is paired (ab_stats.py): each round times A, B and an A/A slice (A again, on B's
+buffers) once each, in a random order, and the two buffer sets swap sides every round. B/A is the
+median of the swap pairs' log ratios with a moving-block bootstrap interval, widened by the A/A
+slice's distance from 1: what order and placement still shift between identical sides.
+
+The verdict, and its error rates where the 95 % interval covers the true ratio 95 % of the time
+(docs/perf-notes.md, "A/B in one process", measures that it does): FASTER or SLOWER when the
+interval excludes 1 and the ratio moved by more than the threshold (1 % by default): at most 2.5 %
+of calls on two sides of equal speed say SLOWER, and 2.5 % FASTER. SAME when the interval rules out
+a change of twice the threshold and either holds 1 or lies within the threshold: at most 2.5 % of
+calls where B is really 2 x threshold (or more) away say SAME. UNSURE otherwise: the data are too
+few or too noisy to say either, and it claims nothing.
 """
 
 from __future__ import annotations
@@ -21,10 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from primbench.errors import UserError
-from primbench.runfile import stats
+from primbench.run import ab_stats
 from primbench.runfile.case_id import CaseId
 
 DEFAULT_ROUNDS = 200
+MIN_ROUNDS = 8  # four swap pairs: the fewest the interval is built from
 DEFAULT_THRESHOLD = 0.01
 
 
@@ -38,30 +46,40 @@ class ABResult:
     a_ms: list[float]
     b_ms: list[float]
     ratio: float
-    ci_low: float
+    ci_low: float  # the 95 % interval, widened by the A/A slice
     ci_high: float
     verdict: str
     label: str | None = None  # for callables, which have no case: "A vs B"
+    aa_ms: list[float] | None = None  # the A/A slice: A again, on B's buffers, in the same rounds
+
+    @property
+    def aa_ratio(self) -> float:
+        """The A/A slice's ratio (A on B's buffers over A): 1 where order and placement cancel."""
+        return ab_stats.paired_ratio(self.a_ms, self.aa_ms)[0] if self.aa_ms is not None and len(self.aa_ms) else math.nan
 
     def line(self) -> str:
         a, b = np.median(self.a_ms) * 1e3, np.median(self.b_ms) * 1e3
         what = f"n={self.case_a.n}" if self.case_a is not None else (self.label or "B vs A")
+        aa = f", A/A slice {self.aa_ratio:.4f}" if self.aa_ms else ""
         return (f"{what}: A {a:,.2f} us, B {b:,.2f} us, B/A {self.ratio:.4f} "
-                f"[{self.ci_low:.4f}, {self.ci_high:.4f}] {self.verdict} ({len(self.a_ms)} samples a side)")
+                f"[{self.ci_low:.4f}, {self.ci_high:.4f}] {self.verdict} ({len(self.a_ms)} rounds{aa})")
 
     __str__ = line
 
     def to_dict(self) -> dict:
         return {"a": self.case_a.key if self.case_a else None, "b": self.case_b.key if self.case_b else None,
                 "label": self.label, "ratio": self.ratio, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "verdict": self.verdict, "a_ms": list(self.a_ms), "b_ms": list(self.b_ms)}
+                "verdict": self.verdict, "aa_ratio": self.aa_ratio, "a_ms": list(self.a_ms), "b_ms": list(self.b_ms),
+                "aa_ms": list(self.aa_ms or [])}
 
 
-def judge(a_ms, b_ms, threshold: float) -> tuple[float, float, float, str]:
-    """(B/A, its 95 % interval, the verdict) of two interleaved sample sets: the CLI's, the Python
-    API's and the tests' one rule."""
-    ratio = float(np.median(b_ms) / np.median(a_ms))
-    low, high = stats.ratio_interval(a_ms, b_ms)
+def judge(a_ms, b_ms, aa_ms=None, *, threshold: float = DEFAULT_THRESHOLD) -> tuple[float, float, float, str]:
+    """(B/A, its 95 % interval, the verdict) of paired rounds (a_ms[i] and b_ms[i] from round i),
+    the interval widened by the A/A slice `aa_ms` where there is one: the CLI's, the Python API's
+    and the tests' one rule."""
+    ratio, low, high = ab_stats.paired_ratio(a_ms, b_ms)
+    if aa_ms is not None and len(aa_ms):
+        low, high = ab_stats.widened(low, high, ab_stats.paired_ratio(a_ms, aa_ms)[0])
     return ratio, low, high, verdict(ratio, low, high, threshold)
 
 
@@ -100,8 +118,8 @@ def pairs_of(config, a: str, b: str) -> list[tuple[CaseId, CaseId]]:
 
 
 def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=None) -> list[ABResult]:
-    """Verify A and B on each size, then take `rounds` interleaved cold samples of each. `variant_a`
-    replaces A's registered variant (A at an older revision: ab_revision.variant_at)."""
+    """Verify A and B on each size, then time `rounds` paired rounds of A, B and the A/A slice.
+    `variant_a` replaces A's registered variant (A at an older revision: ab_revision.variant_at)."""
     from primbench import ops, registry
     from primbench.build import load_module
     from primbench.run.runner import Runner, input_key, rng_seed_for
@@ -110,21 +128,46 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
     runner = Runner(config)
     results = []
     for case_a, case_b in pairs_of(config, a, b):
-        plans = []
+        inputs = runner._inputs_for(case_a, rng_seed_for("ab", input_key(case_a)))
+        second_input = _copy_of(inputs[2])  # buffer set 1: the same values elsewhere in memory
+        sides = []
         for side, case in (("A", case_a), ("B", case_b)):
             variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
             module = load_module(variant.source, variant.kernels) if variant.source else None
-            verified = verify_case(case, variant, runner._inputs_for(case, rng_seed_for("ab", input_key(case))),
-                                   lambda x, scale, module=module, case=case: runner._context(module, x, case, scale),
-                                   checks=ops.checks(case.op), determinism_runs=config.determinism_runs)
+
+            def context(x, scale, module=module, case=case):
+                return runner._context(module, x, case, scale)
+
+            verified = verify_case(case, variant, inputs, context, checks=ops.checks(case.op),
+                                   determinism_runs=config.determinism_runs)
             if verified.reason:
                 raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
-            if verified.plan.restore is not None:
-                verified.plan.restore()
-            plans.append(verified.plan)
-        a_ms, b_ms = runner.timer.interleaved([plans[0].run, plans[1].run], rounds)
-        results.append(ABResult(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, threshold)))
+            sides.append((verified.plan, variant.prepare(context(second_input, 1.0))))
+        (a0, a1), (b0, b1) = sides
+        for plan in (a0, a1, b0, b1):
+            if plan.restore is not None:
+                plan.restore()
+        # Round r: A on set r mod 2, B and the A/A slice on the other set.
+        a_ms, b_ms, aa_ms = runner.timer.interleaved([(_run(a0), _run(a1)), (_run(b1), _run(b0)), (_run(a1), _run(a0))],
+                                                     _even(rounds))
+        results.append(ABResult(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), aa_ms=aa_ms))
     return results
+
+
+def _run(plan):
+    return plan.run
+
+
+def _even(rounds: int) -> int:
+    """Rounds come in swap pairs (each side once on each buffer set): an odd count gets one more."""
+    return rounds + rounds % 2
+
+
+def _copy_of(x):
+    """The input again, in new memory: an array (CuPy or NumPy), or a tuple or list of them."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(_copy_of(item) for item in x)
+    return x.copy() if hasattr(x, "copy") else x
 
 
 def chart(results: list[ABResult], path, a: str, b: str) -> None:
@@ -162,8 +205,8 @@ def check_request(a: str, b: str | None, *, base: str | None, rounds: int, thres
     if b is None and base is None:
         raise UserError("ab: give B (op/variant), or --base REV to time A at that git revision against A now")
     b = b or a
-    if not 2 <= rounds <= 100_000:
-        raise UserError(f"--rounds {rounds}: give 2 to 100000 samples a side")
+    if not MIN_ROUNDS <= rounds <= 100_000:
+        raise UserError(f"--rounds {rounds}: give {MIN_ROUNDS} to 100000 rounds (each times A and B once)")
     if not 0 <= threshold < 1:
         raise UserError(f"--threshold {threshold}: give a relative change from 0 to 1 (0.01 is 1 %)")
     for side, name in (("A", a), ("B", b)):
@@ -206,10 +249,12 @@ def ab_callables(fn_a, fn_b, *, rounds: int = DEFAULT_ROUNDS, threshold: float =
     for name, fn in (("fn_a", fn_a), ("fn_b", fn_b), ("setup_a", setup_a), ("setup_b", setup_b)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name} must be a callable taking no arguments, not {type(fn).__name__}")
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 2 <= rounds <= 100_000:
-        raise ValueError(f"rounds must be a whole number from 2 to 100000, not {rounds!r}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not MIN_ROUNDS <= rounds <= 100_000:
+        raise ValueError(f"rounds must be a whole number from {MIN_ROUNDS} to 100000, not {rounds!r}")
     if not 0 <= threshold < 1:
         raise ValueError(f"threshold must be a relative change from 0 to 1 (0.01 is 1 %), not {threshold!r}")
+    # A callable holds its own buffers, so nothing swaps; the A/A slice (fn_a again) still measures
+    # what the order leaves between identical sides, and widens the interval by it.
     with callers_timer() as (_device, timer):
-        a_ms, b_ms = timer.interleaved([fn_a, fn_b], rounds, setups=[setup_a, setup_b])
-    return ABResult(None, None, a_ms, b_ms, *judge(a_ms, b_ms, threshold), label=label)
+        a_ms, b_ms, aa_ms = timer.interleaved([fn_a, fn_b, fn_a], _even(rounds), setups=[setup_a, setup_b, setup_a])
+    return ABResult(None, None, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), label=label, aa_ms=aa_ms)

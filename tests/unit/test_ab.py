@@ -44,7 +44,8 @@ class _InterleavingStandIn:
         rng = numpy.random.default_rng(1)
         a = list(0.250 * (1 + 0.001 * rng.standard_normal(rounds)))
         b = list(0.260 * (1 + 0.001 * rng.standard_normal(rounds)))
-        return a, b
+        again = [list(0.250 * (1 + 0.001 * rng.standard_normal(rounds))) for _ in operations[2:]]  # the A/A slice
+        return [a, b, *again]
 
 
 def test_primbench_ab_of_two_callables_uses_the_clis_rule(monkeypatch):
@@ -58,8 +59,9 @@ def test_primbench_ab_of_two_callables_uses_the_clis_rule(monkeypatch):
     reset = lambda: None  # noqa: E731
     result = primbench.ab(lambda: None, lambda: None, rounds=50, setup_b=reset, label="sum vs sum + 4 %")
     assert result.verdict == "SLOWER" and 1.03 < result.ci_low <= result.ratio <= result.ci_high < 1.05
-    assert (result.ratio, result.ci_low, result.ci_high, result.verdict) == ab.judge(result.a_ms, result.b_ms, 0.01)
-    assert timer.setups == [None, reset]
+    assert (result.ratio, result.ci_low, result.ci_high, result.verdict) == ab.judge(result.a_ms, result.b_ms, result.aa_ms,
+                                                                                    threshold=0.01)
+    assert timer.setups == [None, reset, None] and len(result.aa_ms) == 50  # fn_a again: the A/A slice
     assert str(result).startswith("sum vs sum + 4 %: A 250") and result.to_dict()["verdict"] == "SLOWER"
     for bad in ({"rounds": 1}, {"threshold": 1.5}):
         with pytest.raises(ValueError):
