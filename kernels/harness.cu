@@ -13,6 +13,27 @@ extern "C" __global__ void primbench_hold(unsigned long long ns) {
     } while (now - start < ns);
 }
 
+// The hold of a cold sample, and a witness of the SM clock just before the sample: the SM's cycle
+// counter and the GPU's nanosecond timer at the start and end of the spin, as stamps[0..3] =
+// (ns, cycles, ns, cycles). Their ratio is the mean SM clock over the hold (cycles per ns, x 1000
+// for MHz); one thread on one SM, so both cycle readings come from the same counter. nvbench reads
+// its clock the same way, around each sample, and discards the throttled ones.
+extern "C" __global__ void primbench_hold_stamped(unsigned long long ns, unsigned long long* stamps) {
+    unsigned long long start, now, cycles_start, cycles_end;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    cycles_start = clock64();
+    do {
+        __nanosleep(500);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+    cycles_end = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    stamps[0] = start;
+    stamps[1] = cycles_start;
+    stamps[2] = now;
+    stamps[3] = cycles_end;
+}
+
 // Reads `vectors` 16-byte vectors once, 8 loads in flight per thread, and does nothing else: the
 // run's pure-read ceiling, measured at run start beside the copy (primbench/measuring/ceilings.py). A read
 // kernel's speed of light is its minimal bytes at this rate, a read-and-write kernel's at the

@@ -25,7 +25,7 @@ def cmd_compare(args) -> int:
     for new in runs[1:]:
         metric = args.metric or verdicts.default_metric(base, new)
         pairs = verdicts.compare_runs(base, new)
-        notes = list(filter(None, [caveats.time_order(base, new)]))
+        notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new)]))
         output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes)
         print()
         sections.append((new, pairs, metric))

@@ -4,6 +4,7 @@ baseline: those cases are not gated, and `check --strict` fails on them)."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 from primbench.compare.digest import ONLY_IN_NEW, fold_class
@@ -27,6 +28,33 @@ def time_order(base: Run, new: Run) -> str | None:
         return None
     return (f"warning: the new run started {after:%Y-%m-%d %H:%M}, before the baseline ({before:%Y-%m-%d %H:%M}): "
             "is the order right? the baseline comes first")
+
+
+def median_sm_clock_mhz(run: Run) -> float | None:
+    """The median SM clock over every cold sample of the run that carries one (None: none do)."""
+    import numpy as np
+
+    clocks = [c for record in run.cases for c in record.samples.cold_clock_mhz]
+    return float(np.median(clocks)) if clocks else None
+
+
+def machine_shift(base: Run, new: Run) -> str | None:
+    """One line setting the two machines side by side, new against baseline: the read and copy
+    ceilings measured at each run's start and the median SM clock of their samples, so that a
+    shift of every case can be read as the machine's ("machine: the new run's read ceiling +1.7 %,
+    copy +0.6 %, median SM clock -0.3 % against the baseline's"). None when there is nothing to
+    set side by side (a published baseline)."""
+    def change(before, after):
+        if not (before and after) or not all(map(math.isfinite, (before, after))):
+            return None
+        percent = round((after / before - 1) * 100, 1)
+        return "0.0 %" if percent == 0 else f"{percent:+.1f} %".replace("-", "\u2212")
+
+    parts = [f"{name} {text}" for name, text in (
+        ("read ceiling", change(base.read_gbps, new.read_gbps)),
+        ("copy", change(base.copy_gbps, new.copy_gbps)),
+        ("median SM clock", change(median_sm_clock_mhz(base), median_sm_clock_mhz(new)))) if text]
+    return f"machine: the new run's {', '.join(parts)} against the baseline's" if parts else None
 
 
 def missing_from_baseline(pairs: list[Pair]) -> dict[str, int]:

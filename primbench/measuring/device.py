@@ -144,6 +144,8 @@ class Device:
             "l2_bytes": int(props["l2CacheSize"]),
             "memory_bytes": int(props["totalGlobalMem"]),
             "max_sm_clock_mhz": nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_SM),
+            # The clock a sample's must reach (nvbench's reference for a throttled sample).
+            "default_sm_clock_mhz": _optional(lambda: nvml.nvmlDeviceGetDefaultApplicationsClock(handle, nvml.NVML_CLOCK_SM)),
             "max_mem_clock_mhz": max_mem,
             "bus_width_bits": bus_width,
             "peak_gbps": round(stats.peak_gbps(max_mem, bus_width), 1),

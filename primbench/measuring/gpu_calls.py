@@ -23,7 +23,9 @@ class CupyCalls:
         from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
 
         self.cupy = cupy
-        self._hold = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function(HARNESS_KERNELS[0])
+        module = load_module(HARNESS_SOURCE, HARNESS_KERNELS)
+        self._hold = module.get_function("primbench_hold")
+        self._hold_stamped = module.get_function("primbench_hold_stamped")
 
     def buffer(self, nbytes: int):
         return self.cupy.empty(nbytes, dtype=self.cupy.uint8)
@@ -31,10 +33,26 @@ class CupyCalls:
     def memset(self, buffer) -> None:
         self.cupy.cuda.runtime.memsetAsync(buffer.data.ptr, 0, buffer.nbytes, self.cupy.cuda.get_current_stream().ptr)
 
-    def hold(self, microseconds: float) -> None:
+    def hold(self, microseconds: float, stamps=None, slot: int = 0) -> None:
+        """Spin for `microseconds`; with `stamps` (stamp_buffer's), also record the SM clock in slot `slot`."""
         import numpy
 
-        self._hold((1,), (1,), (numpy.uint64(int(microseconds * 1000)),))
+        ns = numpy.uint64(int(microseconds * 1000))
+        if stamps is None:
+            self._hold((1,), (1,), (ns,))
+        else:
+            self._hold_stamped((1,), (1,), (ns, stamps[4 * slot:4 * slot + 4]))
+
+    def stamp_buffer(self, slots: int):
+        """Room for `slots` holds' clock stamps (4 x uint64 each) on the GPU."""
+        return self.cupy.zeros(4 * slots, dtype=self.cupy.uint64)
+
+    @staticmethod
+    def sm_clocks_mhz(stamps, count: int) -> list[float]:
+        """The mean SM clock (MHz) of each of the first `count` stamped holds: cycles over nanoseconds."""
+        values = stamps[:4 * count].get().reshape(count, 4).astype("float64")
+        elapsed_ns = values[:, 2] - values[:, 0]
+        return [float(c) for c in (values[:, 3] - values[:, 1]) / elapsed_ns * 1e3]
 
     def event_pair(self):
         return self.cupy.cuda.Event(), self.cupy.cuda.Event()

@@ -24,6 +24,9 @@ class TimingPolicy:
     warmup: int = 2
     batch_below_us: float = 100.0  # also take batch samples when the cold median is under this
     batch_target_ms: float = 0.5  # each batch sample lasts about this long on the GPU
+    # A cold sample whose SM clock (read around its hold) is under this fraction of the GPU's
+    # default clock is discarded and retaken after a pause, as nvbench does at 75 %; 0 keeps all.
+    min_clock_fraction: float = 0.75
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -77,4 +80,6 @@ def policy_problem(policy: TimingPolicy) -> tuple[str | None, str] | None:
         return "max_samples", f"{policy.max_samples} is fewer than min_samples {policy.min_samples}"
     if policy.batch_below_us < 0 or policy.batch_target_ms <= 0:
         return None, "batch_below_us must be >= 0 and batch_target_ms > 0"
+    if not 0 <= policy.min_clock_fraction < 1:
+        return "min_clock_fraction", f"{policy.min_clock_fraction} is not a fraction from 0 to 1 (0.75 means 75 % of the default clock)"
     return None

@@ -23,6 +23,7 @@ from primbench.runfile.records import Samples
 
 MAX_EVENTS_PER_CHUNK = 256
 CHUNK_WALL_S = 0.02  # enqueue about this much work between synchronisations
+RECOVERY_S = 0.05  # the pause after a chunk with a throttled sample, before the samples are retaken
 
 
 @dataclass
@@ -38,12 +39,15 @@ class Measurement:
     spin_us: float = 0.0
     host_enqueue_us: float = 0.0
     wall_s: float = 0.0
+    cold_clock_mhz: list[float] = field(default_factory=list)  # each kept cold sample's SM clock (its hold's)
+    throttled: int = 0  # cold samples discarded (and retaken) for an SM clock under the policy's floor
 
     def as_record(self) -> tuple[Samples, dict]:
         """(samples, timing) of a run-file case record."""
         # Stored to 1 ns: cudaEventElapsedTime resolves about 0.5 us, so nothing measured is lost,
         # and the run file stays small enough to commit.
-        samples = Samples(tuple(_ns(self.cold_ms)), tuple(_ns(self.batch_ms)), self.batch_size)
+        samples = Samples(tuple(_ns(self.cold_ms)), tuple(_ns(self.batch_ms)), self.batch_size,
+                          tuple(round(c, 1) for c in self.cold_clock_mhz))
         timing = {
             "stop": self.stop,
             "batch_stop": self.batch_stop,
@@ -51,6 +55,7 @@ class Measurement:
             "spin_us": round(self.spin_us, 1),
             "host_enqueue_us": round(self.host_enqueue_us, 1),
             "wall_s": round(self.wall_s, 3),
+            "throttled_discarded": self.throttled,
         }
         return samples, timing
 
@@ -83,6 +88,10 @@ class Timer:
         # 2 x L2, as DESIGN.md asks: a memset this size leaves none of the operation's data in L2.
         self.flush_buffer = self.gpu.buffer(max(2 * l2_bytes, 1 << 20))
         self.events = [self.gpu.event_pair() for _ in range(MAX_EVENTS_PER_CHUNK)]
+        # Where the GPU calls can stamp a hold (CuPy's, not torch's), each cold sample carries the SM
+        # clock of its hold, and one under `min_clock_mhz` (set by the runner) is discarded and retaken.
+        self._stamps = self.gpu.stamp_buffer(MAX_EVENTS_PER_CHUNK) if hasattr(self.gpu, "stamp_buffer") else None
+        self.min_clock_mhz: float | None = None
 
     def flush_l2(self) -> None:
         self.gpu.memset(self.flush_buffer)
@@ -101,21 +110,38 @@ class Timer:
             self.gpu.synchronize()
         return sorted(timings)[1]
 
-    def _sample(self, enqueue_sample, policy: TimingPolicy, wall_start: float, wall_cap: float) -> tuple[list[float], str]:
-        """Take samples in chunks until the policy is met; return them and why sampling stopped."""
+    def _sample(self, enqueue_sample, policy: TimingPolicy, wall_start: float, wall_cap: float,
+                clocked: bool = False) -> tuple[list[float], str, list[float], int]:
+        """Take samples in chunks until the policy is met; return them, why sampling stopped, their
+        SM clocks (`clocked`: read from the holds' stamps) and how many were discarded as throttled.
+        Past the wall cap a throttled sample is kept, so a GPU that stays throttled still ends."""
         samples: list[float] = []
+        clocks: list[float] = []
+        discarded = 0
         chunk = 4
         while True:
             chunk_start = time.perf_counter()
             used = self.events[:chunk]
-            for start, end in used:
-                enqueue_sample(start, end)
+            for slot, (start, end) in enumerate(used):
+                enqueue_sample(start, end, slot)
             self.gpu.wait(used[-1][1])
-            samples.extend(self.gpu.elapsed_ms(start, end) for start, end in used)
+            times = [self.gpu.elapsed_ms(start, end) for start, end in used]
+            readings = self.gpu.sm_clocks_mhz(self._stamps, len(used)) if clocked else [None] * len(used)
+            late = time.perf_counter() - wall_start >= wall_cap
+            floor = self.min_clock_mhz if clocked and not late else None
+            for sample, clock in zip(times, readings):
+                if floor and clock < floor:
+                    discarded += 1
+                    continue
+                samples.append(sample)
+                if clock is not None:
+                    clocks.append(clock)
+            if floor and any(clock < floor for clock in readings):
+                time.sleep(RECOVERY_S)  # let the clock recover before the samples are retaken
             per_sample_wall = (time.perf_counter() - chunk_start) / chunk
             reason = stop_reason(samples, policy, time.perf_counter() - wall_start, wall_cap)
             if reason:
-                return samples, reason
+                return samples, reason, clocks, discarded
             chunk = int(min(MAX_EVENTS_PER_CHUNK, max(4, CHUNK_WALL_S / max(per_sample_wall, 1e-6))))
             chunk = min(chunk, max(1, policy.max_samples - len(samples)))
 
@@ -145,15 +171,21 @@ class Timer:
         # Twice the host's enqueue time, plus slack for a slow Python moment.
         result.spin_us = 2.0 * result.host_enqueue_us + 20.0
 
-        def cold_sample(start, end):
+        clocked = self._stamps is not None
+
+        def cold_sample(start, end, slot):
             prepare()
             self.flush_l2()
-            self.hold(result.spin_us)
+            if clocked:
+                self.gpu.hold(result.spin_us, self._stamps, slot)
+            else:
+                self.hold(result.spin_us)
             self.gpu.record(start)
             operation()
             self.gpu.record(end)
 
-        result.cold_ms, result.stop = self._sample(cold_sample, policy, wall_start, policy.max_time_s)
+        result.cold_ms, result.stop, result.cold_clock_mhz, result.throttled = self._sample(
+            cold_sample, policy, wall_start, policy.max_time_s, clocked)
         cold_median_us = stats.summarize(result.cold_ms).median * 1e3
         if cold_median_us < policy.batch_below_us and setup is None:
             self._batches(operation, policy, result, wall_start, cold_median_us, batch_as_graph)
@@ -180,7 +212,7 @@ class Timer:
             launch_batch()
             batch_spin_us = 2.0 * self._host_enqueue_us(launch_batch) + 20.0
 
-        def batch_sample(start, end):
+        def batch_sample(start, end, _slot):
             self.hold(batch_spin_us)
             self.gpu.record(start)
             launch_batch()
@@ -188,7 +220,7 @@ class Timer:
 
         # The same wall-clock budget as the cold samples, counted from the case's start: a case
         # that used it all gets min_samples batch samples and no more.
-        raw, result.batch_stop = self._sample(batch_sample, policy, wall_start, policy.max_time_s)
+        raw, result.batch_stop, _, _ = self._sample(batch_sample, policy, wall_start, policy.max_time_s)
         result.batch_ms = [t / batch for t in raw]
         result.batch_size = batch
 

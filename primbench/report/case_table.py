@@ -6,7 +6,7 @@ from __future__ import annotations
 from primbench.runfile.frame import block_or_none, is_number
 
 COLUMNS = ("anchor", "key", "variant", "dtype", "distribution", "params", "n", "block", "status", "reason",
-           "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "l2_resident", "order")
+           "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "l2_resident", "order", "sm_clock_mhz")
 
 
 def case_rows(frame) -> list[dict]:
@@ -24,6 +24,7 @@ def case_rows(frame) -> list[dict]:
             "noise_pct": case["noise"] * 100 if valid and is_number(case.get("noise")) else None,
             "gbps": case["gbps"] if valid else None, "pct_peak": case["pct_peak"] if valid else None,
             "pct_light": _light(case) if valid else None, "l2_resident": bool(case.get("l2_resident")),
+            "sm_clock_mhz": case["sm_clock_mhz"] if is_number(case.get("sm_clock_mhz")) else None,
         })
     return rows
 

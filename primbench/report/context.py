@@ -118,7 +118,20 @@ def _timing_quality(frame) -> dict:
         if len(timing.l2_resident)
         else [],
         "over_peak": as_records(timing.over_peak),
+        "clock": _clock_summary(frame),
     }
+
+
+def _clock_summary(frame) -> dict | None:
+    """The spread of the cases' median SM clocks (read on the GPU before each sample), or None
+    for a run that did not record them."""
+    import numpy as np
+
+    clocks = frame["sm_clock_mhz"].dropna() if "sm_clock_mhz" in frame else []
+    if not len(clocks):
+        return None
+    low, median, high = np.percentile(clocks, [5, 50, 95])
+    return {"cases": len(clocks), "p05": float(low), "median": float(median), "p95": float(high)}
 
 
 def _meta(run) -> dict:
@@ -140,6 +153,8 @@ def _meta(run) -> dict:
         "git": quality.flatten(run.git),
         "tool": quality.flatten(header.tool),
         "timing": quality.flatten(header.timing),
+        "min_clock_fraction": header.timing.get("min_clock_fraction") or 0.75,
+        "throttled": sum(int(record.timing.get("throttled_discarded") or 0) for record in run.cases),
         "config_path": header.config_path,
         "config_hash": header.config_hash,
         "config_json": json.dumps(header.config, indent=2, ensure_ascii=False, default=str),

@@ -117,6 +117,9 @@ class Runner:
         self.config = config
         self.device = Device()
         self.timer = Timer(self.device.l2_bytes)
+        reference_mhz = self.device.info.get("default_sm_clock_mhz") or self.device.info.get("max_sm_clock_mhz")
+        if reference_mhz:
+            self.timer.min_clock_mhz = self.config.timing.min_clock_fraction * reference_mhz
         # The last inputs made, kept while the next cases use the same ones (same input key).
         self._inputs: dict = {}
 

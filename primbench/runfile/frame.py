@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from primbench.runfile import stats
 from primbench.runfile.case_id import Params
 from primbench.runfile.records import CaseRecord
@@ -35,6 +37,7 @@ COLUMN_TYPES = {
     "median_ms": "float64", "noise": "float64", "samples": "int64", "p05_ms": "float64", "p95_ms": "float64",
     "batch_median_ms": "float64", "batch_size": "Int64", "gbps": "float64", "pct_peak": "float64",
     "pct_copy": "float64", "sol_us": "float64", "pct_sol": "float64", "l2_resident": "bool", "stop": "object",
+    "sm_clock_mhz": "float64",
 }
 
 
@@ -88,6 +91,8 @@ def _timing_columns(record: CaseRecord, scale: dict) -> dict:
         **_speed_of_light(record, median, scale),
         "l2_resident": bool(l2_bytes and (record.bytes or 0) <= l2_bytes),
         "stop": record.timing.get("stop"),
+        # The median of the cold samples' SM clocks (their holds'), NaN where none were measured.
+        "sm_clock_mhz": float(np.median(record.samples.cold_clock_mhz)) if record.samples.cold_clock_mhz else math.nan,
     }
 
 

@@ -73,14 +73,21 @@ class Samples:
     cold_ms: tuple[float, ...] = ()
     batch_ms: tuple[float, ...] = ()
     batch_size: int | None = None
+    # The SM clock (MHz) of each cold sample, from its hold's cycle and nanosecond stamps; empty
+    # where it was not measured (a run before these were kept, or a callable timed through torch).
+    cold_clock_mhz: tuple[float, ...] = ()
 
     @classmethod
     def from_json(cls, obj: dict | None) -> "Samples":
         obj = obj or {}
-        return cls(tuple(obj.get("cold_ms") or ()), tuple(obj.get("batch_ms") or ()), obj.get("batch_size"))
+        return cls(tuple(obj.get("cold_ms") or ()), tuple(obj.get("batch_ms") or ()), obj.get("batch_size"),
+                   tuple(obj.get("cold_clock_mhz") or ()))
 
     def to_json(self) -> dict:
-        return {"cold_ms": list(self.cold_ms), "batch_ms": list(self.batch_ms), "batch_size": self.batch_size}
+        written = {"cold_ms": list(self.cold_ms), "batch_ms": list(self.batch_ms), "batch_size": self.batch_size}
+        if self.cold_clock_mhz:
+            written["cold_clock_mhz"] = list(self.cold_clock_mhz)
+        return written
 
 
 @dataclass(frozen=True)

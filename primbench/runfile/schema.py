@@ -129,6 +129,10 @@ def _case_problem(case: dict) -> str | None:
         bad = None if _all_times(values) else next((t for t in values if not _a_time(t)), None)
         if bad is not None:
             return f"'samples.{name}' holds {bad!r}; every time must be a finite number of milliseconds above 0"
+    clocks = samples.get("cold_clock_mhz")
+    if clocks is not None and (not isinstance(clocks, list) or len(clocks) != len(samples.get("cold_ms") or [])
+                               or not (_all_times(clocks) or all(_a_time(c) for c in clocks))):
+        return "'samples.cold_clock_mhz' must hold one SM clock in MHz (finite, above 0) per cold sample"
     if samples.get("batch_size") is not None and not (_is(samples["batch_size"], "integer") and samples["batch_size"] > 0):
         return "'samples.batch_size' must be a count of launches above 0"
     if case["status"] == "ok" and not samples.get("cold_ms"):
@@ -152,7 +156,7 @@ def json_schema() -> dict:
     case["status"] = {"enum": list(STATUSES)}
     case["n"] = {"type": "integer", "minimum": 1, "maximum": MAX_N}
     positive = {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}}
-    case["samples"] = {"type": "object", "properties": {name: positive for name in SAMPLE_LISTS}}
+    case["samples"] = {"type": "object", "properties": {name: positive for name in (*SAMPLE_LISTS, "cold_clock_mhz")}}
     case["params"] = {"type": "object", "additionalProperties": {"type": "integer"}}
     case["launches"] = {"type": "array", "items": {"type": "object"}}
     case["flags"] = {"type": "array", "items": {"type": "string"}}
