@@ -86,7 +86,8 @@ def cmd_check(args) -> int:
         write_atomically(args.markdown, output.markdown(pairs, run_label(base), run_label(new), code, metric=metric,
                                                         notes=notes))
     if args.junit:
-        write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new)))
+        elapsed_s = {record.key: record.elapsed_s for record in new.cases}  # each test case's time: the new run's
+        write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new), elapsed_s=elapsed_s))
     return code
 
 
@@ -115,7 +116,7 @@ def cmd_ab(args) -> int:
                                       rounds=args.rounds, threshold=args.threshold)
     label_b = args.b or args.a
     print(f"A = {label_a}, B = {label_b}; {args.rounds} paired rounds (A, B and an A/A slice each, cold, in a random "
-          f"order; buffers swap sides every round), threshold {args.threshold:.1%}")
+          f"order, over 8 separately prepared plans a side), threshold {args.threshold:.1%}")
     for result in results:
         print(result.line())
     if args.chart:

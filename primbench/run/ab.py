@@ -6,10 +6,11 @@ absolute floor. Here both variants see the same input and take their cold sample
 whatever drifts falls on both sides alike and far smaller changes can be told apart. Both are
 verified first by the runner's own checks.
 
-The design is paired (ab_stats.py): each round times A, B and an A/A slice (A again, on B's
-buffers) once each, in a random order, and the two buffer sets swap sides every round. B/A is the
-median of the swap pairs' log ratios with a moving-block bootstrap interval, widened by the A/A
-slice's distance from 1: what order and placement still shift between identical sides.
+The design is paired (ab_stats.py): each side runs as 8 separately prepared plans, and each round
+times one plan of A, of B and of an A/A slice (A again, prepared as B is) once each, in a random
+order, the input copies alternating between the sides. B/A comes from each plan instance's median
+log ratio, with a t interval over the instances (a plan carries an effect of its own: where its
+buffers landed), widened by the A/A slice's distance from 1.
 
 The verdict, and its error rates where the 95 % interval covers the true ratio 95 % of the time
 (docs/perf-notes.md, "A/B in one process", measures that it does): FASTER or SLOWER when the
@@ -32,7 +33,7 @@ from primbench.run import ab_stats
 from primbench.runfile.case_id import CaseId
 
 DEFAULT_ROUNDS = 200
-MIN_ROUNDS = 8  # four swap pairs: the fewest the interval is built from
+MIN_ROUNDS = 16  # two rounds of each of the 8 plan instances: the fewest the interval is built from
 DEFAULT_THRESHOLD = 0.01
 
 
@@ -129,8 +130,7 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
     results = []
     for case_a, case_b in pairs_of(config, a, b):
         inputs = runner._inputs_for(case_a, rng_seed_for("ab", input_key(case_a)))
-        second_input = _copy_of(inputs[2])  # buffer set 1: the same values elsewhere in memory
-        sides = []
+        makers = []
         for side, case in (("A", case_a), ("B", case_b)):
             variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
             module = load_module(variant.source, variant.kernels) if variant.source else None
@@ -142,25 +142,31 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
                                    determinism_runs=config.determinism_runs)
             if verified.reason:
                 raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
-            sides.append((verified.plan, variant.prepare(context(second_input, 1.0))))
-        (a0, a1), (b0, b1) = sides
-        for plan in (a0, a1, b0, b1):
-            if plan.restore is not None:
-                plan.restore()
-        # Round r: A on set r mod 2, B and the A/A slice on the other set.
-        a_ms, b_ms, aa_ms = runner.timer.interleaved([(_run(a0), _run(a1)), (_run(b1), _run(b0)), (_run(a1), _run(a0))],
-                                                     _even(rounds))
+            makers.append(lambda x, variant=variant, context=context: variant.prepare(context(x, 1.0)))
+        a_ms, b_ms, aa_ms = runner.timer.interleaved(_swapped_plans(*makers, inputs[2]), _whole_cycles(rounds))
         results.append(ABResult(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), aa_ms=aa_ms))
     return results
 
 
-def _run(plan):
-    return plan.run
+def _swapped_plans(make_a, make_b, x) -> list[tuple]:
+    """The three sides' operations, each a tuple of ab_stats.INSTANCES plans cycled by round: fresh
+    plans, prepared in turn (A, B, the A/A slice: A again, prepared as B is), so that no side's
+    buffers all come from one stretch of memory, and instance k reading input copy k mod 2 (B and
+    the slice the other copy), so that where the input lies cancels too."""
+    copies = (x, _copy_of(x))  # the same values in two places
+    trios = []
+    for instance in range(ab_stats.INSTANCES):
+        mine, other = copies[instance % 2], copies[1 - instance % 2]
+        trios.append((make_a(mine), make_b(other), make_a(other)))
+    for plan in (p for trio in trios for p in trio):
+        if plan.restore is not None:
+            plan.restore()
+    return [tuple(trio[side].run for trio in trios) for side in range(3)]
 
 
-def _even(rounds: int) -> int:
-    """Rounds come in swap pairs (each side once on each buffer set): an odd count gets one more."""
-    return rounds + rounds % 2
+def _whole_cycles(rounds: int) -> int:
+    """Rounds come in whole cycles of the instances: a count that is not gets rounded up."""
+    return -(-rounds // ab_stats.INSTANCES) * ab_stats.INSTANCES
 
 
 def _copy_of(x):
@@ -256,5 +262,5 @@ def ab_callables(fn_a, fn_b, *, rounds: int = DEFAULT_ROUNDS, threshold: float =
     # A callable holds its own buffers, so nothing swaps; the A/A slice (fn_a again) still measures
     # what the order leaves between identical sides, and widens the interval by it.
     with callers_timer() as (_device, timer):
-        a_ms, b_ms, aa_ms = timer.interleaved([fn_a, fn_b, fn_a], _even(rounds), setups=[setup_a, setup_b, setup_a])
+        a_ms, b_ms, aa_ms = timer.interleaved([fn_a, fn_b, fn_a], _whole_cycles(rounds), setups=[setup_a, setup_b, setup_a])
     return ABResult(None, None, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), label=label, aa_ms=aa_ms)

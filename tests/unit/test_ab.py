@@ -61,7 +61,7 @@ def test_primbench_ab_of_two_callables_uses_the_clis_rule(monkeypatch):
     assert result.verdict == "SLOWER" and 1.03 < result.ci_low <= result.ratio <= result.ci_high < 1.05
     assert (result.ratio, result.ci_low, result.ci_high, result.verdict) == ab.judge(result.a_ms, result.b_ms, result.aa_ms,
                                                                                     threshold=0.01)
-    assert timer.setups == [None, reset, None] and len(result.aa_ms) == 50  # fn_a again: the A/A slice
+    assert timer.setups == [None, reset, None] and len(result.aa_ms) == 56  # fn_a again; 50 rounds up to 7 cycles of 8
     assert str(result).startswith("sum vs sum + 4 %: A 250") and result.to_dict()["verdict"] == "SLOWER"
     for bad in ({"rounds": 1}, {"threshold": 1.5}):
         with pytest.raises(ValueError):
