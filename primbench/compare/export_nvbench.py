@@ -1,81 +1,197 @@
-"""NVBench's JSON (file version 1.0.0) of a run, which nvbench's own scripts read: one benchmark per
-op/variant, its axes the case's dtype, elements, block size, distribution and parameters, and per
-state the summaries NVBench writes. Every figure comes from the run file's raw samples; no CuPy."""
+"""NVBench's JSON (file version 1.0.0) of a run, which NVIDIA's current readers (pip package
+cuda-bench: nvbench-compare-robust, nvbench-json-summary, nvbench-walltime, nvbench-histogram)
+read as nvbench's own: one benchmark per op/variant, its axes the case's dtype, elements, block
+size, distribution and parameters, and per state the summaries NVBench writes
+(compare/nvbench_summaries.py). Every figure comes from the run file's raw samples; no CuPy.
+
+A failed or skipped case is a state with `is_skipped` and `skip_reason`, as NVBench records a
+state it could not run: nvbench-compare-robust calls such a pair UNKNOWN ("state skipped"), and
+nvbench-json-summary leaves it out of its table. Leaving the state out instead would make the
+two runs' states differ wherever a case failed in one of them, and nvbench-compare-robust refuses
+such a pair of files outright ("mismatched state occurrences").
+
+With `jsonbin`, the cold samples of each measured case are also written as NVBench's `--jsonbin`
+sample files, `<jsonbin>/<index>.bin`, little-endian float32 seconds, referenced from the state by
+a path relative to the JSON file's folder, as json_printer.cu does."""
 
 from __future__ import annotations
 
 import json
-import math
+import os
+from pathlib import Path
 
 import numpy as np
 
 from primbench import __version__
+from primbench.compare.nvbench_summaries import batch_summaries, cold_summaries, sample_times_summary
+from primbench.errors import UserError
+from primbench.outputs import write_atomically
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
 
-
-def _value(kind: str, value) -> dict:
-    return {"name": "value", "type": kind, "value": str(value)}
+JSON_VERSION = {"major": 1, "minor": 0, "patch": 0, "string": "1.0.0"}
 
 
-def _summary(tag: str, name: str, hint: str, kind: str, value) -> dict:
-    return {"tag": tag, "name": name, "hint": hint, "description": name, "data": [_value(kind, value)]}
+def _is_power_of_two(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0 and value & (value - 1) == 0
 
 
-def _state(record: CaseRecord, axis_values: list[dict], peak_bytes_per_s: float) -> dict:
-    state = {"name": "Device=0 " + " ".join(f"{a['name']}={a['value']}" for a in axis_values), "device": 0,
-             "type_config_index": 0, "axis_values": axis_values, "summaries": [], "is_skipped": not (record.ok and record.cold_ms)}
-    if state["is_skipped"]:
-        state["skip_reason"] = f"{record.status}: {record.reason or 'no samples'}"
-        return state
-    times_s = np.asarray(record.cold_ms) * 1e-3
-    mean = float(times_s.mean())
-    relative_stdev = float(times_s.std(ddof=1) / mean) if times_s.size > 1 else math.inf
-    rate = (record.bytes or 0) / mean
-    state["summaries"] = [
-        _summary("nv/cold/sample_size", "Samples", "sample_size", "int64", times_s.size),
-        _summary("nv/cold/time/gpu/mean", "GPU Time", "duration", "float64", mean),
-        _summary("nv/cold/time/gpu/stdev/relative", "Noise", "percentage", "float64", relative_stdev),
-        _summary("nv/cold/bw/global/bytes_per_second", "GlobalMem BW", "byte_rate", "float64", rate),
-    ]
-    if peak_bytes_per_s:
-        state["summaries"].append(_summary("nv/cold/bw/global/utilization", "BWUtil", "percentage", "float64",
-                                           rate / peak_bytes_per_s))
-    return state
+def _case_axes(case) -> dict:
+    """{axis name: value} of a case; a variant's own parameters (a stencil's radius) are axes too."""
+    return {"T": case.dtype, "Elements": case.n, "Block": "library" if case.block is None else str(case.block),
+            "Distribution": case.distribution or "", **dict(case.params.items_sorted())}
 
 
-def _axis_values(case) -> list[dict]:
-    """The case as NVBench axes; a variant's own parameters (a stencil's radius) are int64 axes."""
-    values = [{"name": "T", "type": "string", "value": case.dtype},
-              {"name": "Elements", "type": "int64", "value": str(case.n)},
-              {"name": "Block", "type": "string", "value": "library" if case.block is None else str(case.block)},
-              {"name": "Distribution", "type": "string", "value": case.distribution or ""}]
-    return values + [{"name": name, "type": "int64", "value": str(value)} for name, value in case.params.items_sorted()]
+def _axis_type(values: list, every_state: bool) -> str:
+    """int64 or float64 where every state has a number on the axis, else string (NVBench gives every
+    state a value on every axis: one that some cases lack is a string, empty where they lack it)."""
+    if every_state and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return "int64"
+    if every_state and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "float64"
+    return "string"
 
 
-def to_nvbench_json(run: Run) -> str:
-    """NVBench's JSON: one benchmark per op/variant, one state per case."""
-    device = run.device
-    peak = (device.get("peak_gbps") or 0) * 1e9
-    by_variant: dict[str, list[CaseRecord]] = {}
-    for record in run.cases:
-        by_variant.setdefault(f"{record.case.op}/{record.case.variant}", []).append(record)
-    benchmarks = []
-    for index, (name, records) in enumerate(by_variant.items()):
-        states = [_state(r, _axis_values(r.case), peak) for r in records]
-        axes = {}
-        for state in states:
-            for value in state["axis_values"]:
-                axis = axes.setdefault(value["name"], {"name": value["name"], "type": value["type"], "flags": "", "values": []})
-                if value["value"] not in [v["input_string"] for v in axis["values"]]:
-                    typed = int(value["value"]) if value["type"] == "int64" else value["value"]
-                    axis["values"].append({"input_string": value["value"], "description": "", "value": typed})
-        benchmarks.append({"name": name, "index": index, "devices": [0], "axes": list(axes.values()), "states": states})
+class _Axis:
+    """One NVBench axis of a benchmark: its type, its flags ("pow2" where every value of an int64
+    axis is a power of two) and how a state writes its value."""
+
+    def __init__(self, name: str, values: list, every_state: bool):
+        self.name, self.type = name, _axis_type(values, every_state)
+        self.values = list(dict.fromkeys(values + ([] if every_state else [None])))
+        self.pow2 = self.type == "int64" and all(_is_power_of_two(v) for v in self.values)
+
+    def text(self, value) -> str:
+        return "" if value is None else str(value) if self.type != "float64" else repr(float(value))
+
+    def in_state_name(self, value) -> str:
+        """state.cxx's get_axis_values_as_string: 2^k on a pow2 axis, %.5g for a float64."""
+        if self.pow2:
+            return f"2^{value.bit_length() - 1}"
+        return f"{float(value):.5g}" if self.type == "float64" else self.text(value)
+
+    def as_json(self) -> dict:
+        """int64_axis.cxx: a pow2 axis's input_string is the exponent, its value 2^exponent and its
+        description "2^k = v"."""
+        entries = []
+        for value in self.values:
+            if self.pow2:
+                exponent = value.bit_length() - 1
+                entries.append({"input_string": str(exponent), "description": f"2^{exponent} = {value}", "value": value})
+            else:
+                typed = value if self.type != "string" else self.text(value)
+                entries.append({"input_string": self.text(value), "description": "", "value": typed})
+        return {"name": self.name, "type": self.type, "flags": "pow2" if self.pow2 else "", "values": entries}
+
+
+def _benchmark_axes(records: list[CaseRecord]) -> list[_Axis]:
+    cases = [_case_axes(r.case) for r in records]
+    names = list(dict.fromkeys(name for case in cases for name in case))
+    return [_Axis(name, [case.get(name) for case in cases if name in case], all(name in case for case in cases))
+            for name in names]
+
+
+def _sm_clock_hz(record: CaseRecord, device: dict) -> float | None:
+    """The mean SM clock of the case's cold samples, each read on the GPU around its hold, as
+    NVBench reads its clock around every sample. A run recorded before those were kept has the
+    mean of NVML's two readings just before and after the samples instead; a case with neither
+    (NVML could not read them) gets the run header's device clock, the GPU's maximum SM clock: not
+    a reading of that case, but the only clock the run holds for it."""
+    if record.samples.cold_clock_mhz:
+        return sum(record.samples.cold_clock_mhz) / len(record.samples.cold_clock_mhz) * 1e6
+    readings = [state.get("sm_clock_mhz") for state in (record.nvml.get("before") or {}, record.nvml)]
+    readings = [r for r in readings if isinstance(r, (int, float)) and r > 0]
+    mhz = sum(readings) / len(readings) if readings else device.get("max_sm_clock_mhz")
+    return mhz * 1e6 if mhz else None
+
+
+class _Document:
+    """The JSON's benchmarks of one run, and the sample files written beside it."""
+
+    def __init__(self, run: Run, jsonbin: Path | None, json_folder: Path | None):
+        self.run, self.jsonbin, self.json_folder = run, jsonbin, json_folder
+        self.peak_bytes_per_s = (run.device.get("peak_gbps") or 0) * 1e9
+        self.default_clock_hz = (run.device.get("max_sm_clock_mhz") or 0) * 1e6
+        self.sample_files = 0
+
+    def benchmarks(self) -> list[dict]:
+        by_variant: dict[str, list[CaseRecord]] = {}
+        for record in self.run.cases:
+            by_variant.setdefault(f"{record.case.op}/{record.case.variant}", []).append(record)
+        out = []
+        for index, (name, records) in enumerate(by_variant.items()):
+            axes = _benchmark_axes(records)
+            out.append({"name": name, "index": index, "devices": [0], "axes": [a.as_json() for a in axes],
+                        "states": [self._state(r, axes) for r in records]})
+        return out
+
+    def _state(self, record: CaseRecord, axes: list[_Axis]) -> dict:
+        values = _case_axes(record.case)
+        axis_values = [{"name": a.name, "type": a.type, "value": a.text(values.get(a.name))} for a in axes]
+        name = " ".join(["Device=0"] + [f"{a.name}={a.in_state_name(values.get(a.name))}" for a in axes])
+        state = {"name": name, "device": 0, "type_config_index": 0, "axis_values": axis_values, "summaries": []}
+        if not (record.ok and record.cold_ms):
+            reason = record.reason or "no samples"
+            return {**state, "is_skipped": True, "skip_reason": reason if record.ok else f"{record.status}: {reason}"}
+        times_s = np.asarray(record.cold_ms, dtype=np.float64) / 1e3
+        # The case's whole timing wall time (warm-up, cold and batch samples): it is all written as
+        # the cold walltime, so that nvbench-walltime counts it once.
+        wall_s = record.timing.get("wall_s")
+        state["summaries"] = cold_summaries(
+            times_s, wall_s=wall_s if isinstance(wall_s, (int, float)) else None, bytes_moved=record.bytes or 0,
+            peak_bytes_per_s=self.peak_bytes_per_s, sm_clock_hz=_sm_clock_hz(record, self.run.device),
+            default_clock_hz=self.default_clock_hz)
+        if self.jsonbin is not None:
+            state["summaries"].append(self._write_sample_file(times_s))
+        state["summaries"] += batch_summaries(record.samples.batch_ms, record.samples.batch_size)
+        return {**state, "is_skipped": False}
+
+    def _write_sample_file(self, times_s: np.ndarray) -> dict:
+        """One state's cold samples as NVBench's sample file. No sample-frequency file (NVBench's
+        `-freqs-bin`): the run file holds SM clocks read around the case, not one per sample."""
+        path = self.jsonbin / f"{self.sample_files}.bin"
+        self.sample_files += 1
+        _write_file(path, times_s.astype("<f4").tobytes())
+        return sample_times_summary(Path(os.path.relpath(path, self.json_folder)).as_posix(), times_s.size)
+
+
+def _write_file(path: Path, payload: bytes) -> None:
+    """A regular file through a temporary file renamed into place; a special file (a FIFO, a device)
+    written in place, never replaced."""
+    if path.exists() and not path.is_file() and not path.is_dir():
+        try:
+            with open(path, "wb") as out:
+                out.write(payload)
+        except OSError as exc:
+            raise UserError(f"{path}: cannot write it ({exc.strerror or exc}); choose another --jsonbin folder") from None
+        return
+    write_atomically(path, payload)
+
+
+def _devices(device: dict, peak_bytes_per_s: float) -> list[dict]:
+    """The run's GPU as NVBench's device entry, from what primbench read of it (CUDA and NVML)."""
     cc = str(device.get("compute_capability") or "0.0").replace(".", "")
-    devices = [{"id": 0, "name": device.get("name") or "unknown GPU", "sm_version": int(cc) * 10 if cc.isdigit() else 0,
-                "number_of_sms": device.get("sm_count"), "global_memory_size": device.get("memory_bytes"),
-                "l2_cache_size": device.get("l2_bytes"), "global_memory_bus_bandwidth": peak}]
-    meta = {"argv": ["primbench", "export", str(run.path), "--format", "nvbench-json"],
-            "version": {"json": {"major": 1, "minor": 0, "patch": 0, "string": "1.0.0"},
+    return [{"id": 0, "name": device.get("name") or "unknown GPU", "sm_version": int(cc) * 10 if cc.isdigit() else 0,
+             # NVBench's default SM clock is CUDA's clock-rate attribute; the run holds NVML's maximum SM clock (Hz).
+             "sm_default_clock_rate": int((device.get("max_sm_clock_mhz") or 0) * 1e6),
+             "number_of_sms": device.get("sm_count"), "max_blocks_per_sm": device.get("max_blocks_per_sm"),
+             "max_threads_per_sm": device.get("max_threads_per_sm"), "global_memory_size": device.get("memory_bytes"),
+             "global_memory_bus_width": device.get("bus_width_bits"), "global_memory_bus_bandwidth": int(peak_bytes_per_s),
+             "l2_cache_size": device.get("l2_bytes")}]
+
+
+def to_nvbench_json(run: Run, jsonbin=None, *, json_path=None) -> str:
+    """NVBench's JSON: one benchmark per op/variant, one state per case. With `jsonbin` (a folder),
+    each measured case's cold samples are also written there as NVBench's sample files, named in
+    the JSON relative to `json_path`'s folder where the JSON will be written, else relative to the
+    folder holding `jsonbin` (NVBench's layout: out.json beside out.json-bin/)."""
+    jsonbin = Path(jsonbin) if jsonbin is not None else None
+    json_folder = Path(json_path).parent if json_path is not None else jsonbin.parent if jsonbin else None
+    document = _Document(run, jsonbin, json_folder)
+    benchmarks = document.benchmarks()
+    argv = ["primbench", "export", str(run.path), "--format", "nvbench-json"]
+    meta = {"argv": argv + (["--jsonbin", str(jsonbin)] if jsonbin else []),
+            "version": {"json": JSON_VERSION,
                         "primbench": {"string": __version__, "run_id": run.header.run_id, "git_sha": run.git.get("sha")}}}
+    devices = _devices(run.device, document.peak_bytes_per_s)
     return json.dumps({"meta": meta, "devices": devices, "benchmarks": benchmarks}, indent=2) + "\n"
