@@ -30,12 +30,61 @@ def parser() -> argparse.ArgumentParser:
     _add_gates_and_tools(commands, plugin)
     _add_ab(commands, plugin)
     _add_profile(commands, plugin)
-    export = commands.add_parser("export", help="a run as CSV, Google Benchmark JSON (github-action-benchmark, Bencher) "
-                                 "or NVBench JSON (nvbench_compare.py)")
-    export.add_argument("run", help="a run file (or the newest in a folder or a glob)")
-    export.add_argument("--format", required=True, choices=("csv", "gbench-json", "nvbench-json"))
-    export.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: standard output)")
+    _add_export(commands)
     return parser
+
+
+# Each export format, the tools that read it and a command that makes it: `export --help` lists them.
+EXPORT_FORMATS = {
+    "csv": ("pandas, R or a spreadsheet (--long: one row per raw sample)", "primbench export RUN -o run.csv"),
+    "gbench-json": ("Google Benchmark's compare.py, github-action-benchmark (googlecpp), Bencher (cpp_google)",
+                    "primbench export RUN --format gbench-json --repetitions 9 -o run.json"),
+    "nvbench-json": ("nvbench-compare-robust (pip install 'cuda-bench[compare]')",
+                     "primbench export RUN --format nvbench-json --jsonbin samples/ -o run.json"),
+}
+
+
+class _ExportHelp(argparse.HelpFormatter):
+    """The description wrapped as usual; the epilog's table of formats kept as written."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("formats:"):
+            return text
+        return super()._fill_text(text, width, indent)
+
+
+def _repetitions(text: str) -> int:
+    """--repetitions: a whole number of at least 1 (argparse turns the error into one line, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number of at least 1, e.g. --repetitions 9")
+    return value
+
+
+def _add_export(commands) -> None:
+    """export: a run in another tool's format (primbench/compare/export.py)."""
+    formats = "\n".join(f"  {name:<13} read by {readers}\n  {'':<13} e.g. {example}"
+                        for name, (readers, example) in EXPORT_FORMATS.items())
+    export = commands.add_parser(
+        "export", help="a run as CSV, Google Benchmark JSON (compare.py, github-action-benchmark, Bencher) or NVBench "
+        "JSON (nvbench-compare-robust)", formatter_class=_ExportHelp,
+        description="Write a run in a format another tool reads. The CI gate is `primbench check`; a dashboard's "
+        "alert on kernels under 25 us needs the batch figure (gbench-json's counter batch_ns, csv's batch_median_us) "
+        "or a wide threshold.",
+        epilog=f"formats:\n{formats}")
+    export.add_argument("run", help="a run file (or the newest in a folder or a glob)")
+    export.add_argument("--format", default="csv", choices=tuple(EXPORT_FORMATS), help="(default: %(default)s)")
+    export.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: standard output)")
+    export.add_argument("--repetitions", type=_repetitions, metavar="N", help="gbench-json only: N repetitions per case, "
+                        "each the median of every Nth cold sample, and their mean, median, stddev and cv, so that "
+                        "compare.py runs its U test (9 or more, as it recommends; default 1, one entry per case, for a dashboard)")
+    export.add_argument("--long", action="store_true", help="csv only: one row per raw sample (cold and batch), for "
+                        "seaborn or R")
+    export.add_argument("--jsonbin", metavar="DIR", help="nvbench-json only: also write the raw cold samples into DIR "
+                        "as NVBench's sample files")
 
 
 def _add_ab(commands, plugin) -> None:

@@ -51,15 +51,39 @@ def cmd_publish(args) -> int:
     return EXIT_OK
 
 
+# The options that belong to one format only: what each is, for the line that refuses it elsewhere.
+_FORMAT_OPTIONS = {"repetitions": ("--repetitions", "gbench-json"), "long": ("--long", "csv"),
+                   "jsonbin": ("--jsonbin", "nvbench-json")}
+
+
+def _export_options(args) -> dict:
+    """The format's own options, as export() takes them; an option of another format is refused."""
+    given = {name: getattr(args, name) for name in _FORMAT_OPTIONS if getattr(args, name) not in (None, False)}
+    for name in given:
+        flag, fmt = _FORMAT_OPTIONS[name]
+        if args.format != fmt:
+            raise UserError(f"export: {flag} goes with --format {fmt} only, not {args.format}")
+    if "jsonbin" in given:
+        folder = Path(given["jsonbin"])
+        existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+        if existing is not None and not existing.is_dir():
+            where = "is a file" if existing == folder else f"{existing} is a file"
+            raise UserError(f"{folder}: {where}; give --jsonbin a folder for the sample files")
+        if args.output:
+            given["json_path"] = args.output  # the sample files are named relative to the JSON's folder
+    return given
+
+
 def cmd_export(args) -> int:
     from primbench.compare.export import export
     from primbench.runfile.io import load_run
 
+    options = _export_options(args)
     run = load_run(newest_run_in(args.run))
     if args.output:
         check_writable(args.output)
-        refuse_overwriting_inputs([args.output], [run.path])
-    text = export(run, args.format)
+    refuse_overwriting_inputs([args.output, options.get("jsonbin")], [run.path])
+    text = export(run, args.format, **options)
     if args.output:
         write_atomically(args.output, text)
         print(f"{args.format}: {args.output} ({len(run.cases)} cases)")

@@ -183,9 +183,9 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
     return "\n".join(out) + "\n"
 
 
-def _seconds(ms: float) -> str:
+def _seconds(seconds: float | None) -> str:
     """Seconds as Surefire's schema spells a time: at most three decimals ('0.251')."""
-    return f"{ms / 1e3:.3f}" if math.isfinite(ms) else "0"
+    return f"{seconds:.3f}" if isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0 else "0"
 
 
 def _no_verdict(pair: Pair) -> bool:
@@ -195,18 +195,23 @@ def _no_verdict(pair: Pair) -> bool:
     return pair.verdict in (MISSING, BELOW_FLOOR, "OTHER_GPU", "PUBLISHED") or (pair.verdict == "FAILED" and not pair.regressed)
 
 
-def junit(pairs: list[Pair], base_label: str, new_label: str) -> str:
+def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict[str, float] | None = None) -> str:
     """JUnit XML that validates against Surefire's schema (tests/data/xsd): one test case per pair;
-    a regression is a failure, a pair with no verdict is skipped with its reason."""
+    a regression is a failure, a pair with no verdict is skipped with its reason. A test case's time
+    is what its case took in the new run, compiling, verifying and timing it (`elapsed_s`, by case
+    key: CaseRecord.elapsed_s; 0 for a case the new run lacks); without `elapsed_s`, its median."""
+    def seconds(pair: Pair) -> float | None:
+        return elapsed_s.get(pair.text) if elapsed_s is not None else pair.new_ms / 1e3
+
     # errors is 0: a gate's verdicts are failures or passes (unusable input exits 2 instead).
-    times = [p.new_ms for p in pairs if math.isfinite(p.new_ms)]
+    times = [t for t in map(seconds, pairs) if isinstance(t, (int, float)) and math.isfinite(t) and t >= 0]
     suite = ET.Element("testsuite", name="primbench check", tests=str(len(pairs)),
                        failures=str(sum(1 for p in pairs if p.regressed)), errors="0",
                        skipped=str(sum(1 for p in pairs if _no_verdict(p))), time=_seconds(sum(times)))
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=_clean(base_label))
     suite.find("properties").append(ET.Element("property", name="new", value=_clean(new_label)))
     for p in rows(pairs, everything=True):  # what changed first, as everywhere
-        case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(p.new_ms))
+        case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(seconds(p)))
         detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
                   f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {_clean(p.note)}")
         if p.regressed:

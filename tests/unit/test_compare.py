@@ -67,6 +67,11 @@ def test_a_case_made_10_percent_slower_fails_the_check_and_is_named(newest_run, 
     # The attributes Surefire's and Jenkins's schemas require of a testsuite, each a number.
     assert (suite.get("failures"), suite.get("errors")) == ("1", "0") and int(suite.get("tests")) == len(list(suite.iter("testcase")))
     assert float(suite.get("time")) > 0 and int(suite.get("skipped")) >= 0
+    # Each test case's time is the new run's case's elapsed seconds, not 0.
+    elapsed = {record.key: record.elapsed_s for record in load_run(slowed).cases}
+    timed = {case.get("name"): float(case.get("time")) for case in suite.iter("testcase")}
+    assert all(abs(timed[key] - round(seconds, 3)) < 1e-9 for key, seconds in elapsed.items() if key in timed and seconds)
+    assert sum(t > 0 for t in timed.values()) > len(timed) // 2
     assert all(f.get("type") and f.get("message") for f in suite.iter("failure"))
     assert "**regression**" in markdown.read_text() and SLOWED_CASE in markdown.read_text()
 
