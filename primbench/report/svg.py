@@ -316,6 +316,16 @@ class Panel:
             attributes["data-series"] = name
         ET.SubElement(self.group, "polyline", attributes)
 
+    def _link(self, css_class: str, title: str, href: str | None, data: dict) -> ET.Element:
+        """A mark's element in the points layer: a link to `href` (its table row) where it has one,
+        with its hover <title> and its data-* attributes."""
+        attributes = {"class": css_class, **{f"data-{k.replace('_', '-')}": str(v) for k, v in data.items()}}
+        if href:
+            attributes["href"] = "#" + href
+        link = ET.SubElement(self.points, "a" if href else "g", attributes)
+        ET.SubElement(link, "title").text = title
+        return link
+
     def point(self, x: float, y: float, style: dict, *, title: str, href: str | None = None, size: float = 3.5,
               **data) -> ET.Element | None:
         """One data point: its marker inside a link to `href` (its table row) with a hover <title>,
@@ -323,11 +333,7 @@ class Panel:
         if not _finite(x, y, self):
             return None
         px, py = self.x(x), self.y(y)
-        attributes = {"class": "point", **{f"data-{k.replace('_', '-')}": str(v) for k, v in data.items()}}
-        if href:
-            attributes["href"] = "#" + href
-        link = ET.SubElement(self.points, "a" if href else "g", attributes)
-        ET.SubElement(link, "title").text = title
+        link = self._link("point", title, href, data)
         marker(link, px, py, style, size)
         # Transparent, not "none": a transparent fill still takes the pointer.
         ET.SubElement(link, "circle", {"class": "target", "cx": _fmt(px), "cy": _fmt(py), "r": _fmt(size + 3),
@@ -340,11 +346,7 @@ class Panel:
         if value is None or not math.isfinite(value) or (self.x.log and value <= 0):
             return None
         end = min(max(self.x(value), self.left), self.right)
-        attributes = {"class": "point bar", **{f"data-{k.replace('_', '-')}": str(v) for k, v in data.items()}}
-        if href:
-            attributes["href"] = "#" + href
-        link = ET.SubElement(self.points, "a" if href else "g", attributes)
-        ET.SubElement(link, "title").text = title
+        link = self._link("point bar", title, href, data)
         ET.SubElement(link, "rect", {"x": _fmt(self.left), "y": _fmt(y_top), "width": _fmt(max(end - self.left, 1)),
                                      "height": _fmt(thickness), "fill": style["colour"]})
         return link
@@ -355,11 +357,7 @@ class Panel:
         if value is None or not math.isfinite(value) or (self.y.log and value <= 0):
             return None
         top = min(max(self.y(value), self.top), self.bottom)
-        attributes = {"class": "point bar", **{f"data-{k.replace('_', '-')}": str(v) for k, v in data.items()}}
-        if href:
-            attributes["href"] = "#" + href
-        link = ET.SubElement(self.points, "a" if href else "g", attributes)
-        ET.SubElement(link, "title").text = title
+        link = self._link("point bar", title, href, data)
         ET.SubElement(link, "rect", {"x": _fmt(x_centre - thickness / 2), "y": _fmt(top), "width": _fmt(thickness),
                                      "height": _fmt(max(self.bottom - top, 1)), "fill": style["colour"]})
         return link

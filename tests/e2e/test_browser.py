@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.debian_tools import debian_tool, start_install, why_not
 from tests.e2e import browser
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
@@ -23,15 +22,6 @@ ARTIFACTS = REPO / "test-artifacts"
 WIDTH = 1280
 SAME_COMMIT = ("tests/data/runs/fixture-a.jsonl.gz", "tests/data/runs/fixture-b.jsonl.gz")
 BASELINE_VS_REFERENCE = ("results/baselines/nvidia-h200.jsonl.gz", "results/reference/nvidia-h200.jsonl.gz")
-start_install("chromium", "chromium")  # at collection: the install overlaps the rest of the suite
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    found = browser.chromium() or debian_tool("chromium", "chromium")
-    if found is None:
-        pytest.skip(f"no chromium, and it cannot be installed here ({why_not('chromium')}): apt-get install chromium")
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,6 @@ from urllib.parse import quote, unquote
 
 import pytest
 
-from tests.debian_tools import debian_tool, start_install, why_not
 from tests.e2e import browser
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,15 +33,6 @@ ANCHOR = "reduce/vector_load_sum/float32/n=2^28/block=256"  # the case the addre
 SORTED_KINDS = ("ranking", "best-per-size", "cases")  # table classes the sort test must have covered
 FILTER_ROWS = 10  # a table with more rows than this has a filter box
 RESULT_ID = "primbench-report-facts"
-start_install("chromium", "chromium")  # at collection: the install overlaps the rest of the suite
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    found = browser.chromium() or debian_tool("chromium", "chromium")
-    if found is None:
-        pytest.skip(f"no chromium, and it cannot be installed here ({why_not('chromium')}): apt-get install chromium")
-    return found
 
 
 def render_reference(out: Path) -> Path:
