@@ -1,9 +1,12 @@
 """Timing as nvbench does it: warm-up, cold samples with the L2 flushed, batch samples where launch
 overhead dominates, adaptive stopping, every raw sample kept.
 
-One cold sample, all enqueued on the current stream:
-    flush L2 (memset of 2 x L2 bytes) -> hold (GPU spins while the host enqueues) -> start event
-    -> the complete operation -> end event
+One cold sample, on the current stream:
+    flush L2 (memset of 2 x L2 bytes) -> host waits for the stream -> hold (GPU spins while the
+    host enqueues) -> start event -> the complete operation -> end event
+The wait after the flush is nvbench's too. Without it, an operation of 5-20 us on the H200 timed
+5-10 % slower than nvbench times it (0.7 us more, whatever the flush size or the hold); with it,
+within 1 % (docs/perf-notes.md, "Small kernels against nvbench").
 One batch sample: hold -> start event -> K back-to-back operations -> end event, time / K (hot L2).
 For a case's plan the K operations are one CUDA graph where it can be captured, else (and for any
 other callable, primbench.measure's) K launches from the host. A graph, because its replays are
@@ -176,6 +179,7 @@ class Timer:
         def cold_sample(start, end, slot):
             prepare()
             self.flush_l2()
+            self.gpu.synchronize()  # the flush finished before the hold: see the module docstring
             if clocked:
                 self.gpu.hold(result.spin_us, self._stamps, slot)
             else:
@@ -255,6 +259,7 @@ class Timer:
                     start, end = self.events[len(used)]
                     setups[index]()  # before the flush and the hold: never timed
                     self.flush_l2()
+                    self.gpu.synchronize()  # as in a cold sample: the flush finished before the hold
                     self.hold(spin_us)
                     self.gpu.record(start)
                     choices[index][round_index % len(choices[index])]()

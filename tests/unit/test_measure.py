@@ -315,7 +315,7 @@ class RecordingCalls:
         pass
 
     def synchronize(self):
-        pass
+        self.log.append("sync")
 
     def capture(self, operation, count):
         return None
@@ -332,10 +332,26 @@ def test_the_protocol_is_the_same_through_any_back_end_and_setup_is_never_timed(
     policy = TimingPolicy(min_samples=4, max_samples=4, warmup=1, min_time_s=0.0, batch_below_us=1e9)
     result = timer.measure(lambda: calls.log.append("op"), policy, setup=lambda: calls.log.append("setup"))
     assert result.cold_ms == [1.0] * 4 and result.batch_ms == []  # a setup means no batches
-    samples = "".join("S" if e == "setup" else "F" if e == "flush" else "H" if e == "hold" else "E" if e == "event" else "o"
-                      for e in calls.log)
-    assert samples.endswith("SFHEoE" * 4)  # setup, flush, hold, start event, the op, end event; each sample
+    samples = _letters(calls.log)
+    # setup, flush, the host waits for the flush (as nvbench does), hold, start event, the op, end event
+    assert samples.endswith("SFWHEoE" * 4)
     assert samples.startswith("So")  # the warm-up also gets its setup
+
+
+def _letters(log) -> str:
+    letters = {"setup": "S", "flush": "F", "sync": "W", "hold": "H", "event": "E"}
+    return "".join(letters.get(entry, "o") for entry in log)
+
+
+def test_interleaved_samples_wait_for_the_flush_before_the_hold_as_cold_samples_do():
+    from primbench.measuring.timing import Timer
+
+    calls = RecordingCalls()
+    timer = Timer(1 << 20, calls)
+    samples = timer.interleaved([lambda: calls.log.append("a"), lambda: calls.log.append("b")], rounds=3, warmup=0)
+    assert samples == [[1.0] * 3, [1.0] * 3]
+    timed = _letters(calls.log)
+    assert timed.endswith("FWHEoE" * 6) and timed.count("FWHEoE") == 6
 
 
 # ---------------------------------------------------------------------------------------------
