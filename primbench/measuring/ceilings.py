@@ -1,14 +1,21 @@
 """The GPU's ceilings measured at run start, beside the copy (runner.measure_copy): the pure-read
-rate. A case's speed of light is the time its declared minimal bytes take at the ceiling of its
-kind of traffic: the read rate for an op that only reads (reduce, histogram, top-k), the copy's
-for one that writes as much as it reads (scan, stencil). See runfile/frame.py's sol_us and pct_sol,
-and runfile/io.py's read_bandwidth_gbps.
+rate at 1 GiB (`measure_read`, the run's "peak read"), and the read and copy probes again at every
+byte count the run's cases move (`measure_sized`). A case's speed of light is the time a pure read
+(or, for an op that writes as much as it reads, a copy) of its own minimal bytes takes, by the same
+cold protocol as the case: at 256 MiB a read takes 72.35 us where the 1 GiB rate predicts 62 us on
+the H200, so a ceiling measured at another size would call a kernel at its limit 86 % of light.
+Below the L2 size both the probe and the case start from a flushed L2 and include their launch:
+100 % there means "as fast as a cold pure read of these bytes". See runfile/frame.py's pct_sol
+(size-matched) and pct_peak_read (1 GiB), and runfile/io.py's readers of both.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 from primbench.build import load_module
 from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
+from primbench.runfile import stats
 
 READ_N = 2**28  # float32 elements, as the copy: 1 GiB, far past L2
 READ_BLOCK = 256
@@ -34,3 +41,77 @@ def measure_read(timer, policy, device) -> dict:
     del data, sink
     return {"n": READ_N, "bytes": READ_N * 4, "method": "primbench_read_probe", "grid": grid, "block": READ_BLOCK,
             "samples_ms": [round(t, 6) for t in samples]}
+
+
+# Each sized probe stops by the run's policy, but within this wall time: tens of sizes, seconds in all.
+SIZED_PROBE_MAX_S = 0.25
+
+
+def measure_sized(timer, policy, device, read_bytes, copy_bytes) -> dict:
+    """The read probe over each byte count in `read_bytes`, and a device-to-device copy for each in
+    `copy_bytes` (a case's read-and-write bytes: half read, half written), by the cold protocol:
+    {"read": [{"bytes", "samples_ms"}...], "copy": [...], "read_method", "copy_method"}. Sizes the
+    GPU has no memory for are left out (their cases would be skipped too)."""
+    import cupy
+
+    probe = dataclasses.replace(policy, batch_below_us=0.0, max_time_s=min(policy.max_time_s, SIZED_PROBE_MAX_S))
+    result = {"read_method": "primbench_read_probe", "copy_method": "cudaMemcpyAsync", "read": [], "copy": []}
+    try:
+        result["read"] = _sized_reads(timer, probe, device, sorted({int(b) for b in read_bytes if b and b > 0}))
+        result["copy"] = _sized_copies(timer, probe, sorted({int(b) for b in copy_bytes if b and b > 1}))
+    except cupy.cuda.memory.OutOfMemoryError:
+        cupy.get_default_memory_pool().free_all_blocks()
+    return result
+
+
+def _sized_reads(timer, policy, device, sizes: list[int]) -> list[dict]:
+    """The read probe over the first `b` bytes (rounded up to its 16-byte vectors) of one buffer of
+    the largest size; L2 is flushed before every sample, so reading a prefix is a cold read."""
+    import cupy
+    from cupy.cuda import driver
+
+    from primbench.verify import inputs
+
+    if not sizes:
+        return []
+    largest = -(-sizes[-1] // 16) * 16
+    data = inputs.random_input(largest // 4, "float32", "uniform", rng_seed=2)
+    sink = cupy.zeros(1, dtype=cupy.uint32)
+    kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function("primbench_read_probe")
+    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, READ_BLOCK, 0)
+    full_wave = device.sm_count * max(1, per_sm)
+    measured = []
+    for size in sizes:
+        vectors = -(-size // 16)
+        # Two grids, the faster kept: one full wave (8 loads in flight per thread: best at 1 GiB), and
+        # one vector per thread (on the H200 at 32 MiB the full wave read 2,072 GB/s where
+        # vector_load_sum, a vector per thread, read 2,158: a ceiling must not lose to a kernel).
+        grids = sorted({max(1, min(full_wave, -(-vectors // READ_BLOCK))), max(1, -(-vectors // READ_BLOCK))})
+        best = None
+        for grid in grids:
+            samples = timer.measure(lambda: kernel((grid,), (READ_BLOCK,), (data, cupy.uint64(vectors), cupy.uint32(NEVER), sink)),
+                                    policy).cold_ms
+            median = stats.summarize(samples).median
+            if best is None or median < best[0]:
+                best = (median, grid, samples)
+        measured.append({"bytes": size, "grid": best[1], "samples_ms": [round(t, 6) for t in best[2]]})
+    del data, sink
+    return measured
+
+
+def _sized_copies(timer, policy, sizes: list[int]) -> list[dict]:
+    """cudaMemcpyAsync of half of each byte count (as much written as read), prefixes of one pair of buffers."""
+    import cupy
+
+    if not sizes:
+        return []
+    half = sizes[-1] // 2
+    source, target = cupy.empty(half, dtype=cupy.uint8), cupy.empty(half, dtype=cupy.uint8)
+    source.fill(1)
+    measured = []
+    for size in sizes:
+        count = size // 2
+        samples = timer.measure(lambda: target.data.copy_from_device_async(source.data, count), policy).cold_ms
+        measured.append({"bytes": size, "samples_ms": [round(t, 6) for t in samples]})
+    del source, target
+    return measured

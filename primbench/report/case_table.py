@@ -6,7 +6,8 @@ from __future__ import annotations
 from primbench.runfile.frame import block_or_none, is_number
 
 COLUMNS = ("anchor", "key", "variant", "dtype", "distribution", "params", "n", "block", "status", "reason",
-           "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "l2_resident", "order", "sm_clock_mhz")
+           "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read", "l2_resident", "order",
+           "sm_clock_mhz")
 
 
 def case_rows(frame) -> list[dict]:
@@ -23,17 +24,16 @@ def case_rows(frame) -> list[dict]:
             "time_us": case["median_ms"] * 1e3 if valid else None,
             "noise_pct": case["noise"] * 100 if valid and is_number(case.get("noise")) else None,
             "gbps": case["gbps"] if valid else None, "pct_peak": case["pct_peak"] if valid else None,
-            "pct_light": _light(case) if valid else None, "l2_resident": bool(case.get("l2_resident")),
+            # Each figure under its own heading (the page's light_column picks which it shows).
+            **{name: _number(case, name) if valid else None for name in ("pct_sol", "pct_peak_read", "pct_copy")},
+            "l2_resident": bool(case.get("l2_resident")),
             "sm_clock_mhz": case["sm_clock_mhz"] if is_number(case.get("sm_clock_mhz")) else None,
         })
     return rows
 
 
-def _light(case) -> float | None:
-    for name in ("pct_sol", "pct_copy"):
-        if is_number(case.get(name)):
-            return float(case[name])
-    return None
+def _number(case, name) -> float | None:
+    return float(case[name]) if is_number(case.get(name)) else None
 
 
 def progression_bars(charts, rows: list[dict], title: str):

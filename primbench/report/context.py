@@ -99,10 +99,18 @@ def _run_facts(run, frame, device_name: str) -> dict:
         "resumes": [dataclasses.asdict(resume) for resume in run.resumes],
         "case_count": len(run.cases),
         "status_counts": dict(frame["status"].value_counts()) if not frame.empty else {},
-        # A run with its ceilings measured (schema 4) shows % of the speed of light where the
-        # tables showed % of the copy (the same figure for a read-write variant).
-        "has_sol": math.isfinite(run.read_gbps),
+        # Which figure the tables' "% light" column shows: the case's speed of light at its own
+        # byte count where the run measured the sized probes; else (runs made before them, with
+        # only the 1 GiB read probe) % of the peak read; else (before schema 4) % of the copy.
+        "light_column": _light_column(run),
+        "has_sol": _light_column(run) == "pct_sol",
     }
+
+
+def _light_column(run) -> str:
+    if any(run.sized_ceilings_gbps.values()):
+        return "pct_sol"
+    return "pct_peak_read" if math.isfinite(run.read_gbps) else "pct_copy"
 
 
 def _timing_quality(frame) -> dict:

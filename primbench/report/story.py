@@ -75,7 +75,7 @@ def _progression_row(variant: str, mine, n: int) -> dict:
         "anchor": None,
         "status": "absent",
         "reason": None,
-        **dict.fromkeys(("time_us", "noise_pct", "gbps", "pct_peak", "pct_copy", "pct_sol"), math.nan),
+        **dict.fromkeys(("time_us", "noise_pct", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read"), math.nan),
     }
     if not valid.empty:
         case = valid.sort_values("median_ms").iloc[0]
@@ -89,6 +89,7 @@ def _progression_row(variant: str, mine, n: int) -> dict:
             pct_peak=case["pct_peak"],
             pct_copy=case["pct_copy"],
             pct_sol=case.get("pct_sol", math.nan),  # hand-made frames (tests) may lack it
+            pct_peak_read=case.get("pct_peak_read", math.nan),
         )
     elif not at_n.empty:
         case = at_n.iloc[0]
@@ -107,7 +108,8 @@ def progression_table(frame, n: int, published=(), op: str | None = None, dtype=
     cases = slice_of(frame, op, dtype, distribution)
     # One selection of the columns read (each selection copies every column), then one per variant.
     read = ("op", "variant", "series", "order", "origin", "hazard", "work", "span", "n", "block", "valid", "key",
-            "anchor", "status", "reason", "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol")
+            "anchor", "status", "reason", "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol",
+            "pct_peak_read")
     by_variant = dict(tuple(cases[[c for c in read if c in cases]].groupby("variant", sort=False)))
     rows = [_progression_row(variant, by_variant[variant], n) for variant in progression_variants(cases, op)]
     table = pd.DataFrame(rows, columns=None if rows else ["variant", "time_us"])
@@ -212,7 +214,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
     rows = []
     # best_case and baseline_time_ms at each size, from one grouping of the valid cases (a size
     # with none has no row): the same rows in the same order, a few selections instead of ~10.
-    columns = [c for c in ("n", "variant", "series", "block", "median_ms", "gbps", "pct_peak", "pct_copy", "pct_sol",
+    columns = [c for c in ("n", "variant", "series", "block", "median_ms", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read",
                            "l2_resident", "anchor") if c in cases]  # only those read: a selection copies every column
     for n, at_n in cases.loc[cases["valid"], columns].groupby("n", sort=True):
         overall = at_n.sort_values("median_ms").iloc[0]
@@ -231,6 +233,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
                 "pct_peak": chosen["pct_peak"],
                 "pct_copy": chosen["pct_copy"],
                 "pct_sol": chosen.get("pct_sol", math.nan),
+                "pct_peak_read": chosen.get("pct_peak_read", math.nan),
                 "l2_resident": bool(chosen["l2_resident"]),
                 "baseline": baseline,  # the label timed here (its params), for the headline
                 "baseline_us": base * 1e3,

@@ -141,7 +141,16 @@ class Runner:
         return {"n": COPY_N, "bytes": 2 * COPY_N * 4, "method": best, "samples_ms": [round(t, 6) for t in measured[best]],
                 "alternatives": {name: [round(t, 6) for t in samples] for name, samples in measured.items() if name != best}}
 
-    def header(self, run_id: str, variants_used: list) -> RunHeader:
+    def sized_ceilings(self, cases) -> dict:
+        """The read and copy probes at each byte count `cases` move (measuring/ceilings.py), by their variants' traffic."""
+        by_traffic: dict[str, set[int]] = {"read": set(), "read_write": set()}
+        for case in cases:
+            variant = registry.get(case.op, case.variant)
+            if variant.traffic in by_traffic:
+                by_traffic[variant.traffic].add(variant.minimal_bytes(case.n, inputs.itemsize(case.dtype), dict(case.params)))
+        return ceilings.measure_sized(self.timer, self.config.timing, self.device, by_traffic["read"], by_traffic["read_write"])
+
+    def header(self, run_id: str, variants_used: list, cases=()) -> RunHeader:
         from primbench.measuring.device import software_versions
 
         return RunHeader(
@@ -157,6 +166,7 @@ class Runner:
             device=self.device.info,
             copy=self.measure_copy(),
             read=ceilings.measure_read(self.timer, self.config.timing, self.device),
+            ceilings=self.sized_ceilings(cases),
             software=software_versions(),
             timing=self.config.timing.as_dict(),
             variants={v.key: v.describe() for v in variants_used},
@@ -269,7 +279,7 @@ def run(config: Config, *, output: str | None = None) -> RunSummary:
     variants_used = [registry.get(c.op, c.variant) for c in cases]
     unique = list({v.key: v for v in variants_used}.values())
     _warn_other_processes(runner)
-    header = runner.header(run_id, unique)
+    header = runner.header(run_id, unique, cases)
     with RunWriter(path, create=True) as writer:
         writer.append(header)
         return _run_cases(runner, writer, run_id, cases, done=set())

@@ -87,7 +87,7 @@ def run_job(channel: Channel, stream, make_runner) -> int:
               f"{', '.join(map(str, others))}); their work will disturb its timings", file=sys.stderr)
     cases = config.cases()
     variants = list({v.key: v for v in (registry.get(c.op, c.variant) for c in cases)}.values())
-    channel.send(runner.header("", variants))
+    channel.send(runner.header("", variants, cases))
     channel.send(telemetry(runner))
     start = read_job(stream)
     if start is None:

@@ -36,7 +36,7 @@ COLUMN_TYPES = {
     "n": "int64", "block": "Int64", "distribution": "object", "bytes": "float64", "status": "object", "reason": "object",
     "median_ms": "float64", "noise": "float64", "samples": "int64", "p05_ms": "float64", "p95_ms": "float64",
     "batch_median_ms": "float64", "batch_size": "Int64", "gbps": "float64", "pct_peak": "float64",
-    "pct_copy": "float64", "sol_us": "float64", "pct_sol": "float64", "l2_resident": "bool", "stop": "object",
+    "pct_copy": "float64", "sol_us": "float64", "pct_sol": "float64", "pct_peak_read": "float64", "l2_resident": "bool", "stop": "object",
     "sm_clock_mhz": "float64",
 }
 
@@ -97,17 +97,24 @@ def _timing_columns(record: CaseRecord, scale: dict) -> dict:
 
 
 def _speed_of_light(record: CaseRecord, median_ms: float, scale: dict) -> dict:
-    """The time the case's minimal bytes take at the run's ceiling for its kind of traffic (the
-    pure-read probe's rate, or the copy's for a variant that writes as much as it reads), and the
-    case's % of that speed (100: at the ceiling). NaN where the run measured no such ceiling."""
+    """The case against the ceiling of its kind of traffic (a pure read, or a copy for a variant
+    that writes as much as it reads): `sol_us`, the time its minimal bytes take at the probe's rate
+    measured at this very byte count, and `pct_sol`, its % of that speed (100: as fast as the
+    probe); `pct_peak_read`, its % of the same ceiling measured at 1 GiB (the run's peak read).
+    NaN where the run measured no such ceiling (before schema 4, or sized probes)."""
+    nothing = {"sol_us": math.nan, "pct_sol": math.nan, "pct_peak_read": math.nan}
     traffic = scale["traffic"].get(f"{record.case.op}/{record.case.variant}")
-    if traffic is None:
-        return {"sol_us": math.nan, "pct_sol": math.nan}
-    ceiling = scale["copy"] if traffic == "read_write" else scale["read"]
-    if not (ceiling and math.isfinite(ceiling) and record.bytes):
-        return {"sol_us": math.nan, "pct_sol": math.nan}
-    sol_us = record.bytes / (ceiling * 1e9) * 1e6
-    return {"sol_us": sol_us, "pct_sol": 100.0 * sol_us / (median_ms * 1e3) if median_ms and math.isfinite(median_ms) else math.nan}
+    if traffic is None or not record.bytes or not (median_ms and math.isfinite(median_ms)):
+        return nothing
+    peak = scale["copy"] if traffic == "read_write" else scale["read"]
+    sized = scale["sized"].get(traffic, {}).get(int(record.bytes))
+    figures = dict(nothing)
+    if peak and math.isfinite(peak):
+        figures["pct_peak_read"] = 100.0 * record.bytes / (peak * 1e9) / (median_ms * 1e-3)
+    if sized and math.isfinite(sized):
+        figures["sol_us"] = record.bytes / (sized * 1e9) * 1e6
+        figures["pct_sol"] = 100.0 * figures["sol_us"] / (median_ms * 1e3)
+    return figures
 
 
 def _all_or_none(values):
@@ -151,6 +158,7 @@ def to_frame(run):
     device = run.device
     variants = run.header.variants
     scale = {"peak": device.get("peak_gbps") or math.nan, "copy": run.copy_gbps, "read": run.read_gbps,
+             "sized": run.sized_ceilings_gbps,
              "l2_bytes": device.get("l2_bytes") or 0,
              # "op/name" -> "read" or "read_write"; a run made before Variant.traffic has none, and no
              # read probe either, so its speed of light stays unknown (NaN).

@@ -97,6 +97,10 @@ class Run:
         return read_bandwidth_gbps(self.header)
 
     @functools.cached_property
+    def sized_ceilings_gbps(self) -> dict[str, dict[int, float]]:
+        return sized_ceilings_gbps(self.header)
+
+    @functools.cached_property
     def _frame(self):
         from primbench.runfile.frame import to_frame
 
@@ -116,6 +120,20 @@ def read_bandwidth_gbps(header: RunHeader) -> float:
     if summary is None or not read.get("bytes"):
         return math.nan
     return stats.bandwidth_gbps(read["bytes"], summary.median)
+
+
+def sized_ceilings_gbps(header: RunHeader) -> dict[str, dict[int, float]]:
+    """The rates of the probes at each byte count the run's cases move (measuring/ceilings.py
+    measure_sized), by kind of traffic: {"read": {bytes: GB/s}, "read_write": {bytes: GB/s}} (the
+    copy's bytes count what it reads and writes); empty for a run that measured none."""
+    ceilings = header.ceilings or {}
+    rates: dict[str, dict[int, float]] = {"read": {}, "read_write": {}}
+    for traffic, probes in (("read", ceilings.get("read") or []), ("read_write", ceilings.get("copy") or [])):
+        for probe in probes:
+            summary = stats.summarize(probe.get("samples_ms") or [])
+            if summary is not None and probe.get("bytes"):
+                rates[traffic][int(probe["bytes"])] = stats.bandwidth_gbps(probe["bytes"], summary.median)
+    return rates
 
 
 def copy_bandwidth_gbps(header: RunHeader) -> float:

@@ -167,6 +167,10 @@ class RunHeader:
     copy: dict = _json("object", factory=dict)  # the copy bandwidth probe: bytes, samples_ms, method
     # The pure-read probe (schema 4; primbench/measuring/ceilings.py): bytes, samples_ms, method, grid, block.
     read: dict = _json("object", factory=dict)
+    # The read and copy probes at each byte count the cases move (primbench/measuring/ceilings.py
+    # measure_sized): read_method, copy_method, read and copy as [{bytes, samples_ms}]. Absent
+    # before it was measured: such a run's "% light" is unknown, and only "% peak read" is shown.
+    ceilings: dict = _json("object", factory=dict)
     software: dict = _json("object", factory=dict)
     timing: dict = _json("object", factory=dict)  # the timing policy (TimingPolicy.as_dict)
     variants: dict = _json("object", factory=dict)  # "op/name" -> Variant.describe()
@@ -191,7 +195,7 @@ class RunHeader:
                       for name, value in values.items()})
 
     def to_json(self) -> dict:
-        return {"kind": "header", **_plain(self, omit_empty=("gpus",))}
+        return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings"))}
 
 
 _OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if f.metadata.get("json") == ("object",)}
