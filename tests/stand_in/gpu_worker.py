@@ -58,7 +58,7 @@ class StandInRunner:
         self.device = StandInDevice()
         self.sent = 0
 
-    def header(self, run_id: str, variants_used: list) -> RunHeader:
+    def header(self, run_id: str, variants_used: list, cases=()) -> RunHeader:
         return RunHeader(run_id=run_id, started="2026-12-01T00:00:00+00:00", tool={"name": "primbench", "version": "stand-in"},
                          git={"sha": None, "dirty": None, "source": "none"}, config_path=self.config.path,
                          config_hash=self.config.hash(), config=self.config.resolved(), host={"hostname": "stand-in-host"},
