@@ -15,13 +15,18 @@ SCHEMA_1_ARCHIVED_RUN = "tests/data/runs/schema1-excerpt.jsonl.gz"
 
 def edited_copy(run_path: Path, out: Path, edit, *, respell_keys: bool = True) -> Path:
     """Write to `out` a copy of the run at `run_path` with `edit(record)` applied to every record;
-    a case whose identity the edit changed gets the key its fields spell (unless told not to)."""
-    lines = []
+    a case whose identity the edit changed gets the key its fields spell (unless told not to), and
+    the end record counts the cases as edited (as the runner would have written it)."""
+    lines, counts = [], {"ok": 0, "failed": 0, "skipped": 0}
     for line in Path(run_path).read_text().splitlines():
         record = json.loads(line)
         edit(record)
         if respell_keys and record.get("kind") == "case":
             record["key"] = CaseId.from_record(record).key
+        if record.get("kind") == "case" and record.get("status") in counts:
+            counts[record["status"]] += 1
+        if record.get("kind") == "end":
+            record.update(counts)
         lines.append(json.dumps(record))
     out.write_text("\n".join(lines) + "\n")
     return out

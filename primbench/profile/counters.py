@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from primbench.errors import UserError
+from primbench.runfile.json_spec import F, between, compiled, object_problem, two_texts
+from primbench.runfile.validate import BYTES_CEILING, DEVICE, HEADER_NESTED, NUMBER_OR_NULL, TEXT_OR_NULL
 
 FORMAT = "primbench-counters"
 SCHEMA = 1
@@ -172,26 +174,25 @@ def merged(old: dict | None, cases: list[CaseCounters], about: dict) -> dict:
     return document(kept + cases, about=about)
 
 
-def _checked(raw) -> dict:
-    """A case entry whose fields have the types the report relies on (ValueError otherwise)."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("key"), str):
-        raise ValueError("a case without a text key")
-    if raw.get("minimal_bytes") is not None and (isinstance(raw["minimal_bytes"], bool) or not isinstance(raw["minimal_bytes"], int)):
-        raise ValueError(f"{raw['key'][:80]}: minimal_bytes is not a whole number")
-    for name in ("variant_hash", "reason"):
-        if raw.get(name) is not None and not isinstance(raw[name], str):
-            raise ValueError(f"{raw['key'][:80]}: {name} is not text")
-    for launch in raw.get("launches", []):
-        values = launch["counters"].values()
-        if not isinstance(launch["name"], str) or any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))
-                                                       for v in values):
-            raise ValueError(f"{raw['key'][:80]}: a launch with a name that is not text or a counter that is not a number")
-    return raw
+# What the report and `profile` read of a counters file, checked as it is loaded (runfile/json_spec.py).
+_LAUNCH = {"name": F("string", required=True), "grid": F("array", required=True, items=F("integer"), holds="sizes"),
+           "block": F("array", required=True, items=F("integer"), holds="sizes"),
+           "counters": F("object", required=True, values=F(NUMBER_OR_NULL, rule=between(0, math.inf, "0 or more")))}
+_DOCUMENT = compiled({
+    "created": F(TEXT_OR_NULL), "tool": F("object", fields=HEADER_NESTED["tool"]), "git": F("object", fields=HEADER_NESTED["git"]),
+    "device": F("object", fields=DEVICE), "ncu": F("object", fields={"version": F(TEXT_OR_NULL)}),
+    "metrics": F("object", values=F("string")), "run": F(TEXT_OR_NULL),
+    "cases": F("array", holds="objects", items=F("object", fields={
+        "key": F("string", required=True), "variant_hash": F(TEXT_OR_NULL), "reason": F(TEXT_OR_NULL),
+        "minimal_bytes": F(("integer", "null"), rule=between(0, BYTES_CEILING, "a number of bytes from 0 to 2^64")),
+        "counter_claim": F(("array", "null"), rule=two_texts("reason, counter")),
+        "launches": F("array", holds="objects", items=F("object", fields=_LAUNCH))})),
+})
 
 
 def read_cases(doc: dict) -> list[CaseCounters]:
     cases = []
-    for raw in map(_checked, doc.get("cases", [])):
+    for raw in doc.get("cases", []):
         launches = [Launch(l["name"], tuple(l["grid"]), tuple(l["block"]), dict(l["counters"])) for l in raw.get("launches", [])]
         claim = raw.get("counter_claim")
         cases.append(CaseCounters(raw["key"], raw.get("variant_hash"), raw.get("minimal_bytes"), launches, raw.get("reason"),
@@ -213,10 +214,10 @@ def load(path: Path) -> tuple[dict, list[CaseCounters]]:
         raise UserError(f"{path}: not a primbench counters file (no \"format\": \"{FORMAT}\")")
     if doc.get("schema") != SCHEMA:
         raise UserError(f"{path}: counters schema {str(doc.get('schema'))[:20]}; this primbench reads {SCHEMA}")
-    try:
-        cases = read_cases(doc)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise UserError(f"{path}: damaged counters file ({type(exc).__name__}: {str(exc)[:120]})") from None
+    problem = object_problem(doc, _DOCUMENT)
+    if problem:
+        raise UserError(f"{path}: damaged counters file: {problem}; profile the run again (primbench profile RUN)")
+    cases = read_cases(doc)
     return {k: v for k, v in doc.items() if k != "cases"}, cases
 
 

@@ -44,7 +44,11 @@ def counters_of(run):
     """(the counters file's header, {key: CaseCounters} usable for this run, stale count), or None
     when the run has no counters file; a damaged file becomes an error line in the report."""
     path = counters.counters_path_for(run.path)
-    if not path.is_file():
+    try:
+        present = path.is_file()
+    except OSError:  # beside a run with a 255-byte name, the counters file's name is too long to exist
+        present = False
+    if not present:
         return None
     about, cases = counters.load(path)
     hashes = {record.key: record.variant_hash for record in run.cases}

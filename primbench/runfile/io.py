@@ -30,7 +30,7 @@ from primbench.runfile.records import (
     migrate,
     readable_schema,
 )
-from primbench.runfile.schema import record_problem
+from primbench.runfile.validate import RunChecks, record_problem
 
 
 def gpu_slug(device_name: str) -> str:
@@ -191,7 +191,7 @@ def load_run(path) -> Run:
         raise RunFileError(f"{path}: no such run file; runs are under results/<gpu>/ (e.g. `ls results/*/*.jsonl`)")
     if path.is_dir():
         raise RunFileError(f"{path}: is a folder; give a run file (results/<run>.jsonl)")
-    run, warnings, seen_keys = None, [], {}
+    run, warnings, checks = None, [], None
     try:  # an archived (gzip) run is unpacked as it is read; one cut short reads like an interrupted run
         for number, line, ended in read_lines(path, warnings):
             obj = _parse_line(path, number, line, ended, warnings)
@@ -201,7 +201,8 @@ def load_run(path) -> Run:
                 if obj.get("kind") != "header":
                     break
                 run = Run(path=path, header=None, cases=[], warnings=warnings, written_schema=_schema_of(path, obj))
-            _add_record(run, migrate(obj, run.written_schema), number, seen_keys)
+            obj = migrate(obj, run.written_schema)
+            checks = _add_record(run, obj, number, checks)
     except OSError as exc:
         raise RunFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if run is None:
@@ -209,30 +210,30 @@ def load_run(path) -> Run:
     return run
 
 
-def _add_record(run: Run, obj: dict, number: int, seen_keys: dict[str, int]) -> None:
-    """Check one migrated line and add it to the run as its typed record."""
+def _add_record(run: Run, obj: dict, number: int, checks: RunChecks | None) -> RunChecks:
+    """Check one migrated line, alone and against the lines before it (`checks`, None for the
+    header), and add it to the run as its typed record; the checks to go on with."""
     path = run.path
     problem = record_problem(obj)
     if problem:
         raise RunFileError(f"{path}:{number}: {obj.get('kind', 'record')} record {problem}; the file is damaged")
-    kind = obj["kind"]
-    if run.header is None:
+    if checks is None:
         run.header = RunHeader.from_json(obj)
-    elif kind == "case":
-        if obj["key"] in seen_keys:
-            raise RunFileError(f"{path}:{number}: case {obj['key'][:120]!r} again (first on line {seen_keys[obj['key']]}); "
-                               "a run measures each case once: the file is damaged or two runs were joined")
-        seen_keys[obj["key"]] = number
+        return RunChecks(obj)
+    problem = checks.problem(obj, number)
+    if problem:
+        raise RunFileError(f"{path}:{number}: {problem}")
+    kind = obj["kind"]
+    if kind == "case":
         run.cases.append(CaseRecord.from_json(obj))
     elif kind == "end":
         run.end = RunEnd.from_json(obj)
     elif kind == "resume":
         run.resumes.append(RunResume.from_json(obj))
-        run.end = None  # a resumed run is finished only by a later end line
+        run.end = None  # a resumed run is finished only by a later end record
     elif kind == "telemetry":
         run.telemetry.append(Telemetry.from_json(obj))
-    elif kind == "header":
-        raise RunFileError(f"{path}:{number}: a second header; two runs were written into one file")
+    return checks
 
 
 class RunWriter:

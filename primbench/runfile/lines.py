@@ -43,24 +43,32 @@ def _plain_chunks(handle) -> Iterator[bytes]:
 
 
 def _gzip_chunks(handle, path: Path, warnings: list[str]) -> Iterator[bytes]:
-    """The unpacked content, a chunk at a time; a file cut short yields what decodes, with a
-    warning (its last line then reads as cut short); bytes after the end of the stream are refused."""
-    unpack = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
+    """The unpacked content, a chunk at a time. Several gzip members one after another are one
+    file, as zcat reads them (what `gzip -c part >> run.jsonl.gz`, pigz and bgzip write); a file cut
+    short yields what decodes, with a warning (its last line then reads as cut short); bytes after
+    a member that do not start another are refused."""
+    unpack, data = zlib.decompressobj(wbits=31), b""  # 31: a gzip header and trailer
     for packed in iter(lambda: handle.read(64 << 10), b""):
-        if unpack.eof:
-            raise RunFileError(f"{path}: has data after the end of its gzip stream; it is damaged or two files "
-                               "were joined (gunzip it and check its lines)")
-        data = packed
-        while data and not unpack.eof:
+        data, held_back = data + packed, False
+        while data or held_back:
+            if unpack.eof:  # a member ended: another must start here
+                if len(data) < len(GZIP_MAGIC):
+                    break  # its first bytes are still to be read
+                if not data.startswith(GZIP_MAGIC):
+                    raise RunFileError(f"{path}: has data after the end of its gzip stream; it is damaged or two files "
+                                       "were joined (gunzip it and check its lines)")
+                unpack = zlib.decompressobj(wbits=31)
             try:
                 chunk = unpack.decompress(data, _READ_CHUNK)
             except zlib.error as exc:
                 raise RunFileError(f"{path}: its gzip stream is damaged ({exc})") from None
             yield chunk
-            data = unpack.unconsumed_tail
-        if unpack.eof and unpack.unused_data:
-            raise RunFileError(f"{path}: has data after the end of its gzip stream; it is damaged or two files "
-                               "were joined (gunzip it and check its lines)")
+            # A full chunk may leave output inside zlib with no input left to feed it: ask again.
+            held_back = len(chunk) == _READ_CHUNK and not unpack.eof
+            data = unpack.unused_data if unpack.eof else unpack.unconsumed_tail
+    if unpack.eof and data:
+        raise RunFileError(f"{path}: has data after the end of its gzip stream; it is damaged or two files "
+                           "were joined (gunzip it and check its lines)")
     if not unpack.eof:
         warnings.append(f"{path}: its gzip stream ends early (the file was cut short); what came after the cut is missing")
 

@@ -210,8 +210,10 @@ RUN_DAMAGE = {
 }
 GATE_ONLY = {  # damage that is only damage to a gate: the report and compare show it as it is
     "interrupted_run": _edit(lambda records: records.pop()),
-    "finished_with_no_cases": _edit(lambda records: records.__setitem__(slice(1, -1), [])),
-    "a_failed_case": _edit(_set("status", "failed")),
+    "finished_with_no_cases": _edit(lambda records: (records.__setitem__(slice(1, -1), []),
+                                                     records[-1].update(ok=0, failed=0, skipped=0))),
+    "a_failed_case": _edit(lambda records: (_set("status", "failed")(records),
+                                            records[-1].update(ok=records[-1]["ok"] - 1, failed=1))),
 }
 
 

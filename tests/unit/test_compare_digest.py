@@ -23,12 +23,17 @@ OLDEST = RUNS / "schema1-excerpt.jsonl.gz"  # the oldest run in tests/data: 40 c
 
 
 def _plain(path: Path, out: Path, keep=lambda record: True, edit=lambda record: None) -> Path:
-    """An uncompressed copy of a run, keeping the records `keep` accepts, each passed through `edit`."""
-    lines = []
+    """An uncompressed copy of a run, keeping the records `keep` accepts, each passed through `edit`;
+    the end record counts the cases kept (as the runner would have written it)."""
+    lines, counts = [], {"ok": 0, "failed": 0, "skipped": 0}
     for line in gzip.decompress(path.read_bytes()).decode().splitlines():
         record = json.loads(line)
         if keep(record):
             edit(record)
+            if record["kind"] == "case":
+                counts[record["status"]] += 1
+            elif record["kind"] == "end":
+                record.update(counts)
             lines.append(json.dumps(record))
     out.write_text("\n".join(lines) + "\n")
     return out

@@ -13,8 +13,9 @@ from primbench.errors import UserError
 
 def _replica(newest_run, folder, name: str, scale=lambda key: 1.0, device_name=None, keep=None):
     """A copy of the real fixture run as another GPU's replica: each case's samples times
-    scale(key) (test-only transformation), a run id and a UUID of its own."""
-    lines = []
+    scale(key) (test-only transformation), a run id and a UUID of its own; the end record counts
+    the cases kept."""
+    lines, kept = [], {"ok": 0, "failed": 0, "skipped": 0}
     for line in newest_run.read_text().splitlines():
         record = json.loads(line)
         if record["kind"] == "header":
@@ -25,6 +26,9 @@ def _replica(newest_run, folder, name: str, scale=lambda key: 1.0, device_name=N
                 continue
             factor = scale(record["key"])
             record["samples"]["cold_ms"] = [t * factor for t in record["samples"]["cold_ms"]]
+            kept[record["status"]] += 1
+        elif record["kind"] == "end":
+            record.update(kept)
         lines.append(json.dumps(record))
     path = folder / f"{name}.jsonl"
     path.write_text("\n".join(lines) + "\n")

@@ -194,6 +194,8 @@ def test_a_failed_case_is_listed_with_its_reason_and_never_ranked(newest_run, re
     for record in records:
         if record.get("kind") == "case" and record["key"] == victim:
             record["status"], record["reason"] = "failed", reason
+        if record.get("kind") == "end":  # the end record counts what its cases say
+            record["ok"], record["failed"] = record["ok"] - 1, record["failed"] + 1
     page = _parse(_render(_write_records(records, tmp_path / newest_run.name), tmp_path))
     assert victim not in [a["data-key"] for a in page.inside("ranking", "tr", cls="ranked")]
     op = victim.split("/")[0]
