@@ -7,8 +7,11 @@ import os
 from pathlib import Path
 
 from primbench.errors import EXIT_OK, UserError
-from primbench.outputs import check_writable, refuse_overwriting_inputs, write_atomically
+from primbench.outputs import (check_writable, refuse_one_file_twice, refuse_overwriting_inputs, refuse_standard_output,
+                               write_atomically)
+from primbench.pathnames import exists
 from primbench.runfile.locations import baseline_path, newest_run_in, runs_in
+from primbench.text_safety import printable
 
 
 def cmd_compare(args) -> int:
@@ -17,6 +20,7 @@ def cmd_compare(args) -> int:
     arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else map(str, runs_in(argument)))]
     if len(arguments) < 2:
         raise UserError("compare needs at least two runs: the baseline first, then the runs to compare with it")
+    refuse_standard_output("--html", args.html, "compare prints its table there")
     check_writable(args.html)
     refuse_overwriting_inputs([args.html], arguments)
     runs = [verdicts.load_comparable(argument) for argument in arguments]
@@ -44,13 +48,12 @@ def cmd_check(args) -> int:
 
     new = load_run(newest_run_in(args.run))
     default = baseline_path(new.device.get("name"))
-    if args.baseline is None and not default.exists():
+    if args.baseline is None and not exists(default):
         raise UserError(f"no baseline for {new.device.get('name')} at {default}; make one from a good run "
                         f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
     base_path = newest_run_in(args.baseline) if args.baseline else default
-    for written in (args.markdown, args.junit):
-        check_writable(written)
-    refuse_overwriting_inputs([args.markdown, args.junit], [new.path, base_path])
+    _check_outputs({"--markdown": args.markdown, "--junit": args.junit}, "check prints its table there",
+                   [new.path, base_path])
     base = load_run(base_path)
     code, pairs = verdicts.check(base, new, allow_different_gpu=args.allow_different_gpu)
     strict = args.strict or bool((new.header.config.get("compare") or {}).get("require_baseline"))
@@ -76,7 +79,7 @@ def cmd_check(args) -> int:
           + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
              if skipped else "") + (f"; under the noise floor: {below_floor} BELOW_FLOOR" if below_floor else ""))
     for key in regressed[:20]:  # one a line: a line stays within the terminal's 120 columns
-        print(f"  regression: {key[:106]}")
+        print(f"  regression: {printable(key)[:106]}")  # a case key is run-file text
     if len(regressed) > 20:
         print(f"  ... and {len(regressed) - 20} more (above)")
     if stale and strict:
@@ -97,7 +100,8 @@ def cmd_baseline(args) -> int:
 
     run = load_run(newest_run_in(args.run))
     target = keep_copy(run, args.folder)
-    print(f"{kind_of(args.folder)} for {run.device.get('name')}: {target} (from {run.path})")
+    # The GPU's name is run-file text: shown printable.
+    print(printable(f"{kind_of(args.folder)} for {run.device.get('name')}: {target} (from {run.path})"))
     return EXIT_OK
 
 
@@ -108,9 +112,7 @@ def cmd_ab(args) -> int:
     from primbench.run import ab
 
     ab.check_request(args.a, args.b, base=args.base, rounds=args.rounds, threshold=args.threshold)  # before the filters
-    for path in (args.chart, args.json):
-        if path:
-            check_writable(path)
+    _check_outputs({"--chart": args.chart, "--json": args.json}, "ab prints its verdicts there", [])
     label_a, results = ab.ab_variants(args.a, args.b, base=args.base, sizes=subset.parse_sizes(args.sizes),
                                       blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=subset.parse_dtypes(args.dtypes),
                                       rounds=args.rounds, threshold=args.threshold)
@@ -133,6 +135,16 @@ def cmd_ab(args) -> int:
                                                 "results": [result.to_dict() for result in results]}) + "\n")
         print(f"samples: {args.json}")
     return EXIT_OK
+
+
+def _check_outputs(named: dict, stdout_holds: str, inputs) -> None:
+    """Before any work: each output a file that can be written (standard output holds the command's
+    own lines), none an input, no two the same file."""
+    for flag, path in named.items():
+        refuse_standard_output(flag, path, stdout_holds)
+        check_writable(path)
+    refuse_one_file_twice(named)
+    refuse_overwriting_inputs(list(named.values()), inputs)
 
 
 def run_label(run) -> str:

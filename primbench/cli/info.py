@@ -7,6 +7,7 @@ import re
 import sys
 
 from primbench.errors import EXIT_FAILED, EXIT_OK, UserError
+from primbench.text_safety import printable
 
 
 def cmd_info(args) -> int:
@@ -31,9 +32,10 @@ def cmd_list(args) -> int:
         blocks = ",".join(map(str, v.block_sizes)) if v.block_sizes else "library"
         flag = ("  [hazard]" if v.hazard else "") + (f"  [plugin {registry.plugin_of(v)}]" if registry.plugin_of(v) else "")
         params = "".join(f"  [{name}: {', '.join(map(str, values))}]" for name, values in v.params)
-        print(f"{v.key:<48} {v.series:<9} blocks {blocks:<26} {v.origin}{params}{flag}")
+        # A plugin's names and paths are its author's text: no escape sequence reaches the terminal.
+        print(printable(f"{v.key:<48} {v.series:<9} blocks {blocks:<26} {v.origin}{params}{flag}"))
     print()
-    print("\n".join(list_key(listed, plugged=any(registry.plugin_of(v) for v in listed))))
+    print("\n".join(map(printable, list_key(listed, plugged=any(registry.plugin_of(v) for v in listed)))))
     return EXIT_OK
 
 

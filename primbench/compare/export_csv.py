@@ -9,6 +9,11 @@ one type, text never NaN:
 
     pandas.read_csv(path, keep_default_na=False, na_values=["NaN"], dtype={"block": str})
     readr::read_csv(path, na = "NaN", col_types = readr::cols(block = "c"))
+
+Text cells are run-file text, which can hold anything: each is one line with no control character
+or lone surrogate (text_safety.printable), and one that a spreadsheet would run as a formula
+(starting with =, +, -, @, or a tab or carriage return) starts with a single quote, as OWASP's CSV
+injection advice has it. Numbers are written as numbers: -1.5 in a numeric column stays -1.5.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import math
 from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
+from primbench.text_safety import printable
 
 IDENTITY_COLUMNS = ("key", "op", "variant", "params", "dtype", "n", "block", "distribution")
 RUN_COLUMNS = ("run_id", "gpu", "gpu_uuid", "commit", "started")
@@ -29,6 +35,15 @@ LONG_COLUMNS = (*IDENTITY_COLUMNS, *RUN_COLUMNS, "kind", "sample_index", "time_u
 
 
 MISSING = "NaN"  # a figure a case lacks; never an empty cell, which is empty text
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value):
+    """A row's value as written: a number as it is, text made safe (see the module's docstring)."""
+    if not isinstance(value, str):
+        return value
+    text = printable(value)
+    return "'" + text if value.startswith(FORMULA_STARTS) or text.lstrip().startswith(FORMULA_STARTS) else text
 
 
 def _us(ms: float | None):
@@ -69,15 +84,15 @@ def to_csv(run: Run, long: bool = False) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     columns = LONG_COLUMNS if long else CSV_COLUMNS
-    writer.writerow(columns)
+    writer.writerow(columns)  # the header is ours
     peak = run.device.get("peak_gbps")
     for record in run.cases:
         shared = {**_identity(record), **_run_columns(run, record)}
         if not long:
             row = {**shared, **_figures(record, peak)}
-            writer.writerow([row[column] for column in columns])
+            writer.writerow([_cell(row[column]) for column in columns])
             continue
-        lead = [shared[column] for column in LONG_COLUMNS[:-3]]
+        lead = [_cell(shared[column]) for column in LONG_COLUMNS[:-3]]
         for kind, samples in (("cold", record.cold_ms), ("batch", record.samples.batch_ms)):
             writer.writerows([*lead, kind, index, _us(ms)] for index, ms in enumerate(samples))
     return out.getvalue()

@@ -29,6 +29,7 @@ from primbench import __version__
 from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
+from primbench.text_safety import without_surrogates
 
 STATISTICS = ("mean", "median", "stddev", "cv")  # Google Benchmark's default aggregates, in its order
 BATCH_COUNTER = "batch_ns"
@@ -139,4 +140,5 @@ def to_gbench_json(run: Run, repetitions: int = 1) -> str:
             benchmarks += _repetitions(record, index, repetitions, run.header.device_name)
         else:
             benchmarks += _not_measured(record, index, repetitions)
-    return json.dumps({"context": _context(run), "benchmarks": benchmarks}, indent=2) + "\n"
+    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
+    return json.dumps(without_surrogates({"context": _context(run), "benchmarks": benchmarks}), indent=2) + "\n"

@@ -4,10 +4,12 @@ summary, and JUnit XML so that CI systems show each case as a test. No CuPy, no 
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
 
 from primbench.compare import digest
 from primbench.compare.verdicts import BELOW_FLOOR, MISSING, SAME, SPEED_VERDICTS, Pair, geometric_means
+from primbench.text_safety import printable
 
 # How an op's verdict counts are listed: what changed first.
 _ORDER = {"SLOWER": 0, "FAILED": 1, "FASTER": 2, "UNSURE": 3, "BELOW_FLOOR": 4, "MISSING": 5, "OTHER_GPU": 6,
@@ -53,9 +55,27 @@ _STYLE = {"SLOWER": "bold red", "FAILED": "bold red", "FASTER": "green", "UNSURE
 
 
 def _clean(text: str) -> str:
-    """Run-file text (a failure reason can hold anything) on one line, without the control
-    characters XML forbids."""
-    return "".join(" " if ch in "\n\r\t" else ch for ch in str(text) if ch >= " " or ch in "\n\r\t")
+    """Run-file text (a failure reason, a variant or host name can hold anything) on one line, with
+    nothing a terminal acts on or XML forbids (text_safety.printable)."""
+    return printable(text)
+
+
+def _code_span(text: str, *, in_table: bool = True) -> str:
+    """Run-file text as a Markdown code span, which GitHub shows literally: never a tag, a link or
+    an image. The fence is one backtick longer than any run of backticks inside; in a table a
+    '|' is escaped, which GitHub takes out again inside the span."""
+    text = _clean(text)
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padded = f" {text} " if text[0] == "`" or text[-1] == "`" or (text[0] == " " and text[-1] == " ") else text
+    return fence + (padded.replace("|", "\\|") if in_table else padded) + fence
+
+
+def _markdown_text(text: str) -> str:
+    """Run-file text in Markdown prose: each mark that could open markup backslash-escaped (CommonMark
+    then shows it as itself), so that no '<script>', link, image, entity, emphasis or table cell forms."""
+    return re.sub(r"([\\`*_\[\]<>!|~&#])", r"\\\1", _clean(text))
 
 
 def _fit(text: str, width: int = WIDTH) -> str:
@@ -72,7 +92,7 @@ def _pair_lines(p: Pair, ratio_name: str, metric: str) -> list:
     threshold = f"   threshold {p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else ""
     figures = (f"{'':10}{_us(p.base_ms)} -> {_us(p.new_ms)} us   {ratio_name} {_ratio(headline_ratio(p, metric))} "
                f"{interval(p)}{threshold}" + (f"   {_clean(p.note)}" if p.note else ""))
-    return [Text.assemble((f"{p.verdict:<10}", _STYLE.get(p.verdict, "")), _fit(p.text, WIDTH - 10)),
+    return [Text.assemble((f"{p.verdict:<10}", _STYLE.get(p.verdict, "")), _fit(_clean(p.text), WIDTH - 10)),
             Text(_fit(figures), style="dim" if p.verdict in (SAME, MISSING) else "")]
 
 
@@ -85,12 +105,14 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
     within MAX_LINES where nothing changed."""
     from rich.text import Text
 
-    lines = [Text(_fit(f"baseline: {base_label}")), Text(_fit(f"new:      {new_label}"))]
+    # Every string below that comes from a run file goes through _clean: a terminal never sees
+    # its escape sequences. rich is given Text, never markup, so '[red]' in a name stays text.
+    lines = [Text(_fit(f"baseline: {_clean(base_label)}")), Text(_fit(f"new:      {_clean(new_label)}"))]
     # Warnings are not cut to WIDTH: the one that renews a baseline ends in a command.
-    lines += [Text(line, style="yellow") for note in notes for line in note.splitlines()]
+    lines += [Text(_clean(line), style="yellow") for note in notes for line in note.splitlines()]
     lines.append(Text(""))
     for op, summary in geometric_means(pairs).items():
-        line = Text(f"{op}: {summary['pairs']} cases: ")
+        line = Text(f"{_clean(op)}: {summary['pairs']} cases: ")
         for index, (verdict, count) in enumerate(_verdict_counts(summary)):
             line.append(", " if index else "")
             line.append(f"{count} {verdict}", style=_STYLE.get(verdict, ""))
@@ -118,7 +140,7 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
     if folds:
         cases = sum(len(f.pairs) for f in folds)
         lines += [Text(""), Text(_fit(f"the other {cases} cases, folded into {len(folds)} lines (--all prints every pair):"))]
-        lines += [Text(_fit(fold.line()), style="dim" if set(fold.counts) == {SAME} else "") for fold in folds]
+        lines += [Text(_fit(_clean(fold.line())), style="dim" if set(fold.counts) == {SAME} else "") for fold in folds]
     if meaning:
         lines.append(Text(_fit(meaning), style=_STYLE[BELOW_FLOOR]))
     return lines
@@ -140,9 +162,8 @@ def print_terminal(pairs: list[Pair], base_label: str, new_label: str, **options
 
 def _markdown_row(p: Pair, metric: str) -> str:
     threshold = f"{p.threshold * 100:.1f} %" if p.verdict in SPEED_VERDICTS else ""
-    note = _clean(p.note).replace("|", "\\|")
-    return (f"| {p.verdict} | `{p.text}` | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
-            f"{interval(p)} | {threshold} | {note} |")
+    return (f"| {p.verdict} | {_code_span(p.text)} | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
+            f"{interval(p)} | {threshold} | {_markdown_text(p.note)} |")
 
 
 _PAIR_HEADER = ["| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | note |",
@@ -155,12 +176,14 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
     changed, the rest folded one row per variant; every pair in a closed <details>. Outside it, a
     check where nothing changed takes at most MAX_LINES lines."""
     status = "**regression**" if exit_code else "no regression"
-    out = [f"## primbench check: {status}", "", f"- baseline: `{base_label}`", f"- new: `{new_label}`"]
-    out += [f"- {_clean(' '.join(part.strip() for part in note.splitlines()))}" for note in notes]
+    # Run-file text is a code span or escaped: GitHub renders a job summary as Markdown and HTML.
+    out = [f"## primbench check: {status}", "", f"- baseline: {_code_span(base_label, in_table=False)}",
+           f"- new: {_code_span(new_label, in_table=False)}"]
+    out += [f"- {_markdown_text(' '.join(part.strip() for part in note.splitlines()))}" for note in notes]
     out += ["", "| op | cases | verdicts | geometric mean time ratio | % of peak ratio |", "|---|---|---|---|---|"]
     for op, summary in geometric_means(pairs).items():
         counts = ", ".join(f"{count} {verdict}" for verdict, count in _verdict_counts(summary))
-        out.append(f"| {op} | {summary['pairs']} | {counts} | {_ratio(summary['time_ratio'])} | {_ratio(summary['pct_peak_ratio'])} |")
+        out.append(f"| {_code_span(op)} | {summary['pairs']} | {counts} | {_ratio(summary['time_ratio'])} | {_ratio(summary['pct_peak_ratio'])} |")
     shown = rows(pairs)
     if shown:
         out += ["", f"### Changed: {len(shown)} pairs", "", *_PAIR_HEADER]
@@ -174,7 +197,7 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
     if folds:
         cases = sum(len(f.pairs) for f in folds)
         out += ["", f"### The other {cases} cases, folded", "", "| variant | cases | verdicts |", "|---|---|---|"]
-        out += [f"| `{fold.label}` | {len(fold.pairs)} | {fold.verdicts()} |" for fold in folds]
+        out += [f"| {_code_span(fold.label)} | {len(fold.pairs)} | {fold.verdicts()} |" for fold in folds]
         if meaning:
             out += ["", meaning]
     out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_PAIR_HEADER]

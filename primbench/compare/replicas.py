@@ -16,6 +16,7 @@ from pathlib import Path
 
 from primbench.errors import UserError
 from primbench.runfile import stats
+from primbench.text_safety import printable
 
 DEFAULT_THRESHOLD = 0.05  # as compare's default: a GPU 5 % off its siblings is worth a look
 ALPHA = 0.01
@@ -71,7 +72,8 @@ def compare_replicas(paths, threshold: float = DEFAULT_THRESHOLD) -> Comparison:
         raise UserError("replicas needs at least two runs of one GPU model (e.g. the files of one `run --mode replicate`)")
     models = sorted({run.device.get("name") or "unknown GPU" for run in runs})
     if len(models) > 1:
-        raise UserError(f"replicas compares GPUs of one model, and these runs are of {', '.join(models)[:200]}; give one model's runs")
+        raise UserError(f"replicas compares GPUs of one model, and these runs are of {printable(', '.join(models))[:200]}; "
+                        "give one model's runs")
     medians = [_medians(run) for run in runs]
     common = sorted(set.intersection(*(set(m) for m in medians)), key=lambda case: case.key)
     result = Comparison(models[0], threshold, len(common))
@@ -113,18 +115,20 @@ def _verdict(label: str, run: str, ratios: list[float], threshold: float) -> Gpu
 
 
 def print_summary(result: Comparison, widest: int = 10) -> None:
-    """The verdict per GPU, then the cases whose medians differ most across the GPUs."""
-    print(f"replicas: {len(result.gpus)} runs of {result.gpu_name}, {result.common} valid cases in common; "
+    """The verdict per GPU, then the cases whose medians differ most across the GPUs. Names from
+    the run files (GPU model, hostname, file, case) are printable: no escape sequence reaches the terminal."""
+    print(f"replicas: {len(result.gpus)} runs of {printable(result.gpu_name)}, {result.common} valid cases in common; "
           f"a GPU is flagged past {result.threshold * 100:g} % from its siblings with p < {ALPHA} (Wilcoxon)")
     for gpu in result.gpus:
         p_text = "n/a" if gpu.p_value is None else f"{gpu.p_value:.2g}"
         verdict = "SLOW" if gpu.flagged else "ok"
-        print(f"  {gpu.label:<34} {(gpu.ratio - 1) * 100:+6.1f} % vs siblings  p {p_text:<8} {verdict:<4}  {Path(gpu.run).name[:60]}")
+        print(f"  {printable(gpu.label):<34} {(gpu.ratio - 1) * 100:+6.1f} % vs siblings  p {p_text:<8} {verdict:<4}  "
+              f"{printable(Path(gpu.run).name)[:60]}")
     if result.note:
         print(f"  note: {result.note}")
     print("widest spread of a case's median across the GPUs:")
     for label, spread, values in result.spread[:widest]:
-        print(f"  {spread * 100:5.1f} %  {label[:80]}  ({', '.join(f'{v * 1e3:.1f}' for v in values)} us)")
+        print(f"  {spread * 100:5.1f} %  {printable(label)[:80]}  ({', '.join(f'{v * 1e3:.1f}' for v in values)} us)")
 
 
 def flagged(result: Comparison) -> list[GpuVerdict]:

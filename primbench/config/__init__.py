@@ -1,7 +1,8 @@
 """Stage 1, the config: YAML -> a validated, frozen `Config` -> the `CaseId`s it expands to.
 
 loading reads and validates a file, sweep holds the values, subset narrows them from the command
-line, values and yaml_source name every bad key by file and line, compare_block reads `compare:`.
+line, values and yaml_source name every bad key by file and line, compare_block reads `compare:`,
+numbers checks whole numbers written as text before int() reads them.
 """
 
 # The names `from primbench.config import ...` gave before config/ was a package, looked up on

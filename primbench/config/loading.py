@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from primbench import ops, registry
+from primbench.config import numbers
 from primbench.config.compare_block import compare_block as _compare
 from primbench.config.sweep import Config, Sweep
 from primbench.config.values import integer as _integer
@@ -40,6 +41,7 @@ from primbench.runfile.locations import RESULTS_DIR
 __all__ = ["Config", "Sweep", "config_from_dict", "config_from_header", "load_config", "parse_size"]
 
 MAX_CASES = 100_000  # a sweep past this needs --allow-large (the full study is 1296)
+MAX_SIZE = numbers.MAX_SIZE
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
 MIN_BLOCK, MAX_BLOCK = 32, 1024
 TOP_KEYS = ("schema", "name", "output", "plugins", "timing", "verify", "compare", "sweeps")
@@ -69,7 +71,7 @@ def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool 
         raise src.error((), "the top level must be a mapping with a 'sweeps' list; see configs/default.yaml")
     _reject_unknown(raw, TOP_KEYS, (), src)
     schema = raw.get("schema", 1)
-    if schema != 1:
+    if type(schema) is not int or schema != 1:  # `schema: true` equals 1 in Python, and 1.0 does too
         raise src.error(("schema",), f"config schema {schema!r} is not known; this primbench reads schema 1")
     name = _string(raw.get("name", Path(src.label).stem), ("name",), src)
     output = _string(raw.get("output", str(RESULTS_DIR)), ("output",), src)
@@ -121,29 +123,52 @@ def _timing(raw, src) -> TimingPolicy:
     problem = policy.timing_problem(raw)
     if problem is not None:
         key, message = problem
-        raise src.error(path + ((key,) if key else ()), message)
+        raise src.error(path + ((key,) if key else ()), message + numbers.text_number_hint(raw.get(key)))
     return TimingPolicy(**{name: value if name in policy.integer_fields() else float(value) for name, value in raw.items()})
 
 
-_SIZE_EXPR = re.compile(r"^\s*2\s*\^\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
+# ASCII digits only ([0-9], not \d, which takes any script's digits); lengths are checked before int().
+_SIZE_EXPR = re.compile(r"^\s*2\s*\^\s*([0-9]+)\s*(?:([+-])\s*([0-9]+))?\s*$")
 
 
 def parse_size(value, path, src, *, what="size") -> int:
-    """A size: an integer, or text like '2^25', '2^20+3'."""
+    """A size: an integer, or text like '1000', '2^25', '2^20+3'; past 2^40 (numbers.MAX_SIZE) refused."""
     if isinstance(value, bool):
         raise src.error(path, f"{what} {value!r} is not a number")
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SIZE:
+        value = int(value)
+    elif isinstance(value, float) and value.is_integer():
+        raise _past_the_largest(f"{value:g}", path, src, what)
+    if isinstance(value, str) and numbers.is_ascii_digits(value.strip()):
+        value = _digits(value.strip(), value, path, src, what)
     if isinstance(value, int):
+        if abs(value) > MAX_SIZE:
+            raise _past_the_largest(numbers.shown(value), path, src, what)
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        match = _SIZE_EXPR.match(value)
-        if match and int(match.group(1)) > 62:
-            raise src.error(path, f"{what} {value!r} is beyond anything a GPU can hold; the largest allowed is 2^30")
-        if match:
-            base, sign, offset = 2 ** int(match.group(1)), match.group(2), int(match.group(3) or 0)
-            return base + offset if sign != "-" else base - offset
+    match = _SIZE_EXPR.match(value) if isinstance(value, str) else None
+    if match:
+        exponent = _digits(match.group(1), value, path, src, what)
+        if exponent > numbers.MAX_SIZE_EXPONENT:
+            raise _past_the_largest(repr(value.strip())[:60], path, src, what)
+        base, sign, offset = 2**exponent, match.group(2), _digits(match.group(3) or "0", value, path, src, what)
+        size = base + offset if sign != "-" else base - offset
+        if abs(size) > MAX_SIZE:
+            raise _past_the_largest(repr(value.strip())[:60], path, src, what)
+        return size
     raise src.error(path, f"{what} {value!r} is not a whole number or an expression like '2^25' or '2^20+3'")
+
+
+def _digits(text: str, value, path, src, what) -> int:
+    if len(text) > numbers.MAX_DIGITS:
+        raise src.error(path, f"{what} {value[:40]!r}...: a number of {len(text)} digits, past anything a {what} can be "
+                        f"(at most {numbers.MAX_DIGITS} digits)")
+    return int(text)
+
+
+def _past_the_largest(shown: str, path, src, what) -> ConfigError:
+    """Refusing a value past 2^40 (`shown` as the line quotes it), which no axis takes."""
+    limit = f"; the largest allowed is 2^30 = {MAX_N}" if what == "size" else ""
+    return src.error(path, f"{what} {shown} is past 2^{numbers.MAX_SIZE_EXPONENT}, beyond anything a GPU can hold{limit}")
 
 
 def _size_list(raw, path, src, *, what) -> list[int]:
@@ -154,7 +179,9 @@ def _size_list(raw, path, src, *, what) -> list[int]:
         if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)):
             raise src.error(path + ("pow2",), "must be two exponents [lo, hi], e.g. {pow2: [10, 28]}")
         lo, hi = bounds
-        if lo > hi or lo < 0 or hi > 62:
+        if hi > numbers.MAX_SIZE_EXPONENT:
+            raise _past_the_largest(f"2^{numbers.shown(hi)}", path + ("pow2",), src, what)
+        if lo > hi or lo < 0:
             raise src.error(path + ("pow2",), f"[{lo}, {hi}] is not a range of exponents lo <= hi")
         return [2**e for e in range(lo, hi + 1)]
     if isinstance(raw, (int, str)) and not isinstance(raw, bool):

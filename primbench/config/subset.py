@@ -12,7 +12,7 @@ import dataclasses
 import fnmatch
 
 from primbench import ops, registry
-from primbench.config.loading import Config, Sweep, parse_size
+from primbench.config.loading import MAX_BLOCK, MAX_N, MIN_BLOCK, Config, Sweep, parse_size
 from primbench.config.yaml_source import Source
 from primbench.errors import ConfigError
 from primbench.measuring.policy import TimingPolicy
@@ -22,14 +22,23 @@ DEFAULT_SIZES = ("2^20", "2^24", "2^28")  # --variant without --sizes
 
 
 def parse_sizes(text: str | None, option: str = "--sizes") -> tuple[int, ...] | None:
-    """'2^25,2^28,1000' -> sizes; None when the option was not given."""
+    """'2^25,2^28,1000' -> sizes (--blocks: block sizes); None when the option was not given. Each
+    is read as a config's sizes are (ASCII digits, at most 2^40) and must fit the kernels: sizes
+    from 1 to 2^30, block sizes powers of two from 32 to 1024."""
     if text is None:
         return None
     items = [item.strip() for item in text.split(",")]
     if not all(items):
         raise ConfigError(f"{option} {text[:200]!r}: give sizes separated by commas, e.g. {option} 2^25,2^28")
     src = Source(option)
-    return tuple(int(item) if item.isdigit() else parse_size(item, (), src, what="size") for item in items)
+    blocks = option == "--blocks"
+    sizes = tuple(parse_size(item, (), src, what="block size" if blocks else "size") for item in items)
+    for item, n in zip(items, sizes):  # the error quotes the item as the user wrote it
+        if blocks and (n < MIN_BLOCK or n > MAX_BLOCK or n & (n - 1)):
+            raise ConfigError(f"{option} {item[:40]}: a block size is a power of two from {MIN_BLOCK} to {MAX_BLOCK}")
+        if not blocks and not 1 <= n <= MAX_N:
+            raise ConfigError(f"{option} {item[:40]}: a size is from 1 to 2^30 = {MAX_N} (the kernels index with 32-bit ints)")
+    return sizes
 
 
 def parse_dtypes(text: str | None) -> tuple[str, ...] | None:

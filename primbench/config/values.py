@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import math
 
+from primbench.config.numbers import text_number_hint
 from primbench.config.yaml_source import Source
 
 
@@ -25,7 +26,7 @@ def string(value, path, src) -> str:
 
 def integer(value, path, src, *, minimum=None, maximum=None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise src.error(path, f"must be a whole number, not {value!r}")
+        raise src.error(path, f"must be a whole number, not {value!r}{text_number_hint(value)}")
     if minimum is not None and value < minimum:
         raise src.error(path, f"{value} is below the minimum {minimum}")
     if maximum is not None and value > maximum:
@@ -35,7 +36,7 @@ def integer(value, path, src, *, minimum=None, maximum=None) -> int:
 
 def number(value, path, src) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise src.error(path, f"must be a number, not {value!r}")
+        raise src.error(path, f"must be a number, not {value!r}{text_number_hint(value)}")
     if not math.isfinite(value):
         raise src.error(path, f"must be a finite number, not {value!r}")
     return float(value)

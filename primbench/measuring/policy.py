@@ -42,16 +42,33 @@ def integer_fields() -> set[str]:
     return {name for name in field_names() if isinstance(getattr(defaults, name), int)}
 
 
+# The largest value a setting takes: past these one case would hold the GPU for hours (warm-up
+# launches, samples, seconds) or its samples would outgrow a run-file line. The fractions
+# (max_noise, max_median_error, min_clock_fraction) are bounded by policy_problem; batch_below_us
+# past a second of cold median means "always batch", which a larger number says no better.
+MAXIMUM = {"min_samples": 100_000, "max_samples": 100_000, "warmup": 1000, "min_time_s": 600, "max_time_s": 600,
+           "batch_target_ms": 1000, "batch_below_us": 1_000_000}
+
+
 def value_problem(name: str, value) -> str | None:
     """What is wrong with one setting's value by its type (whole numbers from 0 for the counts,
-    finite numbers for the rest), or None."""
+    finite numbers for the rest) or past its MAXIMUM, or None."""
     if name in integer_fields():
         if isinstance(value, bool) or not isinstance(value, int):
             return f"must be a whole number, not {value!r}"
-        return f"{value} is below the minimum 0" if value < 0 else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if value < 0:
+            return f"{value} is below the minimum 0"
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"must be a number, not {value!r}"
-    return None if math.isfinite(value) else f"must be a finite number, not {value!r}"
+    elif not math.isfinite(value):
+        return f"must be a finite number, not {value!r}"
+    if name in MAXIMUM and value > MAXIMUM[name]:
+        # str() of an int of 5,000 digits raises; a float is shown short (1e+300)
+        shown = f"{value:g}" if isinstance(value, float) else value if value < 10**30 else "a number of over 30 digits"
+        why = ("a second of cold median is batched already" if name == "batch_below_us"
+               else "more would hold one case on the GPU for hours")
+        return f"{shown} is above the maximum {MAXIMUM[name]} ({why})"
+    return None
 
 
 def timing_problem(values: dict) -> tuple[str | None, str] | None:

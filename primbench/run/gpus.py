@@ -34,7 +34,7 @@ def parse_selection(text: str) -> tuple[int, ...] | None:
         return None
     shown = given[:40]
     parts = [part.strip() for part in given.split(",")]
-    if not given or not all(re.fullmatch(r"\d{1,4}", part) for part in parts):
+    if not given or not all(re.fullmatch(r"[0-9]{1,4}", part) for part in parts):  # \d takes any script's digits
         raise UserError(f"--gpus {shown!r}: give 'all' or GPU indices from 0, comma-separated, e.g. --gpus 0,2")
     indices = tuple(int(part) for part in parts)
     repeated = sorted({i for i in indices if indices.count(i) > 1})

@@ -12,7 +12,9 @@ import glob
 from pathlib import Path
 
 from primbench.errors import UserError
+from primbench.pathnames import exists, is_dir, shown
 from primbench.runfile.io import ARCHIVED_RUN_SUFFIX, RUN_SUFFIX, gpu_slug, is_run_file
+from primbench.text_safety import printable
 
 RESULTS_DIR = Path("results")
 BASELINE_DIR = RESULTS_DIR / "baselines"
@@ -32,7 +34,19 @@ def is_kept_copy(path) -> bool:
 
 def _in_start_order(paths) -> list[Path]:
     # Run names start with their UTC start time; the full path breaks ties between copies.
-    return sorted((Path(p) for p in paths if is_run_file(p) and Path(p).is_file()), key=lambda p: (p.name, str(p)))
+    found = sorted((Path(p) for p in paths if is_run_file(p) and Path(p).is_file()), key=lambda p: (p.name, str(p)))
+    for path in found:
+        _refuse_an_unprintable_name(path)
+    return found
+
+
+def _refuse_an_unprintable_name(path: Path) -> None:
+    """A name found by a walk, not typed by the user, reaches error lines and reports: one with a
+    control character (an escape sequence) or bytes that are not UTF-8 is refused, shown escaped."""
+    text = str(path)
+    if printable(text) != text:  # shown: bytes that are not UTF-8 as \xNN; printable: controls as \x1b
+        raise UserError(f"{printable(shown(path))}: a run file whose name holds control characters or bytes that "
+                        "are not UTF-8; rename it (or move it out of the folder)")
 
 
 def runs_in(argument) -> list[Path]:
@@ -40,15 +54,15 @@ def runs_in(argument) -> list[Path]:
     depth), or a glob's matches; in start order. Nothing found is an error naming the argument."""
     text = str(argument)
     path = Path(text)
-    if path.is_dir():
+    if is_dir(path):  # a name too long to look up is one line here, before anything opens it
         found = _in_start_order(path.rglob("*"))
         if not found:
-            raise UserError(f"{text}: a folder with no run files (*.jsonl, *.jsonl.gz) in it")
+            raise UserError(f"{shown(text)}: a folder with no run files (*.jsonl, *.jsonl.gz) in it")
         return found
-    if any(ch in text for ch in GLOB_CHARACTERS) and not path.exists():
+    if any(ch in text for ch in GLOB_CHARACTERS) and not exists(path):
         found = _in_start_order(glob.glob(text, recursive=True))
         if not found:
-            raise UserError(f"{text[:200]}: the pattern matches no run file (*.jsonl, *.jsonl.gz)")
+            raise UserError(f"{shown(text)[:200]}: the pattern matches no run file (*.jsonl, *.jsonl.gz)")
         return found
     return [path]  # load_run says what is wrong with it, if anything
 
@@ -70,7 +84,7 @@ def baseline_path(device_name: str, folder=BASELINE_DIR) -> Path:
     (<gpu>.jsonl) is still found."""
     packed = kept_copy_path(folder, device_name)
     legacy = packed.with_suffix("")
-    return legacy if legacy.exists() and not packed.exists() else packed
+    return legacy if exists(legacy) and not exists(packed) else packed
 
 
 def kept_copy_path(folder, device_name: str) -> Path:

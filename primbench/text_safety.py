@@ -1,0 +1,49 @@
+"""Text from a run file or a config, made safe to print or write: a failure reason, a variant name
+or a hostname can hold anything JSON can spell.
+
+- `printable`: one line for a terminal, a log, XML or a CSV cell. Control characters (C0, DEL, C1:
+  escape sequences that recolour a terminal or retitle its window), lone surrogates (which no UTF-8
+  writer can encode), bidirectional overrides (which make text read other than it is stored) and
+  the noncharacters XML forbids are shown as Python escapes (\\x1b, \\udcff, \\u202e); tab, newline
+  and carriage return become spaces. Everything else is kept.
+- `encodable`: a whole document (an HTML page) with only its lone surrogates replaced by U+FFFD, so
+  that it encodes as UTF-8; escaping for the format is the document's own business.
+- `without_surrogates`: the same for every string in a JSON-like value, before json.dumps.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LINE_BREAKS = re.compile("[\t\n\r]")
+# C0 and DEL, C1, surrogates, the bidirectional marks, embeddings, overrides and isolates, the
+# byte-order mark, and U+FFFE/U+FFFF.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text) -> str:
+    """`text` (anything: it is made a string) on one line, every character that could act on a
+    terminal or break an encoder shown as an escape."""
+    return _UNPRINTABLE.sub(_escape, _LINE_BREAKS.sub(" ", str(text)))
+
+
+def encodable(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD: it then encodes as UTF-8."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def without_surrogates(value):
+    """A JSON-like value (dicts, lists, strings, numbers) with every string made `encodable`."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {without_surrogates(key): without_surrogates(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [without_surrogates(item) for item in value]
+    return value
