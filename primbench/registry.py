@@ -94,10 +94,15 @@ def plugins() -> list[Path]:
 def load_plugin(path) -> Path:
     """Import a plugin file (its module-level `register` calls add variants, or an op with its
     checks). Loading the same file twice does nothing. Any failure is one UserError line."""
+    from primbench import pathnames
+
     path = Path(path).expanduser()
-    if not path.is_file():
-        what = "is a folder" if path.is_dir() else "no such file"
-        raise UserError(f"plugin {path}: {what}; give the Python file that registers your variants (see docs/extending.md)")
+    kind = pathnames.kind_of(path)  # a name too long to look up is one line, too
+    if kind != pathnames.FILE:
+        what = {None: "no such file", pathnames.FOLDER: "is a folder"}.get(kind) \
+            or f"is {pathnames.special_kind(path)}, not a regular file"
+        raise UserError(f"plugin {pathnames.shown(path)}: {what}; give the Python file that registers your variants "
+                        "(see docs/extending.md)")
     if path.suffix != ".py":
         raise UserError(f"plugin {path}: is not a .py file; a plugin is Python that registers variants (see docs/extending.md)")
     path = path.resolve()
@@ -138,3 +143,35 @@ def _where(exc: BaseException, path: Path) -> str:
         return f"line {exc.lineno}: "
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
     return f"line {frames[-1].lineno}: " if frames else ""
+
+
+TRUST_FLAG = "--trust-plugins-from-run"
+
+
+def check_run_plugins(run_path, recorded, named=(), *, trusted: bool = False) -> None:
+    """Refuse, before anything imports them, the plugins a run file's header names (`recorded`, its
+    config's `plugins`) unless the user named each again (`named`: the --plugin files) or confirmed
+    them (`trusted`: --trust-plugins-from-run). A run file is data: one copied from elsewhere must not
+    run Python on this machine because it says so. One UserError line names them and both ways on."""
+    if trusted:
+        return
+    entries = [recorded] if isinstance(recorded, str) else recorded if isinstance(recorded, list) else []
+    wanted = {_resolved(p) for p in named or ()}
+    # The config loader refuses a list holding anything but paths before it imports any of them.
+    unconfirmed = [entry for entry in entries if isinstance(entry, str) and _resolved(entry) not in wanted]
+    if not unconfirmed:
+        return
+    shown = ", ".join(ascii(entry)[:120] for entry in unconfirmed[:3])
+    more = f" and {len(unconfirmed) - 3} more" if len(unconfirmed) > 3 else ""
+    raise UserError(f"{run_path}: the run names plugin(s) {shown}{more}, which would run as Python here; a run file is "
+                    f"data, so they are not imported on its word: name each again with --plugin PATH, or confirm "
+                    f"the run's own paths with {TRUST_FLAG}")
+
+
+def _resolved(path) -> Path | str:
+    """A plugin path as the config loader resolves one (relative to the working folder); the text
+    itself where it names no path at all (a NUL byte)."""
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, ValueError, RuntimeError):
+        return str(path)

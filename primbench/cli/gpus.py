@@ -32,9 +32,10 @@ def run_on_gpus(args, run_config) -> int:
 
     if args.resume:
         if args.config or args.variant or args.dry_run or args.output or args.only or args.sizes or args.blocks \
-                or args.plugin or args.mode:
-            raise UserError("--resume continues the run file where it is, with the config, plugins and mode in its header; "
-                            "only --gpus (the GPUs to finish it on) and --no-report apply")
+                or args.mode:
+            raise UserError("--resume continues the run file where it is, with the config and mode in its header; "
+                            "only --gpus (the GPUs to finish it on), --no-report and the plugins' --plugin or "
+                            "--trust-plugins-from-run apply")
         summary = gpu_runs.resume(args.resume, args.gpus)
     else:
         config = run_config(args)

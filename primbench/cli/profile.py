@@ -11,7 +11,7 @@ def cmd_profile(args) -> int:
     from primbench.profile.capture import profile_cases
 
     output, cases = profile_cases(args.target, output=args.output, only=args.only, sizes=args.sizes, blocks=args.blocks,
-                                  plugins=args.plugin or ())
+                                  plugins=args.plugin or (), trust_plugins=args.trust_plugins_from_run)
     for case in cases:
         print(counters.case_line(case))
     print(f"counters: {output} ({sum(c.profiled for c in cases)} of {len(cases)} cases profiled)")

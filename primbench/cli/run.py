@@ -4,6 +4,7 @@ one GPU here, on several through cli/gpus.py."""
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import sys
 from pathlib import Path
 
@@ -14,13 +15,17 @@ def cmd_run(args) -> int:
     from primbench.cli import gpus
     from primbench.run import runner
 
+    if args.trust_plugins_from_run and not args.resume:
+        raise UserError("--trust-plugins-from-run goes with --resume RUN.jsonl: it confirms the plugins that run file names")
+    if args.resume:  # before anything reads the header's config, which imports its plugins
+        check_resumed_plugins(args.resume, args.plugin, trusted=args.trust_plugins_from_run)
     if gpus.on_several_gpus(args):
         return gpus.run_on_gpus(args, run_config)
     if args.resume and (args.config or args.variant):
         raise UserError("give a config, --variant or --resume RUN.jsonl, not two of them")
-    if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks or args.plugin):
-        raise UserError("--resume continues the run file where it is, with the config and plugins in its header; "
-                        "--dry-run, --output, --only, --sizes, --blocks and --plugin do not apply")
+    if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks):
+        raise UserError("--resume continues the run file where it is, with the config in its header; "
+                        "--dry-run, --output, --only, --sizes and --blocks do not apply")
     if args.resume:
         summary = runner.resume(args.resume)
     else:
@@ -38,8 +43,10 @@ def cmd_run(args) -> int:
 
         go_on_in_a_fresh_process(summary.path, summary.context_lost, no_restart=args.no_restart, no_report=args.no_report)
     if summary.interrupted:
-        print(f"primbench: interrupted; every finished case is kept. Finish with: primbench run --resume {summary.path}",
-              file=sys.stderr)
+        from primbench.run.restart import resume_arguments
+
+        print(f"primbench: interrupted; every finished case is kept. Finish with: primbench "
+              f"{' '.join(map(shlex.quote, resume_arguments(summary.path)))}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if not args.no_report:
         from primbench.report.render import render_report
@@ -48,6 +55,16 @@ def cmd_run(args) -> int:
         print(f"report:   {render_report(summary.path, report_path(summary.path))}")
     print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped")
     return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+def check_resumed_plugins(run_path, named, *, trusted: bool) -> None:
+    """The plugins a run to resume names in its header: confirmed by the user (--plugin each, or
+    --trust-plugins-from-run), else one line and exit 2; read from the header alone, importing nothing."""
+    from primbench import registry
+    from primbench.runfile.io import load_run
+
+    header = load_run(run_path).header
+    registry.check_run_plugins(run_path, header.config.get("plugins"), named or (), trusted=trusted)
 
 
 def run_config(args):

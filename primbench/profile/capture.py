@@ -100,12 +100,14 @@ def capture(config_path: str | None, folder: Path, *, run_path=None, only=None, 
     return log, manifest
 
 
-def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=None, plugins=()) -> tuple[Path, list]:
+def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=None, plugins=(),
+                  trust_plugins: bool = False) -> tuple[Path, list]:
     """Counters for each case a config or a run file (`target`) selects, narrowed by `only` (the
     --only patterns, as given), `sizes` and `blocks` (the --sizes and --blocks text), written to
     `output`: by default beside the run (merged with what that file holds), or under results/<gpu>/
-    for a config. Returns (the file, its cases). The target and the output are checked before the
-    filters, and everything before ncu runs."""
+    for a config. Returns (the file, its cases). A run file's own plugins are imported only when
+    `plugins` (--plugin) names each or `trust_plugins` confirms them, and that is decided first; then
+    the target and the output are checked before the filters, and everything before ncu runs."""
     import datetime as dt
     import tempfile
 
@@ -120,6 +122,10 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
     is_run = is_run_file(path)
     if is_run and not path.is_file():
         raise UserError(f"{path}: no such run file")
+    header = _confirmed_header(path, plugins, trust_plugins) if is_run else None
+    if trust_plugins and not is_run:
+        raise UserError(f"profile: --trust-plugins-from-run goes with a run file; {str(path)[:200]} is a config, whose "
+                        "plugins are imported as it names them")
     output = Path(output) if output else (counters.counters_path_for(path) if is_run else None)
     check_writable(output)
     old = None
@@ -128,7 +134,7 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
         old = counters.document(cases_old, about=about_old)
     sizes, blocks = subset.parse_sizes(sizes), subset.parse_sizes(blocks, "--blocks")
     only = subset.parse_patterns(only)
-    selected, run_gpu = _selected_cases(path, is_run, only, sizes, blocks)  # config and filter mistakes before ncu
+    selected, run_gpu = _selected_cases(path, header, only, sizes, blocks)  # config and filter mistakes before ncu
     require_gpu()
     print(f"profile: {len(selected)} cases under Nsight Compute ({len(METRICS)} counters each; every kernel is "
           "replayed once per group of counters)", flush=True)
@@ -153,16 +159,25 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
     return output, cases
 
 
-def _selected_cases(target: Path, is_run: bool, only, sizes, blocks) -> tuple[list, str | None]:
-    """(the cases to profile, the GPU model the run was measured on; None for a config)."""
+def _confirmed_header(path: Path, plugins, trusted: bool):
+    """The run file's header, once the plugins it names are confirmed (--plugin each, or
+    --trust-plugins-from-run): a run file is data, and its config, read next, imports them."""
+    from primbench import registry
+    from primbench.runfile.io import load_run
+
+    header = load_run(path).header
+    registry.check_run_plugins(path, header.config.get("plugins"), plugins, trusted=trusted)
+    return header
+
+
+def _selected_cases(target: Path, header, only, sizes, blocks) -> tuple[list, str | None]:
+    """(the cases to profile, the GPU model the run was measured on; None for a config): a run
+    file's by its `header`, a config's (header None) by the file."""
     from primbench.config import subset
     from primbench.config.loading import config_from_header, load_config
 
     run_gpu = None
-    if is_run:
-        from primbench.runfile.io import load_run
-
-        header = load_run(target).header
+    if header is not None:
         config, run_gpu = config_from_header(header, target), header.device_name
     else:
         config = load_config(resolve_config(str(target)))

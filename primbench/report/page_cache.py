@@ -2,8 +2,8 @@
 bytes, or primbench's code, templates and published figures. A year of nightly runs then costs one
 render per new run, not one per run per publish (a render takes 14 to 46 s).
 
-The keys live in <site>/.primbench-pages.json. A missing, unreadable or foreign cache file only
-means every page is rendered again."""
+The keys live in <site>/.primbench-pages.json. A missing, unreadable, damaged or foreign cache file
+(read_cache_file) only means every page is rendered again."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from primbench import __version__
+from primbench import __version__, progress
+from primbench.errors import UserError
 from primbench.outputs import write_atomically
 from primbench.resources import PUBLISHED_FIGURES, TEMPLATE_DIR
 
@@ -47,16 +48,33 @@ def page_key(run_path) -> str:
     return hashlib.sha256(code_fingerprint().encode() + run_path.name.encode() + b"\0" + run_path.read_bytes()).hexdigest()
 
 
+def read_cache_file(path: Path):
+    """The JSON a publish cache file holds; None when there is none to read: missing, a folder or
+    anything but a plain file (a FIFO would block the read), unreadable, not UTF-8, not JSON."""
+    try:
+        if not path.is_file():
+            return None
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
+        return None
+
+
+def save_cache_file(path: Path, text: str) -> None:
+    """Write a publish cache; one that cannot be written (a folder in its place, a full disk) costs
+    the next publish a full read, so it is a warning, not a failed publish."""
+    try:
+        write_atomically(path, text)
+    except UserError as exc:
+        progress.say(f"warning: {exc}; the site is published, but the next publish reads every run again")
+
+
 class PageCache:
     """Which page was rendered from which key, for one site folder."""
 
     def __init__(self, site: Path):
         self.path = Path(site) / CACHE_NAME
-        try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
-            self.keys = {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
-        except (OSError, ValueError):
-            self.keys = {}
+        loaded = read_cache_file(self.path)
+        self.keys = {k: v for k, v in loaded.items() if isinstance(v, str)} if isinstance(loaded, dict) else {}
 
     def fresh(self, page: Path, key: str) -> bool:
         """Whether `page` exists and was rendered from `key`."""
@@ -69,4 +87,4 @@ class PageCache:
         """Keep the keys of this publish's `pages` only (a run no longer published drops out)."""
         kept = {page.name for page in pages}
         self.keys = {name: key for name, key in self.keys.items() if name in kept}
-        write_atomically(self.path, json.dumps(self.keys, indent=1, sort_keys=True) + "\n")
+        save_cache_file(self.path, json.dumps(self.keys, indent=1, sort_keys=True) + "\n")

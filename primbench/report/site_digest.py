@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from primbench.outputs import write_atomically
 from primbench.report import selection
+from primbench.report.page_cache import read_cache_file, save_cache_file
 from primbench.runfile.frame import block_or_none, is_number
 from primbench.runfile.io import run_stem
 
@@ -97,16 +97,14 @@ def _number(value):
 
 
 class DigestCache:
-    """The digests of one site folder, by page key."""
+    """The digests of one site folder, by page key. Whatever the file holds is checked field by
+    field: a digest of another shape is dropped (its run is read again), never trusted."""
 
     def __init__(self, site: Path):
         self.path = Path(site) / DIGEST_NAME
-        try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
-            valid = isinstance(loaded, dict) and loaded.get("schema") == DIGEST_SCHEMA
-            self.digests = dict(loaded["digests"]) if valid and isinstance(loaded.get("digests"), dict) else {}
-        except (OSError, ValueError):
-            self.digests = {}
+        loaded = read_cache_file(self.path)
+        valid = isinstance(loaded, dict) and loaded.get("schema") == DIGEST_SCHEMA and isinstance(loaded.get("digests"), dict)
+        self.digests = {key: d for key, d in loaded["digests"].items() if well_formed(d)} if valid else {}
 
     def get(self, key: str) -> dict | None:
         return self.digests.get(key)
@@ -114,4 +112,31 @@ class DigestCache:
     def save(self, kept: dict) -> None:
         """Keep `kept` ({key: digest}) only: a run no longer published drops out."""
         self.digests = kept
-        write_atomically(self.path, json.dumps({"schema": DIGEST_SCHEMA, "digests": kept}, sort_keys=True) + "\n")
+        save_cache_file(self.path, json.dumps({"schema": DIGEST_SCHEMA, "digests": kept}, sort_keys=True) + "\n")
+
+
+# The fields of a digest as digest() makes them, and the types each may hold.
+_NONE, _NUMBER = type(None), (int, float)
+_FIELDS = {"id": (str,), "page": (str,), "gpu": (str,), "started": (str, _NONE), "git": (str, _NONE),
+           "dirty": (bool, _NONE), "config": (str, _NONE), "cases": (int,), "statuses": (dict,), "finished": (bool,),
+           "headline": (list,), "points": (list,)}
+_HEADLINE = {"n": (int,), "variant": (str,), "block": (int, _NONE), "time_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE),
+             "ratio_to_cub": (*_NUMBER, _NONE)}
+_POINT = {"op": (str,), "n": (int,), "variant": (str,), "order": (int,), "median_us": (*_NUMBER, _NONE),
+          "best_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE)}
+
+
+def _is(value, types) -> bool:
+    # JSON's true is not a number here: bool is a subclass of int in Python.
+    return isinstance(value, types) and (bool in types or not isinstance(value, bool))
+
+
+def _fields_are(obj, fields: dict) -> bool:
+    return isinstance(obj, dict) and obj.keys() == fields.keys() and all(_is(obj[k], t) for k, t in fields.items())
+
+
+def well_formed(d) -> bool:
+    """Whether `d` has exactly the shape and types of a saved digest (digest() without its source)."""
+    return (_fields_are(d, _FIELDS) and all(isinstance(k, str) and _is(v, (int,)) for k, v in d["statuses"].items())
+            and all(_fields_are(line, _HEADLINE) for line in d["headline"])
+            and all(_fields_are(point, _POINT) for point in d["points"]))

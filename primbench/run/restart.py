@@ -6,6 +6,7 @@ survives); on several, the scheduler starts a fresh worker for that GPU."""
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def go_on_in_a_fresh_process(run_path, broken_by: str, *, no_restart: bool, no_r
     if no_restart or restarts >= MAX_RESTARTS:
         why = "the run stopped" if no_restart else f"the run stopped after {restarts} restarts"
         print(f"primbench: {broken_by} broke the CUDA context (recorded as failed); {why}. "
-              f"Run the remaining cases in a fresh process: primbench run --resume {run_path}",
+              f"Run the remaining cases in a fresh process: primbench {' '.join(map(shlex.quote, resume_arguments(run_path)))}",
               file=sys.stderr, flush=True)
         # A broken context makes CuPy's teardown print a traceback per freed buffer; every record
         # is already on disk (fsynced line by line), so leave without tearing down.
@@ -33,6 +34,14 @@ def go_on_in_a_fresh_process(run_path, broken_by: str, *, no_restart: bool, no_r
     # bench.py from a checkout, else the installed package (`python -m primbench`)
     script = Path(sys.argv[0])
     program = [str(script)] if script.suffix == ".py" and script.name != "__main__.py" else ["-m", "primbench"]
-    command = [sys.executable, *program, "run", "--resume", str(run_path)] + (["--no-report"] if no_report else [])
+    command = [sys.executable, *program, *resume_arguments(run_path)] + (["--no-report"] if no_report else [])
     # The fresh process must import this primbench from any working folder, installed or not.
     os.execve(sys.executable, command, child_environment(PRIMBENCH_RESTARTS=str(restarts + 1)))
+
+
+def resume_arguments(run_path) -> list[str]:
+    """`run --resume run_path` with `--plugin` for each plugin this process imported (the run's own
+    among them): a fresh process, like any --resume, imports none because the run file names it."""
+    from primbench import registry
+
+    return ["run", "--resume", str(run_path), *(arg for path in registry.plugins() for arg in ("--plugin", str(path)))]

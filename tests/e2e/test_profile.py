@@ -44,7 +44,7 @@ def _stand_in_ncu(folder, capture: str, *, exit_code=0, log_text=None):
 
 
 def _args(target, **options):
-    defaults = dict(target=str(target), only=None, sizes=None, blocks=None, output=None, plugin=None)
+    defaults = dict(target=str(target), only=None, sizes=None, blocks=None, output=None, plugin=None, trust_plugins_from_run=False)
     return argparse.Namespace(**{**defaults, **options})
 
 

@@ -97,7 +97,8 @@ def test_a_run_id_that_climbs_out_of_the_site_folder_stays_inside_it(newest_run,
     assert result.returncode == 0, result.stderr
     written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html")}
     assert all(path.startswith("site/") for path in written), written
-    assert "site/runs/_.._escaped.html" in written  # '/' made '_', the leading dots dropped
+    # '/' made '_', the leading dots dropped, and a hash of the whole id: no other id gets this page
+    assert any(re.fullmatch(r"site/runs/_\.\._escaped--[0-9a-f]{10}\.html", path) for path in written), written
 
 
 def test_publish_renders_a_page_again_only_when_its_run_or_the_code_changed(tmp_path, bench):
