@@ -1,13 +1,43 @@
 """The command line's entry point: parse, load the plugins named with --plugin, dispatch to the
-command's handler. Bad input becomes one line and a non-zero exit (errors.py has the codes)."""
+command's handler. Bad input becomes one line and a non-zero exit (errors.py has the codes); so do
+Ctrl-C, a reader that closed its end of the pipe, and a path the system will not look up."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 
-from primbench.cli import compare, gpus, info, profile, report, run
-from primbench.cli.parser import parser
-from primbench.errors import EXIT_INTERRUPTED, UserError
+from primbench.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, UserError
+
+
+def _interrupted_while_loading(signum, frame):
+    # The console script calls main() only once the modules below are loaded (a third of a second),
+    # and nothing is written before: ending at once loses nothing and prints no traceback.
+    os.write(2, b"primbench: interrupted\n")
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _quiet_ctrl_c_while_loading():
+    """Python's own SIGINT handler (a traceback), to put back once loaded; None where another is in
+    place (Ctrl-C ignored, as in a background job, or an importer's own) or none can be set here."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return None
+    return signal.signal(signal.SIGINT, _interrupted_while_loading)
+
+
+_SIGINT_BEFORE = _quiet_ctrl_c_while_loading()
+try:
+    from primbench.cli import compare, gpus, info, profile, report, run
+    from primbench.cli.parser import parser
+    from primbench.pathnames import escaped, refused
+    from primbench.text_safety import printable
+finally:
+    if _SIGINT_BEFORE is not None:  # an importer's own Ctrl-C (pytest's, a script's) is its own again
+        signal.signal(signal.SIGINT, _SIGINT_BEFORE)
 
 COMMANDS = {
     "run": run.cmd_run,
@@ -18,18 +48,79 @@ COMMANDS = {
     "info": info.cmd_info, "list": info.cmd_list, "compile": info.cmd_compile,
 }
 
+# A closed pipe (`primbench list | head`): a listing's reader has had what it wanted, so 0. Any other
+# command's standard output is its product or its verdict (export's data; check's and compare's
+# table, printed before the --markdown, --junit and --html files are written): the command did not
+# finish, so it ends as a shell reports a writer killed by SIGPIPE, 128 + 13. `set -o pipefail`
+# then sees it, and a CI gate neither passes (0) nor reports a regression (1) it never finished.
+LISTINGS = {None, "list", "info"}  # None: --help, or no command
+EXIT_CLOSED_PIPE = 141
+
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
     try:
+        _escape_unprintable_names()
+        return _main(argv)
+    except KeyboardInterrupt:  # also one raised while another line below was being printed
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+
+
+def _main(argv) -> int:
+    command = None
+    try:
+        args = parser().parse_args(argv)
+        command = args.command
         for plugin in getattr(args, "plugin", None) or ():
             from primbench import registry
 
             registry.load_plugin(plugin)
-        return COMMANDS[args.command](args)
+        code = COMMANDS[command](args)
+        sys.stdout.flush()  # a closed pipe is met here, not as "Exception ignored" at exit
+        return code
+    except SystemExit as exc:  # argparse: --help, or a usage error (its own line, exit 2)
+        _flush_or_drop_stdout()
+        if isinstance(exc.__context__, BrokenPipeError):  # rich meets a closed pipe with SystemExit(1): not a regression
+            return EXIT_OK if command in LISTINGS else EXIT_CLOSED_PIPE
+        raise
     except UserError as exc:
-        print(f"primbench: {exc}", file=sys.stderr)
+        _say(str(exc))
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("primbench: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _flush_or_drop_stdout()
+        return EXIT_OK if command in LISTINGS else EXIT_CLOSED_PIPE
+    except OSError as exc:
+        line = refused(exc.filename, exc) if exc.filename is not None else None
+        if line is None:
+            raise
+        _say(str(line))  # a name too long or a loop of links, met where no check named it first
+        return EXIT_BAD_INPUT
+
+
+def _say(text: str) -> None:
+    # A path's bytes that are not UTF-8 as \xNN first (escaped), then any control character it holds.
+    print(f"primbench: {printable(escaped(text))}", file=sys.stderr)
+
+
+def _escape_unprintable_names() -> None:
+    """A file name that is not UTF-8, printed (a report's path on stdout, a progress line on
+    stderr), is written as an escape, not a UnicodeEncodeError; Python's own stderr does this
+    already, a stream put in its place may not."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _flush_or_drop_stdout() -> None:
+    """Flush stdout; where its reader has gone, point it at /dev/null, so that the flush at exit
+    does not print "Exception ignored ... BrokenPipeError"."""
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass  # a stand-in stdout (a test's capture) has no descriptor to replace

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from primbench.config.numbers import whole_number
 from primbench.runfile.locations import BASELINE_DIR, REFERENCE_DIR
 
 
@@ -53,10 +54,19 @@ class _ExportHelp(argparse.HelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
-def _repetitions(text: str) -> int:
-    """--repetitions: a whole number of at least 1 (argparse turns the error into one line, exit 2)."""
+def _whole_number(text: str) -> int:
+    """A count option: ASCII digits only, at most 30 of them (config/numbers.py says why), read
+    before int(); argparse turns the error into one line, exit 2. Its range is the command's to check."""
     try:
-        value = int(text)
+        return whole_number(text.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _repetitions(text: str) -> int:
+    """--repetitions: a whole number of at least 1."""
+    try:
+        value = whole_number(text.strip())
     except ValueError:
         value = 0
     if value < 1:
@@ -99,7 +109,7 @@ def _add_ab(commands, plugin) -> None:
     ab.add_argument("--sizes", metavar="N,N", help="sizes, e.g. 2^20,2^25,2^28 (default: the op's usual sweep)")
     ab.add_argument("--blocks", metavar="B", help="block size (default: 256 where both take it)")
     ab.add_argument("--dtypes", metavar="T", help="dtype (default: the op's first)")
-    ab.add_argument("--rounds", type=int, default=200, help="paired rounds, each a cold sample of A, B and the A/A "
+    ab.add_argument("--rounds", type=_whole_number, default=200, help="paired rounds, each a cold sample of A, B and the A/A "
                     "slice (default: %(default)s)")
     ab.add_argument("--threshold", type=float, default=0.01, help="the smallest change called FASTER or SLOWER "
                     "(default: %(default)s, 1 %%)")
@@ -113,6 +123,8 @@ def _add_profile(commands, plugin) -> None:
                                   "divergence, occupancy, ...) of each case, from Nsight Compute; never timed")
     profile.add_argument("target", metavar="CONFIG|RUN", help="a YAML config, or a run file: its cases, and the "
                          "counters go beside it as <run>.counters.json")
+    profile.add_argument("--trust-plugins-from-run", action="store_true", help="for a run file: import the plugins its "
+                         "header names (a run file is data: else name each again with --plugin)")
     profile.add_argument("--only", action="append", metavar="OP/VARIANT", help="only these variants (globs); repeatable")
     profile.add_argument("--sizes", metavar="N,N", help="only these sizes, e.g. 2^25,2^28")
     profile.add_argument("--blocks", metavar="B,B", help="only these block sizes")
@@ -133,6 +145,8 @@ def _add_run(commands, plugin) -> None:
     run.add_argument("--blocks", metavar="B,B", help="only these block sizes, e.g. 256 (library variants choose their own)")
     run.add_argument("--dtypes", metavar="T,T", help="with --variant: the dtypes to run (default: the op's first)")
     run.add_argument("--resume", metavar="RUN.jsonl", help="finish an interrupted run without re-running its finished cases")
+    run.add_argument("--trust-plugins-from-run", action="store_true", help="with --resume: import the plugins the run "
+                     "file's header names (a run file is data: else name each again with --plugin)")
     run.add_argument("--output", metavar="DIR", help="folder for the run file (default: the config's `output`)")
     run.add_argument("--no-report", action="store_true", help="do not render the HTML report after the run")
     run.add_argument("--dry-run", action="store_true", help="validate the config and list its cases; needs no GPU")

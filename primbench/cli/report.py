@@ -3,11 +3,14 @@ static site) and `export` (CSV, Google Benchmark and NVBench JSON)."""
 
 from __future__ import annotations
 
-import sys
+import os
+import re
 from pathlib import Path
 
 from primbench.errors import EXIT_OK, UserError
-from primbench.outputs import check_writable, refuse_overwriting_inputs, write_atomically
+from primbench.outputs import (STANDARD_OUTPUT, check_writable, goes_to_standard_output, refuse_overwriting_inputs,
+                               refuse_standard_output, write_atomically, write_to_standard_output)
+from primbench.pathnames import escaped, exists, is_dir, shown
 from primbench.runfile.locations import newest_run_in, runs_of
 
 
@@ -21,29 +24,54 @@ def cmd_report(args) -> int:
         raise UserError("report: give run files, folders or globs, or --reference for the bundled reference run")
     if args.reference:  # the package's own copy may sit in a read-only site-packages: the page goes here
         out = Path(args.output) if args.output else Path(report_path(REFERENCE_RUN).name)
-        if out.is_dir():
-            raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / report_path(REFERENCE_RUN).name}")
+        if args.output == STANDARD_OUTPUT:
+            return _report_to_standard_output(REFERENCE_RUN)
+        if is_dir(out):
+            raise UserError(f"{shown(out)}: is a folder; give the HTML file to write, e.g. -o {shown(out / report_path(REFERENCE_RUN).name)}")
         refuse_overwriting_inputs([out], [REFERENCE_RUN])
-        print(render_report(REFERENCE_RUN, out))
+        check_writable(out)
+        _say_written(render_report(REFERENCE_RUN, out))
         return EXIT_OK
     runs = runs_of(args.run)
     if args.output and len(runs) > 1:
         raise UserError(f"-o names one file, but {len(runs)} runs were given; leave -o out to write each report beside its run")
-    for run_path in runs:
-        out = Path(args.output) if args.output else report_path(run_path)
+    if args.output == STANDARD_OUTPUT:
+        return _report_to_standard_output(runs[0])
+    pages = [(run_path, Path(args.output) if args.output else report_path(run_path)) for run_path in runs]
+    for run_path, out in pages:  # every page's path checked before the first is drawn
         refuse_overwriting_inputs([out], runs)
-        if out.is_dir():
-            raise UserError(f"{out}: is a folder; give the HTML file to write, e.g. -o {out / report_path(run_path).name}")
-        print(render_report(run_path, out))
+        if is_dir(out):
+            raise UserError(f"{shown(out)}: is a folder; give the HTML file to write, e.g. -o {shown(out / report_path(run_path).name)}")
+        check_writable(out)
+    for run_path, out in pages:
+        _say_written(render_report(run_path, out))
+    return EXIT_OK
+
+
+def _say_written(path) -> None:
+    """The page's path on stdout, for scripts; not where the page itself went to stdout."""
+    if not goes_to_standard_output(path):
+        print(escaped(path))
+
+
+def _report_to_standard_output(run_path) -> int:
+    """`report RUN -o -`: the page on standard output, for a pipe (no progress line: stderr stays quiet)."""
+    from primbench.report.context import build_context
+    from primbench.report.render import REPORT_TEMPLATE, render_page, story_published
+    from primbench.runfile.io import load_run
+
+    run = load_run(run_path)
+    write_to_standard_output(render_page(REPORT_TEMPLATE, index_href=None, **build_context(run, story_published())))
     return EXIT_OK
 
 
 def cmd_publish(args) -> int:
     from primbench.report.publish import publish
 
+    refuse_standard_output("-o", args.output, "a site is a folder of pages")
     out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out}: is a file; give a folder for the site")
+    if exists(out) and not is_dir(out):
+        raise UserError(f"{shown(out)}: is a file; give a folder for the site")
     check_writable(out / "index.html")
     runs = runs_of(args.folder)
     refuse_overwriting_inputs([out], runs)
@@ -65,13 +93,30 @@ def _export_options(args) -> dict:
             raise UserError(f"export: {flag} goes with --format {fmt} only, not {args.format}")
     if "jsonbin" in given:
         folder = Path(given["jsonbin"])
-        existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
-        if existing is not None and not existing.is_dir():
-            where = "is a file" if existing == folder else f"{existing} is a file"
-            raise UserError(f"{folder}: {where}; give --jsonbin a folder for the sample files")
-        if args.output:
+        refuse_standard_output("--jsonbin", given["jsonbin"], "the sample files go into a folder")
+        existing = next((p for p in (folder, *folder.parents) if exists(p)), None)
+        if existing is not None and not is_dir(existing):
+            where = "is a file" if existing == folder else f"{shown(existing)} is a file"
+            raise UserError(f"{shown(folder)}: {where}; give --jsonbin a folder for the sample files")
+        if args.output and args.output != STANDARD_OUTPUT:
+            _refuse_json_among_samples(args.output, folder)
             given["json_path"] = args.output  # the sample files are named relative to the JSON's folder
     return given
+
+
+SAMPLE_FILE = re.compile(r"\d+\.bin")  # how compare/export_nvbench.py names each state's sample file
+
+
+def _refuse_json_among_samples(json_path, folder: Path) -> None:
+    """One line before any sample file is written, where the JSON would be the samples' folder
+    itself or one of the sample files: written last, it would fail, or replace a sample."""
+    json_real, folder_real = os.path.realpath(json_path), os.path.realpath(folder)
+    if json_real == folder_real:
+        raise UserError(f"-o {shown(json_path)} and --jsonbin {shown(folder)} are one path: the JSON is a file and "
+                        "the samples go into a folder; give each its own")
+    if os.path.dirname(json_real) == folder_real and SAMPLE_FILE.fullmatch(os.path.basename(json_real)):
+        raise UserError(f"-o {shown(json_path)}: is the name of a sample file in --jsonbin {shown(folder)}; "
+                        f"name the JSON otherwise, e.g. -o {shown(folder / 'results.json')}")
 
 
 def cmd_export(args) -> int:
@@ -80,13 +125,15 @@ def cmd_export(args) -> int:
 
     options = _export_options(args)
     run = load_run(newest_run_in(args.run))
-    if args.output:
+    to_file = args.output not in (None, STANDARD_OUTPUT)
+    if to_file:
         check_writable(args.output)
     refuse_overwriting_inputs([args.output, options.get("jsonbin")], [run.path])
     text = export(run, args.format, **options)
-    if args.output:
+    if to_file:
         write_atomically(args.output, text)
-        print(f"{args.format}: {args.output} ({len(run.cases)} cases)")
+        if not goes_to_standard_output(args.output):
+            print(f"{args.format}: {escaped(args.output)} ({len(run.cases)} cases)")
     else:
-        sys.stdout.write(text)
+        write_to_standard_output(text)
     return EXIT_OK

@@ -24,10 +24,10 @@ import numpy as np
 
 from primbench import __version__
 from primbench.compare.nvbench_summaries import batch_summaries, cold_summaries, sample_times_summary
-from primbench.errors import UserError
 from primbench.outputs import write_atomically
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
+from primbench.text_safety import without_surrogates
 
 JSON_VERSION = {"major": 1, "minor": 0, "patch": 0, "string": "1.0.0"}
 
@@ -157,14 +157,8 @@ class _Document:
 
 def _write_file(path: Path, payload: bytes) -> None:
     """A regular file through a temporary file renamed into place; a special file (a FIFO, a device)
-    written in place, never replaced."""
-    if path.exists() and not path.is_file() and not path.is_dir():
-        try:
-            with open(path, "wb") as out:
-                out.write(payload)
-        except OSError as exc:
-            raise UserError(f"{path}: cannot write it ({exc.strerror or exc}); choose another --jsonbin folder") from None
-        return
+    written in place, never replaced; a FIFO nobody reads is one line after a short wait, not a hang
+    (write_atomically does all three)."""
     write_atomically(path, payload)
 
 
@@ -194,4 +188,5 @@ def to_nvbench_json(run: Run, jsonbin=None, *, json_path=None) -> str:
             "version": {"json": JSON_VERSION,
                         "primbench": {"string": __version__, "run_id": run.header.run_id, "git_sha": run.git.get("sha")}}}
     devices = _devices(run.device, document.peak_bytes_per_s)
-    return json.dumps({"meta": meta, "devices": devices, "benchmarks": benchmarks}, indent=2) + "\n"
+    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
+    return json.dumps(without_surrogates({"meta": meta, "devices": devices, "benchmarks": benchmarks}), indent=2) + "\n"

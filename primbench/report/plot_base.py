@@ -13,9 +13,7 @@ FIGURE_DPI = 100  # 12 in = 1200 px: the content column at 1280 px, drawn 1:1
 def figure(width: float, height: float, *, left: float = 0.8, right: float = 0.25, top: float = 0.45,
            bottom: float = 0.6, rows: int = 1, columns: int = 1, hspace: float = 0.55, wspace: float = 0.25):
     """A figure `width` x `height` inches and its axes, with fixed margins in inches."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    headless_matplotlib()  # the Agg backend, whatever MPLBACKEND says, before matplotlib draws
     from matplotlib.figure import Figure
 
     # A bare Figure (no pyplot) keeps no global state between charts and needs no display.
@@ -24,6 +22,21 @@ def figure(width: float, height: float, *, left: float = 0.8, right: float = 0.2
     fig.subplots_adjust(left=left / width, right=1 - right / width, top=1 - top / height, bottom=bottom / height,
                         hspace=hspace, wspace=wspace)
     return fig, [axis for row in axes for axis in row]
+
+
+def headless_matplotlib():
+    """matplotlib, drawing with Agg whatever MPLBACKEND says: matplotlib reads that variable when it
+    is first imported and raises on a value it does not know (MPLBACKEND=junk), and primbench only
+    ever draws into files. Set before the import, so the user's value is never parsed."""
+    import os
+    import sys
+
+    if "matplotlib" not in sys.modules:
+        os.environ["MPLBACKEND"] = "Agg"
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    return matplotlib
 
 
 def data_uri(fig) -> str:

@@ -1,8 +1,8 @@
 """`bench.py publish results/ -o site/`: a static site that needs no server.
 
 index.html lists every run found under the folder (baselines and other copies of one run counted
-once), grouped by GPU model, with its date, commit and headline numbers; runs/<run>.html is each
-run's full report; history-<gpu>.html draws, for that GPU and per op at its smallest, middle and
+once), grouped by GPU model, with its date, commit and headline numbers; runs/<page_name(run id)>.html
+is each run's full report; history-<gpu>.html draws, for that GPU and per op at its smallest, middle and
 largest size, each variant's median time across the runs in time order (inline SVG, each point a
 link to its run's report), marking where step detection finds a slowdown begin; gpus.html sets
 the newest run of each GPU model side by side in % of its own peak. Every page is self-contained
@@ -14,6 +14,7 @@ shared pages need of it) is missing or was made from other bytes or other code. 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -26,13 +27,22 @@ from primbench.runfile.io import RunFileError, gpu_slug, load_run, run_stem
 from primbench.runfile.locations import is_kept_copy
 
 INDEX = "index.html"
+# A run id that is already a plain lowercase file name is its own page name, so the pages of the
+# run ids primbench makes keep their URLs; any other run id gets a prefix of at most this many
+# characters and a hash of the whole id.
+PLAIN_NAME = re.compile(r"[a-z0-9_-][a-z0-9._-]{0,79}")
+HASHED_NAME = re.compile(r"--[0-9a-f]{10}$")
+PREFIX_CHARS = 40
+# Names Windows keeps for devices, whatever the extension: a site copied there must still open.
+WINDOWS_DEVICES = {"con", "prn", "aux", "nul", *(f"{port}{i}" for port in ("com", "lpt") for i in range(1, 10))}
 
 
 class _Entry:
-    """One run file of the site: its key, its digest, and the run itself once it had to be read."""
+    """One run file of the site: its key, its run id, its digest, and the run itself once it had to be read."""
 
     def __init__(self, path: Path, key: str, digest_: dict | None, run=None):
         self.path, self.key, self.digest, self.run = path, key, digest_, run
+        self.run_id = digest_["id"] if digest_ else run.header.run_id or run_stem(path)
 
 
 def _entries(paths, digests: DigestCache) -> tuple[list[_Entry], list[str]]:
@@ -46,15 +56,19 @@ def _entries(paths, digests: DigestCache) -> tuple[list[_Entry], list[str]]:
         except OSError as exc:
             skipped.append(f"{path}: cannot read it ({exc.strerror or exc})")
             continue
-        cached = digests.get(key)
-        entry = _Entry(path, key, dict(cached, source=str(path)) if cached else None)
+        cached, run = digests.get(key), None
         if cached is None:
             try:
-                entry.run = load_run(path)
+                run = load_run(path)
             except RunFileError as exc:
                 skipped.append(str(exc))
                 continue
-        run_id = entry.digest["id"] if entry.digest else entry.run.header.run_id or run_stem(path)
+        entry = _Entry(path, key, dict(cached, source=str(path)) if cached else None, run)
+        run_id = entry.run_id
+        if not nameable(run_id):
+            skipped.append(f"{path}: its run id is not text a page can be named by or written in "
+                           f"({ascii(run_id)[:80]}); give the run a run id of plain text")
+            continue
         if run_id not in chosen or is_kept_copy(chosen[run_id].path):  # keep the copy that is not a baseline or reference
             chosen[run_id] = entry
     if not chosen:
@@ -76,15 +90,18 @@ def publish(paths, out_dir) -> Path:
 
     out_dir = Path(out_dir)
     check_writable(out_dir / INDEX)  # a bad output is one line, before any progress line
+    check_writable(out_dir / "runs" / INDEX)  # and the run pages' folder, which may refuse on its own
     cache, digests = PageCache(out_dir), DigestCache(out_dir)
     entries, skipped = _entries(paths, digests)
+    for line in skipped:
+        progress.say(f"skipped {line}")
     progress.say(f"publishing {len(entries)} run(s) into {out_dir}")
     published, rendered = story_published(), 0
     for entry in entries:
-        run_id = entry.digest["id"] if entry.digest else entry.run.header.run_id or run_stem(entry.path)
-        page = Path("runs") / f"{safe_name(run_id)}.html"
+        page = Path("runs") / f"{page_name(entry.run_id)}.html"
         fresh = cache.fresh(out_dir / page, entry.key)
         if entry.digest is not None and fresh:
+            entry.digest["page"] = page.as_posix()  # the name's rule, not what the digest file says
             continue  # neither its page nor its digest needs the run: the file is not even parsed
         if entry.run is None:
             entry.run = load_run(entry.path)
@@ -129,8 +146,26 @@ def _history_page(gpu: str) -> str:
     return f"history-{gpu_slug(gpu)}.html"
 
 
-def safe_name(text: str) -> str:
-    """A run id as a file name that stays inside the site: letters, digits, '.', '_' and '-' only,
-    never starting with a dot (a run file's header is data, and could say '../../x')."""
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", str(text)).lstrip(".")
-    return name or "run"
+def nameable(run_id) -> bool:
+    """Whether a run id can name a page and be written in one: text that UTF-8 can hold (a JSON
+    header may carry a lone surrogate, which no page can be written in)."""
+    if not isinstance(run_id, str):
+        return False
+    try:
+        run_id.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def page_name(run_id: str) -> str:
+    """The file name (without .html) of a run's page: distinct for distinct run ids (two runs never
+    share a page), at most 80 characters, and inside the site (a run file's header is data, and
+    could say '../../x'). A plain lowercase run id is its own name; any other is a prefix of its
+    safe characters and '--' with 10 hex digits of the sha256 of the whole id. A plain name never
+    ends in that pattern, so the two kinds cannot meet, nor on a file system that ignores case."""
+    if PLAIN_NAME.fullmatch(run_id) and not HASHED_NAME.search(run_id) and run_id.split(".")[0] not in WINDOWS_DEVICES:
+        return run_id
+    prefix = re.sub(r"[^A-Za-z0-9._-]", "_", run_id[:PREFIX_CHARS]).lstrip(".")
+    digest = hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:10]
+    return f"{prefix or 'run'}--{digest}"

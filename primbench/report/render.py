@@ -15,6 +15,7 @@ from primbench.report import formats
 from primbench.resources import TEMPLATE_DIR
 from primbench.runfile.io import load_run
 from primbench.runfile.published import load_published
+from primbench.text_safety import encodable
 
 REPORT_TEMPLATE = "report.html.j2"
 STYLESHEET = "style.css"
@@ -59,7 +60,8 @@ def render_page(template: str, **context) -> str:
 def write_page(template: str, out_path, **context) -> Path:
     """Render a page and write it to `out_path` (folders created); return the path."""
     out_path = Path(out_path)
-    write_atomically(out_path, render_page(template, **context))
+    # A lone surrogate in run-file text (which autoescape leaves be) would fail UTF-8: U+FFFD instead.
+    write_atomically(out_path, encodable(render_page(template, **context)))
     return out_path
 
 

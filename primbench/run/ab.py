@@ -178,9 +178,14 @@ def _copy_of(x):
 
 def chart(results: list[ABResult], path, a: str, b: str) -> None:
     """Each size's samples in the order they were taken (A and B interleaved), and B/A with its interval."""
+    import os
+    import sys
+
+    if "matplotlib" not in sys.modules:  # a junk MPLBACKEND raises at matplotlib's import (report/plot_base.py)
+        os.environ["MPLBACKEND"] = "Agg"
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, len(results) + 1, figsize=(3.2 * (len(results) + 1), 2.8), squeeze=False)
