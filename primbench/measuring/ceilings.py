@@ -22,19 +22,25 @@ READ_BLOCK = 256
 NEVER = 0x9E3779B9  # the XOR the probe stores only if it meets it (see kernels/harness.cu)
 
 
+def _read_probe(device):
+    """The read probe kernel and its grid of one full wave, by the kernel's own occupancy: every SM
+    busy, no tail of a second wave."""
+    from cupy.cuda import driver
+
+    kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function("primbench_read_probe")
+    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, READ_BLOCK, 0)
+    return kernel, device.sm_count * max(1, per_sm)
+
+
 def measure_read(timer, policy, device) -> dict:
     """The read probe's cold samples over READ_N float32s (L2 flushed before each, as any case)."""
     import cupy
-    from cupy.cuda import driver
 
     from primbench.verify import inputs
 
     data = inputs.random_input(READ_N, "float32", "uniform", rng_seed=2)
     sink = cupy.zeros(1, dtype=cupy.uint32)
-    kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function("primbench_read_probe")
-    # One full wave by the kernel's own occupancy: every SM busy, no tail of a second wave.
-    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, READ_BLOCK, 0)
-    grid = device.sm_count * max(1, per_sm)
+    kernel, grid = _read_probe(device)
     vectors = READ_N * 4 // 16
     samples = timer.measure(lambda: kernel((grid,), (READ_BLOCK,), (data, cupy.uint64(vectors), cupy.uint32(NEVER), sink)),
                             policy).cold_ms
@@ -68,7 +74,6 @@ def _sized_reads(timer, policy, device, sizes: list[int]) -> list[dict]:
     """The read probe over the first `b` bytes (rounded up to its 16-byte vectors) of one buffer of
     the largest size; L2 is flushed before every sample, so reading a prefix is a cold read."""
     import cupy
-    from cupy.cuda import driver
 
     from primbench.verify import inputs
 
@@ -77,9 +82,7 @@ def _sized_reads(timer, policy, device, sizes: list[int]) -> list[dict]:
     largest = -(-sizes[-1] // 16) * 16
     data = inputs.random_input(largest // 4, "float32", "uniform", rng_seed=2)
     sink = cupy.zeros(1, dtype=cupy.uint32)
-    kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function("primbench_read_probe")
-    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, READ_BLOCK, 0)
-    full_wave = device.sm_count * max(1, per_sm)
+    kernel, full_wave = _read_probe(device)
     measured = []
     for size in sizes:
         vectors = -(-size // 16)

@@ -86,6 +86,7 @@ def _run_facts(run, frame, device_name: str) -> dict:
     """The run itself: id, GPU, when, which commit, how it ended."""
     header, git = run.header, run.git
     end = dataclasses.asdict(run.end) if run.end else {}
+    light_column = _light_column(run)
     return {
         "id": header.run_id or run_stem(run.path),
         "path": run.path.name,
@@ -102,8 +103,8 @@ def _run_facts(run, frame, device_name: str) -> dict:
         # Which figure the tables' "% light" column shows: the case's speed of light at its own
         # byte count where the run measured the sized probes; else (runs made before them, with
         # only the 1 GiB read probe) % of the peak read; else (before schema 4) % of the copy.
-        "light_column": _light_column(run),
-        "has_sol": _light_column(run) == "pct_sol",
+        "light_column": light_column,
+        "has_sol": light_column == "pct_sol",
     }
 
 
