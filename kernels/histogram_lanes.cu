@@ -1,4 +1,4 @@
-// Histograms at the read ceiling (issue 20): uint8 samples into 256 bins counted in "lane
+// Histograms at the read ceiling: uint8 samples into 256 bins counted in "lane
 // columns", int32 samples into per-warp sub-histograms, both with several 16-byte loads in flight
 // per thread; and the probe that measures the shared-memory counting ceiling any such design has.
 // A file of its own so that kernels/histogram.cu, and with it the hashes of the variants it

@@ -1,5 +1,5 @@
 // The look-back scan of kernels/scan.cu made persistent, its next tiles copied global -> shared by
-// asynchronous copies while the current tile is scanned and looks back (issue 20; launches and
+// asynchronous copies while the current tile is scanned and looks back (launches and
 // the measured figures: kernels/scan.py, docs/perf-notes.md "Async copies into shared memory").
 //
 // Why: scan_decoupled_lookback holds its tile in registers, one 1024-thread block per SM, so while

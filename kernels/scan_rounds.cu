@@ -1,4 +1,4 @@
-// A persistent single-pass scan with no look-back chain (issue 20; launches: kernels/scan_rounds.py,
+// A persistent single-pass scan with no look-back chain (launches: kernels/scan_rounds.py,
 // the measured figures: docs/perf-notes.md, "Every block adds up every round").
 //
 // Why: the async-copy scans of scan_async.cu and scan_async_deferred.cu stream at 86-92 % of a copy

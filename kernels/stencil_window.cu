@@ -1,4 +1,4 @@
-// 1-D stencil, seed 004's blur1d (kernels/stencil.cu), with the work per output cut (issue 20):
+// 1-D stencil, seed 004's blur1d (kernels/stencil.cu), with the work per output cut:
 // y_i = (x_{i-R} + ... + x_{i+R}) / (2R + 1), zeros outside [0, n). Launches: kernels/stencil.py.
 // Its own file, so that the variants of stencil.cu keep their identity (a variant's hash covers
 // its whole source file).

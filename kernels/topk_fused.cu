@@ -1,4 +1,4 @@
-// Top-k in one launch (issue 20): kernels/topk.cu's two stages fused. Launches: kernels/topk.py
+// Top-k in one launch: kernels/topk.cu's two stages fused. Launches: kernels/topk.py
 // (`two_stage_b16_fused`); the design and the figures: docs/perf-notes.md, "One launch".
 //
 // Each CUDA block does block_max_select's work for one chunk of a row (kPerThread x blockDim.x

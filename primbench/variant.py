@@ -227,8 +227,9 @@ def _variant_hash(variant: Variant) -> str:
     Covered: the CUDA source with every include expanded, the compile options, the kernel names
     with their template arguments, the plain values (numbers, text, tuples) `prepare` itself reads
     from its closure or its module (a kernel name a factory captured, a grid constant), the declared
-    version, and the library's version for a library variant. Not covered, so that editing them
-    needs no GPU run: comments, docstrings, the plan's code text, LaunchContext's other fields.
+    version, and the library's version for a library variant (the CUDA source's comments too: the
+    text is hashed as written). Not covered, so that editing them needs no GPU run: the Python
+    plan's comments, docstrings and code text, LaunchContext's other fields.
     Not covered either, so bump `version` when one changes the launch: a constant read only inside
     a helper the plan calls, or a dict. (A tolerance constant `prepare` reads is covered, though it
     changes no GPU work.)"""
