@@ -22,13 +22,13 @@ READ_BLOCK = 256
 NEVER = 0x9E3779B9  # the XOR the probe stores only if it meets it (see kernels/harness.cu)
 
 
-def _read_probe(device):
-    """The read probe kernel and its grid of one full wave, by the kernel's own occupancy: every SM
-    busy, no tail of a second wave."""
+def _read_probe(device, block: int = READ_BLOCK):
+    """The read probe kernel and its grid of one full wave at `block` threads, by the kernel's own
+    occupancy: every SM busy, no tail of a second wave."""
     from cupy.cuda import driver
 
     kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function("primbench_read_probe")
-    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, READ_BLOCK, 0)
+    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0)
     return kernel, device.sm_count * max(1, per_sm)
 
 
@@ -70,6 +70,25 @@ def measure_sized(timer, policy, device, read_bytes, copy_bytes) -> dict:
     return result
 
 
+# The probe's launch shapes tried at each size, as (threads per block, vectors per thread or
+# None for one full wave). A ceiling must not lose to a kernel: on the H200 at 64 MiB the full wave
+# at block 256 (a second, partial pass of single loads) read 25.6 us where vector_load_sum, one
+# wave of 1024-thread blocks, read 23.1; at 32 MiB one vector per thread won. Each shape is screened
+# by a few cold samples and the fastest measured by the run's policy.
+READ_SHAPES = ((READ_BLOCK, None), (1024, None), (READ_BLOCK, 1), (READ_BLOCK, 8), (1024, 8))
+SCREEN_SAMPLES = 30
+
+
+def _read_grids(device, vectors: int) -> list[tuple[int, int]]:
+    """The distinct (grid, block) launches READ_SHAPES gives for `vectors` 16-byte vectors."""
+    launches = set()
+    for block, per_thread in READ_SHAPES:
+        wave = _read_probe(device, block)[1]
+        grid = min(wave, -(-vectors // block)) if per_thread is None else -(-vectors // (block * per_thread))
+        launches.add((max(1, grid), block))
+    return sorted(launches)
+
+
 def _sized_reads(timer, policy, device, sizes: list[int]) -> list[dict]:
     """The read probe over the first `b` bytes (rounded up to its 16-byte vectors) of one buffer of
     the largest size; L2 is flushed before every sample, so reading a prefix is a cold read."""
@@ -82,22 +101,21 @@ def _sized_reads(timer, policy, device, sizes: list[int]) -> list[dict]:
     largest = -(-sizes[-1] // 16) * 16
     data = inputs.random_input(largest // 4, "float32", "uniform", rng_seed=2)
     sink = cupy.zeros(1, dtype=cupy.uint32)
-    kernel, full_wave = _read_probe(device)
+    kernel = _read_probe(device)[0]
+    screen = dataclasses.replace(policy, min_samples=SCREEN_SAMPLES, max_samples=SCREEN_SAMPLES, max_noise=1.0)
     measured = []
     for size in sizes:
         vectors = -(-size // 16)
-        # Two grids, the faster kept: one full wave (8 loads in flight per thread: best at 1 GiB), and
-        # one vector per thread (on the H200 at 32 MiB the full wave read 2,072 GB/s where
-        # vector_load_sum, a vector per thread, read 2,158: a ceiling must not lose to a kernel).
-        grids = sorted({max(1, min(full_wave, -(-vectors // READ_BLOCK))), max(1, -(-vectors // READ_BLOCK))})
-        best = None
-        for grid in grids:
-            samples = timer.measure(lambda: kernel((grid,), (READ_BLOCK,), (data, cupy.uint64(vectors), cupy.uint32(NEVER), sink)),
-                                    policy).cold_ms
-            median = stats.summarize(samples).median
-            if best is None or median < best[0]:
-                best = (median, grid, samples)
-        measured.append({"bytes": size, "grid": best[1], "samples_ms": [round(t, 6) for t in best[2]]})
+
+        def launch(grid, block):
+            return lambda: kernel((grid,), (block,), (data, cupy.uint64(vectors), cupy.uint32(NEVER), sink))
+
+        shapes = _read_grids(device, vectors)
+        if len(shapes) > 1:
+            shapes.sort(key=lambda shape: stats.summarize(timer.measure(launch(*shape), screen).cold_ms).median)
+        grid, block = shapes[0]
+        samples = timer.measure(launch(grid, block), policy).cold_ms
+        measured.append({"bytes": size, "grid": grid, "block": block, "samples_ms": [round(t, 6) for t in samples]})
     del data, sink
     return measured
 
