@@ -70,21 +70,26 @@ def measure_sized(timer, policy, device, read_bytes, copy_bytes) -> dict:
     return result
 
 
-# The probe's launch shapes tried at each size, as (threads per block, vectors per thread or
-# None for one full wave). A ceiling must not lose to a kernel: on the H200 at 64 MiB the full wave
-# at block 256 (a second, partial pass of single loads) read 25.6 us where vector_load_sum, one
-# wave of 1024-thread blocks, read 23.1; at 32 MiB one vector per thread won. Each shape is screened
-# by a few cold samples and the fastest measured by the run's policy.
-READ_SHAPES = ((READ_BLOCK, None), (1024, None), (READ_BLOCK, 1), (READ_BLOCK, 8), (1024, 8))
+# The probe's launch shapes tried at each size, as (threads per block, rule): "wave" one full wave
+# by occupancy, "sm" one block per SM (vector_reduce's shape at block 1024), or a number of vectors
+# per thread. A ceiling must not lose to a kernel: on the H200 at 64 MiB the full wave at block 256
+# read 25.6 us where vector_load_sum, one 1024-thread block per SM, read 23.1; at 32 MiB one vector
+# per thread won. Each shape is screened by a few cold samples; the fastest is measured by the
+# run's policy.
+READ_SHAPES = ((READ_BLOCK, "wave"), (1024, "wave"), (1024, "sm"), (READ_BLOCK, 1), (READ_BLOCK, 8))
 SCREEN_SAMPLES = 30
 
 
 def _read_grids(device, vectors: int) -> list[tuple[int, int]]:
     """The distinct (grid, block) launches READ_SHAPES gives for `vectors` 16-byte vectors."""
     launches = set()
-    for block, per_thread in READ_SHAPES:
-        wave = _read_probe(device, block)[1]
-        grid = min(wave, -(-vectors // block)) if per_thread is None else -(-vectors // (block * per_thread))
+    for block, rule in READ_SHAPES:
+        if rule == "wave":
+            grid = min(_read_probe(device, block)[1], -(-vectors // block))
+        elif rule == "sm":
+            grid = min(device.sm_count, -(-vectors // block))
+        else:
+            grid = -(-vectors // (block * rule))
         launches.add((max(1, grid), block))
     return sorted(launches)
 
