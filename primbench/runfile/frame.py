@@ -38,6 +38,8 @@ COLUMN_TYPES = {
     "batch_median_ms": "float64", "batch_size": "Int64", "gbps": "float64", "pct_peak": "float64",
     "pct_copy": "float64", "sol_us": "float64", "pct_sol": "float64", "pct_peak_read": "float64", "l2_resident": "bool", "stop": "object",
     "sm_clock_mhz": "float64",
+    "energy_mj": "float64", "energy_lo_mj": "float64", "energy_hi_mj": "float64", "energy_w": "float64",
+    "energy_peak_w": "float64", "gb_per_j": "float64", "energy_above_idle_mj": "float64", "energy_reason": "object",
 }
 
 
@@ -117,6 +119,34 @@ def _speed_of_light(record: CaseRecord, median_ms: float, scale: dict) -> dict:
     return figures
 
 
+def _energy_columns(record: CaseRecord, idle_w: float) -> dict:
+    """Energy per operation (measuring/energy.py), NaN where none was measured: `energy_mj` the
+    median of the windows' mJ per operation, `energy_lo_mj`/`energy_hi_mj` the fewest and most,
+    `energy_w` the mean draw over the windows, `energy_peak_w` the highest instant reading,
+    `gb_per_j` the minimal bytes per joule, `energy_above_idle_mj` what the operation cost above
+    the GPU's idle draw (measured at run start) over its own time; `energy_reason` why none was
+    measured for a case that asked."""
+    energy = record.energy
+    per_window = [w["mj"] / w["ops"] for w in energy.get("windows") or () if w.get("ops")]
+    mj = energy.get("mj_per_op")
+    if not is_number(mj):
+        return {"energy_mj": math.nan, "energy_lo_mj": math.nan, "energy_hi_mj": math.nan, "energy_w": math.nan,
+                "energy_peak_w": math.nan, "gb_per_j": math.nan, "energy_above_idle_mj": math.nan,
+                "energy_reason": energy.get("reason")}
+    watts, op_ms = energy.get("avg_w"), energy.get("op_ms")
+    above = (watts - idle_w) * op_ms if is_number(watts) and is_number(idle_w) and is_number(op_ms) else math.nan
+    return {
+        "energy_mj": float(mj),
+        "energy_lo_mj": min(per_window) if per_window else float(mj),
+        "energy_hi_mj": max(per_window) if per_window else float(mj),
+        "energy_w": float(watts) if is_number(watts) else math.nan,
+        "energy_peak_w": float(energy["peak_w"]) if is_number(energy.get("peak_w")) else math.nan,
+        "gb_per_j": (record.bytes or 0) / 1e9 / (mj / 1e3) if record.bytes else math.nan,
+        "energy_above_idle_mj": above,
+        "energy_reason": None,
+    }
+
+
 def _all_or_none(values):
     values = list(values)
     return all(values) if values else None
@@ -163,7 +193,9 @@ def to_frame(run):
              # "op/name" -> "read" or "read_write"; a run made before Variant.traffic has none, and no
              # read probe either, so its speed of light stays unknown (NaN).
              "traffic": {name: info.get("traffic") for name, info in variants.items()}}
+    idle_w = (run.header.energy or {}).get("idle_w")
     rows = [{**_identity_columns(record, variants.get(f"{record.case.op}/{record.case.variant}", {})),
-             **_timing_columns(record, scale), **_check_columns(record)} for record in run.cases]
+             **_timing_columns(record, scale), **_check_columns(record), **_energy_columns(record, idle_w)}
+            for record in run.cases]
     frame = pd.DataFrame(rows, columns=None if rows else list(COLUMN_TYPES))
     return frame.astype({name: kind for name, kind in COLUMN_TYPES.items() if name in frame.columns})

@@ -116,6 +116,10 @@ class CaseRecord:
     elapsed_s: float | None = _json("number")
     log: str | None = _json("string")  # a build failure's full compiler output
     device_uuid: str | None = _json("string")  # the GPU that measured it (runs over several GPUs; schema 3)
+    # Energy per operation where the config asked for it (measuring/energy.py; optional, the schema
+    # version is unchanged): mj_per_op, avg_w, peak_w, the windows it came from, the ramp, the
+    # counter's step; or only `reason` where it could not be measured.
+    energy: dict = _json("object", factory=dict)
 
     @property
     def key(self) -> str:
@@ -135,7 +139,7 @@ class CaseRecord:
         values = _known(cls, obj)
         values.update(case=CaseId.from_record(obj), samples=Samples.from_json(obj.get("samples")),
                       launches=tuple(obj.get("launches") or ()), flags=tuple(obj.get("flags") or ()))
-        for name in ("verify", "determinism", "timing", "nvml"):
+        for name in ("verify", "determinism", "timing", "nvml", "energy"):
             values[name] = obj.get(name) or {}
         return cls(**values)
 
@@ -145,7 +149,7 @@ class CaseRecord:
                "n": case.n, "block": case.block, "distribution": case.distribution}
         if case.params:
             out["params"] = dict(case.params.items_sorted())
-        out.update(_plain(self, omit_empty=("verify", "determinism", "timing", "nvml")))
+        out.update(_plain(self, omit_empty=("verify", "determinism", "timing", "nvml", "energy")))
         out["samples"] = self.samples.to_json()
         return out
 
@@ -177,6 +181,10 @@ class RunHeader:
     # Runs over several GPUs (schema 3; absent for one GPU): mode, the GPUs selected, each GPU's
     # device info and copy probe, and a replica's group (primbench/run/scheduler.py writes it).
     gpus: dict = _json("object", factory=dict)
+    # The energy counter at run start, where the config asks for energy (measuring/energy.py):
+    # available, reason, idle_w (the GPU's draw with nothing running), counter_step_s, method,
+    # policy. Absent when no case asked for energy.
+    energy: dict = _json("object", factory=dict)
     published: bool = False  # quoted figures (compare's ref:<id>): never written, never given a verdict
 
     @property
@@ -195,7 +203,7 @@ class RunHeader:
                       for name, value in values.items()})
 
     def to_json(self) -> dict:
-        return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings"))}
+        return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings", "energy"))}
 
 
 _OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if f.metadata.get("json") == ("object",)}

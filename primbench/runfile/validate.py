@@ -61,6 +61,12 @@ _FRACTION = above_zero_to(1 - 1e-15, "a relative change between 0 and 1 (0.05 is
 _MICROSECONDS = between(0, 1e12, "0 or more microseconds")
 _SECONDS = between(0, 1e9, "0 or more seconds")
 
+# Energy (measuring/energy.py): GB/J divides by the millijoules, ratios by both; a GPU past a
+# megawatt, or an operation past a gigajoule, is damage.
+_WATTS = above_zero_to(1e6, "watts above 0 (and at most 1,000,000)")
+_MILLIJOULES = above_zero_to(1e12, "millijoules above 0 (and at most 10^12)")
+_OP_MS = above_zero_to(TIME_CEILING_MS, "milliseconds above 0")
+
 # -- the nested fields commands read ----------------------------------------------------------------
 NUMBER_OR_NULL = ("number", "null")
 TEXT_OR_NULL = ("string", "null")
@@ -95,6 +101,18 @@ GPUS = {"mode": F("string", rule=one_of(("shard", "replicate"))), "group": F("st
         "devices": F("array", holds="objects", items=F("object", fields={
             "index": F("integer", rule=_COUNT), "visible": F(("string", "integer")), "device": F("object", fields=DEVICE),
             "copy": F("object", fields=PROBE), "read": F("object", fields=PROBE), "error": F("string")}))}
+ENERGY_WINDOW = {"seconds": F("number", rule=above_zero_to(1e9, "seconds above 0")), "mj": F("number", rule=_MILLIJOULES),
+                 "ops": F("number", rule=above_zero_to(1e18, "a count of operations above 0")),
+                 "op_ms": F("number", rule=_OP_MS), "avg_w": F("number", rule=_WATTS)}
+ENERGY = {"mj_per_op": F("number", rule=_MILLIJOULES), "avg_w": F("number", rule=_WATTS),
+          "peak_w": F(NUMBER_OR_NULL, rule=_WATTS), "op_ms": F("number", rule=_OP_MS),
+          "windows": F("array", holds="objects", items=F("object", fields=ENERGY_WINDOW)),
+          "ramp_s": F("number", rule=_SECONDS), "settled": F("boolean"), "window_s": F("number", rule=_SECONDS),
+          "counter_step_s": F(NUMBER_OR_NULL, rule=_SECONDS), "counter_step_mj": F(NUMBER_OR_NULL),
+          "ops_per_launch": F("integer", rule=between(1, 2**63, "a count of operations above 0")),
+          "method": F(TEXT_OR_NULL), "reason": F(TEXT_OR_NULL), "discarded_windows": F("integer", rule=_COUNT)}
+HEADER_ENERGY = {"available": F("boolean"), "reason": F(TEXT_OR_NULL), "idle_w": F(NUMBER_OR_NULL, rule=_WATTS),
+                 "counter_step_s": F(NUMBER_OR_NULL, rule=_SECONDS), "method": F(TEXT_OR_NULL), "policy": F("object")}
 HEADER_NESTED = {
     "tool": {"name": F("string"), "version": F(TEXT_OR_NULL)},
     "git": {"sha": F(TEXT_OR_NULL), "dirty": F(("boolean", "null")), "source": F(TEXT_OR_NULL)},
@@ -103,6 +121,7 @@ HEADER_NESTED = {
     "gpus": GPUS, "ceilings": {"read_method": F(TEXT_OR_NULL), "copy_method": F(TEXT_OR_NULL),
                                "read": F("array", items=F("object", fields=PROBE), holds="objects"),
                                "copy": F("array", items=F("object", fields=PROBE), holds="objects")},
+    "energy": HEADER_ENERGY,
 }
 CHECK = {"ok": F(("boolean", "null")), "got": F(NUMBER_OR_NULL), "expected": F(NUMBER_OR_NULL),
          "error": F(NUMBER_OR_NULL), "tolerance": F(NUMBER_OR_NULL), "depth": F(("integer", "null")),
@@ -133,6 +152,7 @@ CASE_NESTED = {
                                   "throttled_discarded": F(("integer", "null"), rule=_COUNT),
                                   "batch_method": F(TEXT_OR_NULL)}),
     "nvml": F("object", fields={**NVML_STATE, "before": F("object", fields=NVML_STATE)}),
+    "energy": F("object", fields=ENERGY),
     "flags": F("array", items=F("string"), holds="names"),
 }
 
