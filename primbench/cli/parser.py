@@ -150,6 +150,8 @@ def _add_run(commands, plugin) -> None:
     run.add_argument("--output", metavar="DIR", help="folder for the run file (default: the config's `output`)")
     run.add_argument("--no-report", action="store_true", help="do not render the HTML report after the run")
     run.add_argument("--dry-run", action="store_true", help="validate the config and list its cases; needs no GPU")
+    run.add_argument("--energy", action="store_true", help="also measure energy per operation for every case (about 2 s "
+                     "a case; the config's `timing: energy:` settings stay, its `cases:` selection is widened to all)")
     run.add_argument("--allow-large", action="store_true", help="accept a sweep of over 100,000 cases")
     run.add_argument("--no-restart", action="store_true", help="when a kernel breaks the CUDA context, stop (finish later with "
                      "--resume) instead of going on in a fresh process")

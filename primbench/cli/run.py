@@ -23,9 +23,9 @@ def cmd_run(args) -> int:
         return gpus.run_on_gpus(args, run_config)
     if args.resume and (args.config or args.variant):
         raise UserError("give a config, --variant or --resume RUN.jsonl, not two of them")
-    if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks):
+    if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks or args.energy):
         raise UserError("--resume continues the run file where it is, with the config in its header; "
-                        "--dry-run, --output, --only, --sizes and --blocks do not apply")
+                        "--dry-run, --output, --only, --sizes, --blocks and --energy do not apply")
     if args.resume:
         summary = runner.resume(args.resume)
     else:
@@ -79,14 +79,24 @@ def run_config(args):
         if args.only:
             raise UserError("--only narrows a config; with --variant, name the variants themselves")
         dtypes = subset.parse_dtypes(args.dtypes)
-        return _with_plugins(subset.variant_config(tuple(args.variant), sizes=sizes, blocks=blocks, dtypes=dtypes), args.plugin)
+        config = subset.variant_config(tuple(args.variant), sizes=sizes, blocks=blocks, dtypes=dtypes)
+        return _with_energy(_with_plugins(config, args.plugin), args.energy)
     if not args.config:
         raise UserError("no config given; e.g. `primbench run configs/default.yaml`, or `primbench run --variant "
                         "reduce/cub_device_reduce --sizes 2^28`")
     if args.dtypes:
         raise UserError("--dtypes goes with --variant; a config names its dtypes in its sweeps")
     config = _with_plugins(load_config(args.config, allow_large=args.allow_large), args.plugin)
-    return subset.narrow(config, only=subset.parse_patterns(args.only), sizes=sizes, blocks=blocks)
+    return _with_energy(subset.narrow(config, only=subset.parse_patterns(args.only), sizes=sizes, blocks=blocks), args.energy)
+
+
+def _with_energy(config, energy: bool):
+    """The config with `--energy`: energy for every case, the config's own energy settings kept."""
+    from primbench.measuring.energy_policy import EnergyPolicy
+
+    if not energy:
+        return config
+    return dataclasses.replace(config, energy=dataclasses.replace(config.energy or EnergyPolicy(), cases=("*",)))
 
 
 def _with_plugins(config, plugins):

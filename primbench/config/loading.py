@@ -33,7 +33,8 @@ from primbench.config.values import reject_unknown as _reject_unknown
 from primbench.config.values import string as _string
 from primbench.config.yaml_source import Source, read_yaml
 from primbench.errors import ConfigError, UserError
-from primbench.measuring import policy
+from primbench.measuring import energy_policy, policy
+from primbench.measuring.energy_policy import EnergyPolicy
 from primbench.measuring.policy import TimingPolicy
 from primbench.resources import CONFIG_DIR, bundled_config
 from primbench.runfile.locations import RESULTS_DIR
@@ -77,6 +78,7 @@ def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool 
     output = _string(raw.get("output", str(RESULTS_DIR)), ("output",), src)
     plugins = _plugins(raw.get("plugins", []), src)  # before the sweeps, which may name their variants
     timing = _timing(raw.get("timing", {}), src)
+    energy = _energy(raw["timing"].get("energy"), src) if isinstance(raw.get("timing"), dict) else None
     verify = raw.get("verify", {})
     if not isinstance(verify, dict):
         raise src.error(("verify",), "must be a mapping like {determinism_runs: 3}")
@@ -90,7 +92,7 @@ def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool 
     sweeps = tuple(_sweep(item, ("sweeps", i), src) for i, item in enumerate(sweeps_raw))
     compare = _compare(raw.get("compare", {}), src)
     config = Config(path=src.label, name=name, output=output, timing=timing, determinism_runs=runs, sweeps=sweeps,
-                    compare=compare, plugins=plugins)
+                    compare=compare, plugins=plugins, energy=energy)
     _refuse_a_huge_sweep(config, src, allow_large)
     if not config.cases():
         raise src.error(("sweeps",), "the sweeps expand to no case at all (no variant accepts the block sizes and dtypes asked for)")
@@ -115,10 +117,29 @@ def _plugins(raw, src) -> tuple[str, ...]:
     return tuple(loaded)
 
 
+def _energy(raw, src) -> EnergyPolicy | None:
+    """`timing: energy:`: true (every case, the default settings), false, or a mapping of
+    EnergyPolicy's settings (measuring/energy_policy.py)."""
+    path = ("timing", "energy")
+    if raw is None or raw is False:
+        return None
+    if raw is True:
+        return EnergyPolicy()
+    if not isinstance(raw, dict):
+        raise src.error(path, "must be true, false or a mapping such as {cases: [reduce/*], window_s: 0.5}")
+    _reject_unknown(raw, energy_policy.field_names(), path, src)
+    problem = energy_policy.energy_problem(raw)
+    if problem is not None:
+        key, message = problem
+        raise src.error(path + ((key,) if key else ()), message)
+    return energy_policy.policy_from(raw)
+
+
 def _timing(raw, src) -> TimingPolicy:
     path = ("timing",)
     if not isinstance(raw, dict):
         raise src.error(path, "must be a mapping such as {min_samples: 10, max_noise: 0.005}")
+    raw = {key: value for key, value in raw.items() if key != "energy"}  # its own block: _energy
     _reject_unknown(raw, policy.field_names(), path, src)
     problem = policy.timing_problem(raw)
     if problem is not None:

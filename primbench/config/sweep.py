@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 
 from primbench import ops, registry
+from primbench.measuring.energy_policy import EnergyPolicy
 from primbench.measuring.policy import TimingPolicy
 from primbench.runfile.case_id import CaseId
 
@@ -68,11 +69,17 @@ class Config:
     sweeps: tuple[Sweep, ...]
     compare: dict = field(default_factory=dict)  # thresholds for `bench.py compare` and `check` (primbench/compare/verdicts.py)
     plugins: tuple[str, ...] = ()  # absolute paths of the plugin files the sweeps may use
+    energy: EnergyPolicy | None = None  # `timing: energy:`, which cases get energy per operation, and how
+
+    def energy_for(self, case) -> bool:
+        return self.energy is not None and self.energy.selects(case)
 
     def resolved(self) -> dict:
         """The config with every glob and range expanded: stored in the run header, re-read by --resume."""
         resolved = {"schema": 1, "name": self.name, "output": self.output, "timing": self.timing.as_dict(),
                     "verify": {"determinism_runs": self.determinism_runs}, "sweeps": [s.as_dict() for s in self.sweeps]}
+        if self.energy is not None:  # absent otherwise, so that configs without energy hash as they always did
+            resolved["timing"]["energy"] = self.energy.as_dict()
         if self.compare:
             resolved["compare"] = dict(self.compare)
         if self.plugins:  # absent otherwise, so that configs without plugins hash as they always did

@@ -22,6 +22,7 @@ from primbench.errors import UserError
 from primbench.measuring import ceilings
 from primbench.progress import Progress, describe_result
 from primbench.resources import IMPORT_ROOT
+from primbench.run.case_energy import CaseEnergy
 from primbench.runfile import stats
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.io import RunWriter, gpu_slug, load_run, repair_truncated_tail
@@ -122,6 +123,8 @@ class Runner:
             self.timer.min_clock_mhz = self.config.timing.min_clock_fraction * reference_mhz
         # The last inputs made, kept while the next cases use the same ones (same input key).
         self._inputs: dict = {}
+        # Energy per operation for the cases `timing: energy:` selects (run/case_energy.py).
+        self.energy = CaseEnergy(self.device, self.timer.gpu, config.energy) if config.energy else None
 
     # -- the header ----------------------------------------------------------------------------
     def measure_copy(self) -> dict:
@@ -153,6 +156,7 @@ class Runner:
     def header(self, run_id: str, variants_used: list, cases=()) -> RunHeader:
         from primbench.measuring.device import software_versions
 
+        energy = self.energy.header() if self.energy else {}  # first: the idle draw before the probes warm the GPU
         return RunHeader(
             run_id=run_id,
             started=_now(),
@@ -170,6 +174,7 @@ class Runner:
             software=software_versions(),
             timing=self.config.timing.as_dict(),
             variants={v.key: v.describe() for v in variants_used},
+            energy=energy,
         )
 
     # -- one case ------------------------------------------------------------------------------
@@ -259,6 +264,10 @@ class Runner:
         flags = sorted(set(self.device.clock_flags(before)) | set(self.device.clock_flags(after)))
         if measurement.stop not in ("converged", "median_converged"):
             flags.append("noise_target_missed")
+        if self.config.energy_for(case):
+            record["energy"] = self.energy.measure(plan, measurement)
+            if record["energy"].get("settled") is False:
+                flags.append("energy_not_settled")
         record["flags"] = tuple(flags)
 
 
