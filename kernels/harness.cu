@@ -39,15 +39,28 @@ extern "C" __global__ void primbench_hold_stamped(unsigned long long ns, unsigne
 // kernel's speed of light is its minimal bytes at this rate, a read-and-write kernel's at the
 // copy's. The XOR of all it read is stored only if it equals `never`, so that the compiler keeps
 // every load; a store by chance is harmless.
-extern "C" __global__ void primbench_read_probe(const uint4* __restrict__ in, unsigned long long vectors,
-                                                unsigned int never, unsigned int* sink) {
+// kNoAllocate: the loads bypass L1 allocation (ld.global.nc.L1::no_allocate), as vector_reduce's
+// do below 512 MiB, where the H200 reads up to 9 % faster that way (kernels/reduce_vector.cu); the
+// sized probes try both (primbench/measuring/ceilings.py), so that no kernel's load beats the ceiling.
+template <bool kNoAllocate>
+__device__ __forceinline__ uint4 probe_load(const uint4* p) {
+    if (!kNoAllocate) return __ldg(p);
+    uint4 r;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return r;
+}
+
+template <bool kNoAllocate>
+__device__ __forceinline__ void read_probe(const uint4* __restrict__ in, unsigned long long vectors,
+                                           unsigned int never, unsigned int* sink) {
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned int acc = 0;
     for (; i + 7 * stride < vectors; i += 8 * stride) {
         uint4 v[8];
 #pragma unroll
-        for (int k = 0; k < 8; ++k) v[k] = __ldg(in + i + k * stride);
+        for (int k = 0; k < 8; ++k) v[k] = probe_load<kNoAllocate>(in + i + k * stride);
 #pragma unroll
         for (int k = 0; k < 8; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
     }
@@ -56,9 +69,19 @@ extern "C" __global__ void primbench_read_probe(const uint4* __restrict__ in, un
     uint4 v[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-        if (i + k * stride < vectors) v[k] = __ldg(in + i + k * stride);
+        if (i + k * stride < vectors) v[k] = probe_load<kNoAllocate>(in + i + k * stride);
 #pragma unroll
     for (int k = 0; k < 8; ++k)
         if (i + k * stride < vectors) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
     if (acc == never) *sink = acc;
+}
+
+extern "C" __global__ void primbench_read_probe(const uint4* __restrict__ in, unsigned long long vectors,
+                                                unsigned int never, unsigned int* sink) {
+    read_probe<false>(in, vectors, never, sink);
+}
+
+extern "C" __global__ void primbench_read_probe_no_allocate(const uint4* __restrict__ in, unsigned long long vectors,
+                                                            unsigned int never, unsigned int* sink) {
+    read_probe<true>(in, vectors, never, sink);
 }

@@ -16,7 +16,7 @@ from primbench.variant import Variant
 
 # Kernels the harness launches itself (kernels/harness.cu), compiled and checked like the variants.
 HARNESS_SOURCE = "harness.cu"
-HARNESS_KERNELS = ("primbench_hold", "primbench_read_probe", "primbench_hold_stamped")
+HARNESS_KERNELS = ("primbench_hold", "primbench_read_probe", "primbench_hold_stamped", "primbench_read_probe_no_allocate")
 
 _REGISTRY: dict[str, Variant] = {}
 _LOADED = False

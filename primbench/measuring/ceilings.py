@@ -72,12 +72,16 @@ def measure_sized(timer, policy, device, read_bytes, copy_bytes) -> dict:
 
 # The probe's launch shapes tried at each size, as (threads per block, rule): "wave" one full wave
 # by occupancy, "sm" one block per SM (vector_reduce's shape at block 1024), or a number of vectors
-# per thread. A ceiling must not lose to a kernel: on the H200 at 64 MiB the full wave at block 256
-# read 25.6 us where vector_load_sum, one 1024-thread block per SM, read 23.1; at 32 MiB one vector
-# per thread won. Each shape is screened by a few cold samples; the fastest is measured by the
-# run's policy.
+# per thread; each with both loads (READ_KERNELS). A ceiling must not lose to a kernel: on the H200
+# at 64 MiB the probe as first written (one shape, __ldg, a tail of single loads) read 25.6 us where
+# vector_load_sum (one 1024-thread block per SM, L1::no_allocate loads) read 23.1; at 32 MiB one
+# vector per thread won. Each shape is screened by a few cold samples; the fastest is measured by
+# the run's policy.
 READ_SHAPES = ((READ_BLOCK, "wave"), (1024, "wave"), (1024, "sm"), (READ_BLOCK, 1), (READ_BLOCK, 8))
 SCREEN_SAMPLES = 30
+# Both loads (kernels/harness.cu): the read-only path, and one that skips L1 allocation, which the
+# H200 reads up to 9 % faster below 512 MiB and which vector_reduce uses there.
+READ_KERNELS = ("primbench_read_probe", "primbench_read_probe_no_allocate")
 
 
 def _read_grids(device, vectors: int) -> list[tuple[int, int]]:
@@ -106,21 +110,23 @@ def _sized_reads(timer, policy, device, sizes: list[int]) -> list[dict]:
     largest = -(-sizes[-1] // 16) * 16
     data = inputs.random_input(largest // 4, "float32", "uniform", rng_seed=2)
     sink = cupy.zeros(1, dtype=cupy.uint32)
-    kernel = _read_probe(device)[0]
+    module = load_module(HARNESS_SOURCE, HARNESS_KERNELS)
+    kernels = {name: module.get_function(name) for name in READ_KERNELS}
     screen = dataclasses.replace(policy, min_samples=SCREEN_SAMPLES, max_samples=SCREEN_SAMPLES, max_noise=1.0)
     measured = []
     for size in sizes:
         vectors = -(-size // 16)
 
-        def launch(grid, block):
+        def launch(name, grid, block):
+            kernel = kernels[name]
             return lambda: kernel((grid,), (block,), (data, cupy.uint64(vectors), cupy.uint32(NEVER), sink))
 
-        shapes = _read_grids(device, vectors)
-        if len(shapes) > 1:
-            shapes.sort(key=lambda shape: stats.summarize(timer.measure(launch(*shape), screen).cold_ms).median)
-        grid, block = shapes[0]
-        samples = timer.measure(launch(grid, block), policy).cold_ms
-        measured.append({"bytes": size, "grid": grid, "block": block, "samples_ms": [round(t, 6) for t in samples]})
+        shapes = [(name, grid, block) for name in READ_KERNELS for grid, block in _read_grids(device, vectors)]
+        shapes.sort(key=lambda shape: stats.summarize(timer.measure(launch(*shape), screen).cold_ms).median)
+        name, grid, block = shapes[0]
+        samples = timer.measure(launch(name, grid, block), policy).cold_ms
+        measured.append({"bytes": size, "method": name, "grid": grid, "block": block,
+                         "samples_ms": [round(t, 6) for t in samples]})
     del data, sink
     return measured
 
