@@ -121,14 +121,17 @@ def _speed_of_light(record: CaseRecord, median_ms: float, scale: dict) -> dict:
 
 def _energy_columns(record: CaseRecord, idle_w: float) -> dict:
     """Energy per operation (measuring/energy.py), NaN where none was measured: `energy_mj` the
-    median of the windows' mJ per operation, `energy_lo_mj`/`energy_hi_mj` the fewest and most,
+    windows' millijoules over their operations, `energy_lo_mj`/`energy_hi_mj` the fewest and most,
     `energy_w` the mean draw over the windows, `energy_peak_w` the highest instant reading,
     `gb_per_j` the minimal bytes per joule, `energy_above_idle_mj` what the operation cost above
     the GPU's idle draw (measured at run start) over its own time; `energy_reason` why none was
     measured for a case that asked."""
     energy = record.energy
-    per_window = [w["mj"] / w["ops"] for w in energy.get("windows") or () if w.get("ops")]
-    mj = energy.get("mj_per_op")
+    windows = [w for w in energy.get("windows") or () if is_number(w.get("ops")) and w["ops"] > 0]
+    per_window = [w["mj"] / w["ops"] for w in windows]
+    # From the raw windows where they are kept (all millijoules over all operations, as measuring/
+    # energy.py's `pooled`), else the record's own figure.
+    mj = sum(w["mj"] for w in windows) / sum(w["ops"] for w in windows) if windows else energy.get("mj_per_op")
     if not is_number(mj):
         return {"energy_mj": math.nan, "energy_lo_mj": math.nan, "energy_hi_mj": math.nan, "energy_w": math.nan,
                 "energy_peak_w": math.nan, "gb_per_j": math.nan, "energy_above_idle_mj": math.nan,
