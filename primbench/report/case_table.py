@@ -3,11 +3,12 @@ and the bar charts drawn beside the report's lists of timings."""
 
 from __future__ import annotations
 
+from primbench.report.energy import ENERGY_COLUMNS, case_energy
 from primbench.runfile.frame import block_or_none, is_number
 
 COLUMNS = ("anchor", "key", "variant", "dtype", "distribution", "params", "n", "block", "status", "reason",
            "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read", "l2_resident", "order",
-           "sm_clock_mhz")
+           "sm_clock_mhz", *ENERGY_COLUMNS)
 
 
 def case_rows(frame) -> list[dict]:
@@ -28,6 +29,7 @@ def case_rows(frame) -> list[dict]:
             **{name: _number(case, name) if valid else None for name in ("pct_sol", "pct_peak_read", "pct_copy")},
             "l2_resident": bool(case.get("l2_resident")),
             "sm_clock_mhz": case["sm_clock_mhz"] if is_number(case.get("sm_clock_mhz")) else None,
+            "energy": case_energy(case),  # None where the case never asked for energy
         })
     return rows
 

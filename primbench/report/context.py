@@ -10,7 +10,7 @@ import math
 from collections import Counter
 
 from primbench import ops
-from primbench.report import case_table, headline, quality, sections, selection, story
+from primbench.report import case_table, energy, headline, quality, sections, selection, story
 from primbench.report.anchors import point_records
 from primbench.report.formats import annotated_frame, as_records
 from primbench.report.svg import pow2_text
@@ -21,11 +21,11 @@ from primbench.verify import inputs
 
 def build_context(run, published=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
-    from primbench.report import counters_section, svg_charts, svg_story
+    from primbench.report import counters_section, svg_charts, svg_energy, svg_story
     from primbench.report.anchors import with_anchors
 
     # Inline SVG: each chart is built here in milliseconds, no drawing library and no worker pool.
-    plots = _Charts(svg_charts, svg_story)
+    plots = _Charts(svg_charts, svg_story, svg_energy)
     device = run.device
     if frame is None:
         frame = annotated_frame(run)
@@ -55,6 +55,7 @@ def build_context(run, published=(), frame=None) -> dict:
         "counters": counters,
         "headlines": [op["headline"] for op in per_op if op["headline"]],
         "sources": _sources_key(frame),
+        "energy": energy.run_energy(run, frame),  # None for a run that never asked for energy
     }
     return context
 
@@ -173,6 +174,7 @@ def _meta(run) -> dict:
         ),
         "warnings": list(run.warnings),
         "schema": header.schema,
+        "energy": quality.flatten(header.energy),  # [] for a run that never asked for energy
     }
 
 
@@ -202,10 +204,12 @@ def _story(frame, published, device_name, plots) -> dict:
     anchor_of = {row["variant"]: row.get("anchor") for row in rows}
     for step in steps:  # each bar of this run links to its case's row
         step["anchor"] = anchor_of.get(step["variant"])
+    has_energy = energy.story_energy(rows, steps, frame)  # each row's and step's, where measured or asked
     chart = None
     if steps:
         devices = headline.device_labels(device_name, pow2_text(n), dtype, published)
-        chart = plots.story_chart(steps, devices, f"Summing {pow2_text(n)} {dtype}: time per step of the progression")
+        measured = "time and energy" if has_energy else "time"
+        chart = plots.story_chart(steps, devices, f"Summing {pow2_text(n)} {dtype}: {measured} per step of the progression")
     return {
         "n": n,
         "n_exact": exact,
@@ -228,6 +232,7 @@ def _story(frame, published, device_name, plots) -> dict:
         "opening": headline.opening(rows, published, n, dtype),
         "steps": steps,
         "chart": chart,
+        "energy": has_energy,
         "cub_variant": selection.baseline_variant(frame, op) or ops.declared(op, "baseline"),
     }
 
@@ -280,9 +285,15 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
     if progression:
         progression["chart"] = case_table.progression_bars(
             plots, progression["rows"], f"{op}: every variant at n = {pow2_text(progression['n'])}, median time")
+        progression["energy"] = energy.with_case_energy(progression["rows"], energy.energy_by_key(compared))
     tables = {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()}  # the op's own
     best_per_size = as_records(story.best_per_size(compared, op, dtype, distribution))
     headline_n = progression["n"] if progression else selection.choose_progression_size(compared, op)[0]
+    op_line = headline.op_headline(op, best_per_size, headline_n, selection.baseline_variant(frame, op))
+    energy_section = _energy_section(frame, compared, op, dtype, distribution, plots, styles)
+    if op_line:
+        op_line["energy"] = energy.headline_energy(energy_section)
+    cases = case_table.case_rows(frame)
     other_slices = sorted(
         {(d, s) for d, s in zip(frame["dtype"], frame["distribution"])}
         - {(dtype, distribution)},
@@ -298,10 +309,12 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
         "tables": tables,
         "pruning_chart": case_table.pruning_bars(plots, tables["pruning"], f"{op}: time of each kernel per input")
         if tables.get("pruning") else None,
-        "cases": case_table.case_rows(frame),
+        "cases": cases,
+        "case_energy": any(case["energy"] for case in cases),  # the every-case table's mJ column
         "params": params.text if params else None,  # shown in headings: "bins=256,replicas=8"
         "best_per_size": best_per_size,
-        "headline": headline.op_headline(op, best_per_size, headline_n, selection.baseline_variant(frame, op)),
+        "headline": op_line,
+        "energy": energy_section,
         "distribution_chart": distribution_chart,
         "sweeps": sweeps,
         "verification": as_records(quality.verification_table(frame, op)),
@@ -309,6 +322,15 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
         "dtypes": _dtype_section(frame, op),
         "failures": [{**case, "log": logs.get(case["key"])} for case in as_records(quality.failures_table(frame, op))],
     }
+
+
+def _energy_section(frame, compared, op, dtype, distribution, plots, styles) -> dict | None:
+    """GB/J against GB/s at the op's largest size with energy, and why energy is missing where asked."""
+    section = energy.op_energy(frame, compared, op, dtype, distribution)
+    if section and section["points"]:
+        title = f"{op}: energy against speed at n = {pow2_text(section['n'])} ({dtype}, {distribution})"
+        section["chart"] = plots.energy_scatter(section["points"], median_w=section["median_w"], title=title, styles=styles)
+    return section
 
 
 def _bandwidth(frame, op, dtype, distribution, device, copy_gbps, plots, styles) -> dict:

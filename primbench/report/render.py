@@ -70,6 +70,8 @@ def _environment():
     # One for the process: publish writes a page per run, and the templates compile once.
     import jinja2
 
+    from primbench.report import energy
+
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=True,  # on for every template, whatever its file extension
@@ -98,5 +100,9 @@ def _environment():
         slug=formats.slug,
         cite=formats.link_sources,
         breakable=formats.breakable,
+        mj=formats.format_mj,
+        gb_per_j=formats.format_gb_per_j,
+        watts=formats.format_watts,
+        energy_title=energy.energy_title,  # a case's energy in the words of its hover text
     )
     return environment

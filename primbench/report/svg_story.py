@@ -29,7 +29,11 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
     """Horizontal bars on a log axis: for each step (top to bottom) its time on each device that
     has one; the step's name and its one-line reason on the left; groups (the seeds, past them,
     the library) set apart by a rule. `steps`: {"variant", "reason", "group", "times": [us or
-    None per device], "anchor" (optional: the case's row)}."""
+    None per device], "anchor" (optional: the case's row), "energy" (optional: this GPU's, energy.py)}.
+    Where a step has energy, a panel on the right gives each step's energy per sum beside its time."""
+    from primbench.report import svg_energy
+
+    energy_room = svg_energy.story_panel_room(steps)  # 0 without energy: the chart as it always was
     row_h = 22 + 10 * len(devices)
     left = min(max(max(text_width(s["variant"], 12), text_width(s["reason"], 10.5)) for s in steps) + 20, 560)
     top = 52
@@ -43,8 +47,9 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
         canvas.text(8 + x_left + 16, 35, name, size=11)
         x_left += text_width(name, 11) + 40
     values = [t for step in steps for t in step["times"] if t]
-    x = Axis(min(values) / 1.6, max(values) * 2.4, left, WIDTH - 16, log=True)
-    panel = Panel(canvas, left, top, WIDTH - 16 - left, row_h * len(steps), x, Axis(0, 1, 0, 1))
+    right = WIDTH - 16 - energy_room
+    x = Axis(min(values) / 1.6, max(values) * 2.4, left, right, log=True)
+    panel = Panel(canvas, left, top, right - left, row_h * len(steps), x, Axis(0, 1, 0, 1))
     panel.x_ticks(log10_ticks(x.low, x.high, room=10), _tick)
     bar = (row_h - 8) / max(1, len(devices))
     for row, step in enumerate(steps):
@@ -64,10 +69,14 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
         if above["group"] != below["group"]:
             y = top + (row + 1) * row_h
             panel._line(8, WIDTH - 16, y, y, "#888", dash="2 3")
-            canvas.text(WIDTH - 20, y + 12, below["group"], size=10, anchor="end", fill="#666", font_style="italic")
+            # At the time panel's right edge: over the energy panel it would meet a step's bar.
+            canvas.text(right - 4, y + 12, below["group"], size=10, anchor="end", fill="#666", font_style="italic")
     panel.frame()
     canvas.text(left + panel.width / 2, top + panel.height + 34, "time per reduction, µs (log scale; shorter is faster)",
                 size=11, anchor="middle")
+    if energy_room:
+        svg_energy.story_energy_panel(canvas, steps, left=right + svg_energy.STORY_GAP, top=top, row_h=row_h, bar=bar,
+                                      colour=STORY_COLOURS[0])
     return canvas.markup()
 
 

@@ -1,0 +1,158 @@
+"""The report's energy charts, as inline SVG (svg.py): the story chart's energy panel (energy per
+sum of each step, beside its time) and an op's GB/J against GB/s, one labelled point per variant
+with the line of the median draw through the origin. Drawn only where a run measured energy."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+from primbench.report.energy import energy_title
+from primbench.report.formats import format_mj, format_watts
+from primbench.report.svg import Axis, Canvas, Panel, line_style, linear_ticks, log10_ticks, pow2_text, text_width
+
+WIDTH = 1200
+STORY_PANEL_W, STORY_GAP = 250, 34  # the story chart's energy panel, right of its time panel
+LABEL_SIZE = 10
+
+
+def story_panel_room(steps: list[dict]) -> float:
+    """How much of the story chart's width the energy panel takes: 0 where no step has energy."""
+    return STORY_PANEL_W + STORY_GAP if any(step.get("energy") for step in steps) else 0
+
+
+def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: float, row_h: float, bar: float,
+                       colour: str) -> None:
+    """Energy per sum of each step on this GPU, a bar per step in its row, on a log axis as the
+    time panel's (equal power keeps a step's two bars in proportion); a step asked for energy but
+    not measured says so, its reason in the hover text."""
+    right = left + STORY_PANEL_W
+    height = row_h * len(steps)
+    values = [s["energy"]["mj"] for s in steps if s.get("energy") and s["energy"].get("mj") is not None]
+    canvas.text(left, top - 6, "energy per sum on this GPU", size=10.5, font_weight="bold")
+    x = Axis(min(values) / 1.6, max(values) * 2.4, left, right, log=True) if values else Axis(1, 10, left, right, log=True)
+    panel = Panel(canvas, left, top, STORY_PANEL_W, height, x, Axis(0, 1, 0, 1))
+    if values:
+        panel.x_ticks(log10_ticks(x.low, x.high, room=4), lambda v: f"{v:,.6g}")
+    for row, step in enumerate(steps):
+        facts = step.get("energy")
+        if not facts:
+            continue
+        y0 = top + row * row_h + 4
+        if facts.get("mj") is None:
+            text = canvas.text(left + 6, y0 + bar * 0.88 - 1.5, "not measured", size=10, fill="#666", font_style="italic")
+            ET.SubElement(text, "title").text = energy_title(facts)
+            continue
+        panel.hbar(y0, bar * 0.88, facts["mj"], {"colour": colour}, href=step.get("anchor"),
+                   title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
+        canvas.text(min(x(facts["mj"]), right) + 4, y0 + bar * 0.88 - 1.5, f"{format_mj(facts['mj'])} mJ", size=10,
+                    fill="#222")
+    panel.frame()
+    canvas.text(left + STORY_PANEL_W / 2, top + height + 34, "mJ per sum (log scale; shorter spends less)", size=11,
+                anchor="middle")
+
+
+LEFT, TOP, PLOT_HEIGHT, BOTTOM = 74, 34, 340, 50
+
+
+def energy_scatter(points: list[dict], *, median_w: float | None, title: str, styles: dict | None = None):
+    """GB/J (y) against GB/s over the energy windows (x), both from 0, one point per variant named
+    beside it; the line through the origin at the median draw: GB/J = GB/s / W, so points on one
+    line through the origin draw the same power, and a point above it does the same work for less."""
+    styles = dict(styles or {})
+    drawn = [p for p in points if p.get("window_gbps") and p.get("gb_per_j")]
+    if not drawn:
+        return None
+    plot_w = WIDTH - LEFT - 16
+    canvas = Canvas(WIDTH, TOP + PLOT_HEIGHT + BOTTOM, label=title)
+    canvas.title(title)
+    x = Axis(0, max(p["window_gbps"] for p in drawn) * 1.12, LEFT, LEFT + plot_w)
+    y = Axis(0, max(p["gb_per_j"] for p in drawn) * 1.15, TOP + PLOT_HEIGHT, TOP)
+    panel = Panel(canvas, LEFT, TOP, plot_w, PLOT_HEIGHT, x, y)
+    panel.x_ticks(linear_ticks(x.low, x.high))
+    panel.y_ticks(linear_ticks(y.low, y.high))
+    # Every marker's box first, so that no name covers a point.
+    taken = [(x(p["window_gbps"]) - 5, y(p["gb_per_j"]) - 5, x(p["window_gbps"]) + 5, y(p["gb_per_j"]) + 5) for p in drawn]
+    for index, point in sorted(enumerate(drawn), key=lambda item: -item[1]["gb_per_j"]):
+        style = styles.get(point["variant"]) or line_style(index)
+        panel.point(point["window_gbps"], point["gb_per_j"], style, title=_point_title(point), href=point.get("anchor"),
+                    key=point["key"], mj=f"{point['mj']:.6g}", gb_per_j=f"{point['gb_per_j']:.6g}",
+                    gbps=f"{point['window_gbps']:.6g}")
+        _label(canvas, panel, point["variant"], x(point["window_gbps"]), y(point["gb_per_j"]), taken)
+    if median_w:
+        _constant_power(panel, median_w, taken)
+    panel.frame()
+    panel.x_label("GB/s while energy was measured (minimal bytes / time per operation)")
+    panel.y_label("GB/J (minimal bytes per joule)")
+    return canvas.markup()
+
+
+def _constant_power(panel: Panel, watts: float, taken: list) -> None:
+    """The line GB/J = GB/s / W from the origin to the panel's edge, named along it by its draw
+    where its name covers the fewest of the points' names (`taken`, their boxes)."""
+    x_end = min(panel.x.high, panel.y.high * watts)
+    x1, y1 = panel.x(0), panel.y(0)
+    x2, y2 = panel.x(x_end), panel.y(x_end / watts)
+    line = panel._line(x1, x2, y1, y2, "#555", 1.2, "6 4")
+    line.set("class", "constant-power")
+    line.set("data-watts", f"{watts:.6g}")
+    text = f"median draw, {format_watts(watts)} W: the same power all along"
+    length, width = math.hypot(x2 - x1, y2 - y1), text_width(text, 10)
+    if length < width + 24:
+        return
+
+    def along(distance):  # a point of the line, `distance` px from the origin, 4 px above it
+        share = distance / length
+        return x1 + (x2 - x1) * share, y1 + (y2 - y1) * share - 4
+
+    def cost(end):
+        samples = (along(end - width * k / 6) for k in range(7))
+        return sum(_overlap((x - 6, y - 8, x + 6, y + 2), other) for x, y in samples for other in taken)
+
+    ends = [length - 12 - (length - width - 24) * k / 8 for k in range(9)]  # from the far end back
+    tx, ty = along(min(ends, key=cost) - width)
+    angle = math.degrees(math.atan2(y2 - y1, x2 - x1))
+    panel.canvas.text(tx, ty, text, size=10, fill="#555", parent=panel.group,
+                      transform=f"rotate({angle:.2f} {tx:.2f} {ty:.2f})")
+
+
+# Where a label may sit beside its point: (dx, dy) of the text's start and its anchor; the nearest
+# first, then a line further up or down at a time (with a leader back to the point).
+_OFFSETS = [(7, 4, "start"), (-7, 4, "end"), (7, -8, "start"), (-7, -8, "end"), (7, 15, "start"), (-7, 15, "end")]
+_OFFSETS += [(side, 4 + 12 * step * sign, anchor) for step in range(2, 10) for sign in (1, -1)
+             for side, anchor in ((7, "start"), (-7, "end"))]
+
+
+def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken: list) -> None:
+    """The variant's name beside its point, where it covers the fewest other names and points and
+    stays in the frame (several variants of one speed crowd a corner); `taken` holds their boxes."""
+    width, height = text_width(text, LABEL_SIZE), LABEL_SIZE + 1
+
+    def box(dx, dy, anchor):
+        x0 = px + dx if anchor == "start" else px + dx - width
+        return (x0, py + dy - height + 2, x0 + width, py + dy + 2)
+
+    def cost(candidate):
+        b = box(*candidate)
+        outside = not (panel.left < b[0] and b[2] < panel.right and panel.top < b[1] and b[3] < panel.bottom)
+        return (outside, sum(_overlap(b, other) for other in taken), abs(candidate[1]))
+
+    dx, dy, anchor = min(_OFFSETS, key=cost)
+    taken.append(box(dx, dy, anchor))
+    if abs(dy) > 16:
+        panel._line(px, px + dx, py, py + dy - 4, "#999", 0.6)
+    canvas.text(px + dx, py + dy, text, size=LABEL_SIZE, anchor=anchor, fill="#222", parent=panel.group,
+                font_family="DejaVu Sans Mono,monospace", **{"class": "point-label"})
+
+
+def _overlap(a, b) -> float:
+    """The area two boxes (x0, y0, x1, y1) share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def _point_title(point: dict) -> str:
+    block = point.get("block")
+    where = f"{point['variant']} · n = {pow2_text(point['n'])} · block {block if block is not None else 'library'}"
+    timed = f"{point['time_us']:,.1f} µs, {point['gbps']:,.0f} GB/s timed" if point.get("time_us") and point.get("gbps") else ""
+    window = f"{point['window_gbps']:,.0f} GB/s while energy was measured"
+    return "\n".join((where, " · ".join(filter(None, (timed, window))), energy_title(point["energy"])))

@@ -1,0 +1,255 @@
+"""Energy in the HTML report: the story's energy per step, an op's GB/J against GB/s, the headline's
+least-energy variant, and why energy is missing where it was asked for; a run without energy
+renders with no word of it.
+
+The runs are real ones (tests/data/runs) with stand-in energy written into a copy in tmp_path
+(tests/energy_standin.py); the expected figures are read from the run's own frame, never typed in.
+Nothing here needs a GPU.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import statistics
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from primbench.report.formats import format_gb_per_j, format_mj, format_watts
+from primbench.report.render import render_report
+from primbench.runfile.io import load_run
+from tests.conftest import RUNS
+from tests.energy_standin import with_energy
+
+PROGRESSION = RUNS / "progression.jsonl.gz"  # every float32 reduce variant at 2^25: the seed story
+FIXTURE = RUNS / "fixture-a.jsonl.gz"  # every op at small sizes
+NOTE = ("points on one line through the origin spend the same power: their energy only follows time; "
+        "a point above it does the same work for less energy")
+REASON = "the energy counter did not step within 2 s (test-only reason)"
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+class _Node:
+    """An element of the page: its tag, attributes, and the text and elements inside it in order."""
+
+    def __init__(self, tag: str, attrs: dict, parent=None):
+        self.tag, self.attrs, self.parent, self.children, self.parts = tag, attrs, parent, [], []
+
+    def text(self) -> str:
+        return " ".join("".join(part if isinstance(part, str) else part.text() for part in self.parts).split())
+
+    def find_all(self, tag: str, cls: str | None = None) -> list:
+        """Every element `tag` below this one (with the class `cls`), in page order."""
+        found = []
+        for child in self.children:
+            if child.tag == tag and (cls is None or cls in child.attrs.get("cls", "").split()):
+                found.append(child)
+            found.extend(child.find_all(tag, cls))
+        return found
+
+
+class _Tree(HTMLParser):
+    """The page as a tree of elements (enough of one: void tags closed, stray end tags skipped)."""
+
+    VOID = {"meta", "img", "br", "hr", "link", "input", "col", "area", "base", "source", "wbr"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = self.current = _Node("root", {})
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {k: v or "" for k, v in attrs}
+        attrs["cls"] = attrs.pop("class", "")
+        node = _Node(tag, attrs, self.current)
+        self.current.children.append(node)
+        self.current.parts.append(node)
+        if tag not in self.VOID:
+            self.current = node
+
+    def handle_endtag(self, tag):
+        node = self.current
+        while node is not self.root and node.tag != tag:
+            node = node.parent
+        if node is not self.root:
+            self.current = node.parent
+
+    def handle_data(self, data):
+        self.current.parts.append(data)
+
+
+def _page(html: str) -> _Node:
+    tree = _Tree()
+    tree.feed(html)
+    return tree.root
+
+
+def _by_id(root: _Node, element_id: str) -> _Node:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.attrs.get("id") == element_id:
+            return node
+        stack.extend(node.children)
+    raise AssertionError(f"no element with id {element_id!r}")
+
+
+def _column(table: _Node, heading: str) -> list[_Node]:
+    """The cells under `heading` in each body row of `table` (its last header row names the cells)."""
+    headings = [th.text() for th in table.find_all("thead")[0].find_all("tr")[-1].find_all("th")]
+    index = headings.index(heading)
+    return [row.find_all("td")[index] for row in table.find_all("tbody")[0].find_all("tr")]
+
+
+def _charts(html: str) -> dict[str, ET.Element]:
+    charts = [ET.fromstring(svg) for svg in re.findall(r"<svg\b.*?</svg>", html, re.S)]
+    return {chart.get("aria-label"): chart for chart in charts}
+
+
+def _points(chart: ET.Element) -> list[ET.Element]:
+    return [a for a in chart.iter() if a.tag in ("a", "g") and "point" in (a.get("class") or "").split()]
+
+
+def _render(run_path: Path, tmp_path: Path) -> str:
+    return render_report(run_path, tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def _records(path: Path) -> list[dict]:
+    data = path.read_bytes()
+    text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _write(records: list[dict], path: Path) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _valid_with_energy(frame, op: str, dtype: str, distribution: str):
+    cases = frame[(frame["op"] == op) & (frame["dtype"] == dtype) & (frame["distribution"] == distribution)
+                  & (frame["status"] == "ok") & frame["energy_mj"].notna()]
+    return cases[cases["n"] == cases["n"].max()]
+
+
+# --- the story ---------------------------------------------------------------------------------
+
+
+def test_the_story_gives_each_steps_energy_per_sum_in_its_chart_and_its_table(tmp_path):
+    run_path = with_energy(PROGRESSION, tmp_path / "progression.jsonl")
+    frame = load_run(run_path).frame()
+    mj_of = dict(zip(frame["variant"], frame["energy_mj"]))
+    html = _render(run_path, tmp_path)
+
+    table = _by_id(_page(html), "progression").find_all("table", cls="progression")[0]
+    variants = [row.attrs["data-variant"] for row in table.find_all("tbody")[0].find_all("tr")]
+    cells = _column(table, "mJ")
+    assert len(variants) >= 10 and len(cells) == len(variants)
+    for variant, cell in zip(variants, cells):
+        assert cell.text() == format_mj(mj_of[variant]), variant
+        assert f"{format_watts(frame.loc[frame['variant'] == variant, 'energy_w'].iloc[0])} W" in cell.attrs["title"]
+    assert len({cell.text() for cell in cells}) > 5  # each step its own figure, not one value repeated
+
+    (chart,) = [c for label, c in _charts(html).items() if label.startswith("Summing 2")]
+    assert "time and energy per step" in chart.get("aria-label")
+    bars = {float(bar.get("data-mj")): bar for bar in _points(chart) if bar.get("data-mj")}
+    assert sorted(bars) == pytest.approx(sorted(mj_of[v] for v in variants), rel=1e-5)
+    texts = {t.text for t in chart.iter("text")}
+    assert all(f"{format_mj(mj_of[v])} mJ" in texts for v in variants)
+
+
+# --- an op's section ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fixture_with_energy(tmp_path_factory):
+    """fixture-a with energy on every ok case but reduce0's, whose watts make vector_load_sum, the
+    fastest reduce, spend more than some slower variant: so "least energy" is not "fastest"."""
+    folder = tmp_path_factory.mktemp("energy_report")
+    watts = lambda key, i: 900.0 if "/vector_load_sum/" in key else 300.0 + 5.0 * (i % 50)  # noqa: E731
+    run_path = with_energy(FIXTURE, folder / "fixture-a.jsonl", watts=watts,
+                           only=lambda key: "/reduce0_interleaved_divergent/" not in key)
+    html = render_report(run_path, folder / "report.html").read_text(encoding="utf-8")
+    return load_run(run_path).frame(), html
+
+
+def test_the_op_section_draws_gb_per_j_against_gb_s_one_point_per_variant_with_energy(fixture_with_energy):
+    frame, html = fixture_with_energy
+    expected = _valid_with_energy(frame, "reduce", "float32", "uniform")
+    cheapest = expected.sort_values("energy_mj").drop_duplicates("variant")
+    assert "reduce0_interleaved_divergent" not in set(cheapest["variant"])  # it has no energy: no point
+
+    section = _by_id(_page(html), "energy-reduce")
+    assert NOTE in section.text().lower()
+    (chart,) = [c for label, c in _charts(html).items() if label.startswith("reduce: energy against speed")]
+    points = {p.get("data-key"): p for p in _points(chart)}
+    assert set(points) == set(cheapest["key"])
+    for key, gb_per_j, watts in zip(cheapest["key"], cheapest["gb_per_j"], cheapest["energy_w"]):
+        assert float(points[key].get("data-gb-per-j")) == pytest.approx(gb_per_j, rel=1e-5)
+        assert float(points[key].get("data-gbps")) == pytest.approx(gb_per_j * watts, rel=1e-5)  # GB/J = GB/s / W
+    labels = [t.text for t in chart.iter("text") if t.get("class") == "point-label"]
+    assert sorted(labels) == sorted(cheapest["variant"])
+    (line,) = [e for e in chart.iter("line") if e.get("class") == "constant-power"]
+    assert float(line.get("data-watts")) == pytest.approx(statistics.median(cheapest["energy_w"]))
+    # The table beside it has the same figures.
+    table = section.find_all("table", cls="energy")[0]
+    assert [c.text() for c in _column(table, "mJ")] == [format_mj(v) for v in
+                                                       cheapest.sort_values(["order", "variant"])["energy_mj"]]
+
+
+def test_the_headline_names_the_variant_with_the_least_energy_and_its_mj(fixture_with_energy):
+    frame, html = fixture_with_energy
+    at_n = _valid_with_energy(frame, "reduce", "float32", "uniform")
+    best = at_n.sort_values("energy_mj").iloc[0]
+    fastest = at_n.sort_values("median_ms").iloc[0]
+    assert best["variant"] != fastest["variant"]  # the stand-in's watts make them differ
+
+    (line,) = [li for li in _by_id(_page(html), "headlines").find_all("li") if li.text().startswith("reduce at")]
+    assert (f"least energy: {best['variant']}, {format_mj(best['energy_mj'])} mJ per operation "
+            f"({format_gb_per_j(best['gb_per_j'])} GB/J, {format_watts(best['energy_w'])} W)") in line.text()
+
+
+# --- without energy, and energy asked for but not measured ----------------------------------------
+
+
+def test_a_run_without_energy_shows_no_word_of_it(tmp_path):
+    html = _render(FIXTURE, tmp_path)
+    assert not re.search(r"energy|\bmJ\b|GB/J|\bnan\b", html, re.I)
+    assert "constant-power" not in html and 'id="energy-' not in html
+
+
+def test_a_case_asked_for_energy_but_not_measured_shows_why_where_its_energy_would_be(tmp_path):
+    victim = "reduce3_first_add_during_load"
+    records = _records(with_energy(PROGRESSION, tmp_path / "with.jsonl", only=lambda key: f"/{victim}/" not in key))
+    (case,) = [r for r in records if r.get("kind") == "case" and r["variant"] == victim]
+    case["energy"] = {"reason": REASON}
+    html = _render(_write(records, tmp_path / "progression.jsonl"), tmp_path)
+    page = _page(html)
+
+    note = " ".join(p.text() for p in _by_id(page, "energy-reduce").find_all("p", cls="energy-reason"))
+    assert f"Energy was asked for but not measured: {REASON} (1 case: {victim} at n = 225)" in note
+    # The story's mJ cell and the every-case table's say so, the reason in their hover text.
+    table = _by_id(page, "progression").find_all("table", cls="progression")[0]
+    rows = [row.attrs["data-variant"] for row in table.find_all("tbody")[0].find_all("tr")]
+    cell = _column(table, "mJ")[rows.index(victim)]
+    assert cell.text() == "not measured" and REASON in cell.find_all("span")[0].attrs["title"]
+    every_case = _by_id(page, "cases-table-reduce")
+    (mine,) = [c for c, v in zip(_column(every_case, "mJ"), _column(every_case, "variant")) if v.text() == victim]
+    assert REASON in mine.find_all("span")[0].attrs["title"]
+    (chart,) = [c for label, c in _charts(html).items() if label.startswith("Summing 2")]
+    assert any(REASON in (t.text or "") for t in chart.iter("title"))
+
+
+def test_a_gpu_without_an_energy_counter_says_why_and_draws_no_energy_chart(tmp_path):
+    records = _records(PROGRESSION)
+    reason = "NVML has no total-energy counter on this GPU (test-only)"
+    records[0]["energy"] = {"available": False, "reason": reason, "idle_w": None, "counter_step_s": None,
+                            "method": None, "policy": {}}
+    html = _render(_write(records, tmp_path / "progression.jsonl"), tmp_path)
+    assert _by_id(_page(html), "energy-unavailable").text() == f"Energy was asked for but not measured: {reason}"
+    assert 'id="energy-reduce"' not in html and "constant-power" not in html
+    assert not any("energy" in label for label in _charts(html))
