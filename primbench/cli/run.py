@@ -33,8 +33,10 @@ def cmd_run(args) -> int:
         if args.dry_run:
             cases = config.cases()
             for case in cases:
-                print(case.key)
-            print(f"{config.path}: {len(cases)} cases in {len(config.sweeps)} sweeps")
+                print(case.key + ("  (+ energy)" if config.energy_for(case) else ""))
+            energy = sum(map(config.energy_for, cases))
+            print(f"{config.path}: {len(cases)} cases in {len(config.sweeps)} sweeps"
+                  + (f"; energy for {energy} of them (about 2 s each)" if energy else ""))
             return EXIT_OK
         summary = runner.run(config, output=args.output)
     print(f"run file: {summary.path}")
