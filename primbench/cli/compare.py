@@ -41,7 +41,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from primbench.compare import caveats, output, verdicts
+    from primbench.compare import caveats, energy, output, verdicts
     from primbench.errors import EXIT_FAILED
     from primbench.resources import command_hint
     from primbench.runfile.io import load_run
@@ -70,16 +70,24 @@ def cmd_check(args) -> int:
         code = max(code, EXIT_FAILED)
     metric = verdicts.default_metric(base, new)
     regressed = [p.text for p in pairs if p.regressed]
+    # An energy regression is named as such (compare/energy.py): the gate failed on energy, not time.
+    energy_regressed = {p.text for p in pairs if p.energy is not None and p.energy.regressed}
     shown_regressions = min(len(regressed), 20)
     output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes,
                           reserve=2 + shown_regressions + (len(regressed) > 20) + bool(stale and strict))
     skipped = verdicts.not_compared(pairs)
     below_floor = sum(p.verdict == verdicts.BELOW_FLOOR for p in pairs)
+    energy_missing = sum(energy.missing(pairs).values())  # baseline energy the gate could not check
     print(f"\ncheck: {len(regressed)} regression(s)"
+          + (f" ({len(energy_regressed)} of them ENERGY REGRESSION)" if energy_regressed else "")
           + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
-             if skipped else "") + (f"; under the noise floor: {below_floor} BELOW_FLOOR" if below_floor else ""))
+             if skipped else "") + (f"; under the noise floor: {below_floor} BELOW_FLOOR" if below_floor else "")
+          + (f"; energy not checked: {energy_missing} ENERGY MISSING" if energy_missing else ""))
     for key in regressed[:20]:  # one a line: a line stays within the terminal's 120 columns
-        print(f"  regression: {printable(key)[:106]}")  # a case key is run-file text
+        if key in energy_regressed:
+            print(f"  regression: {printable(key)[:86]} (ENERGY REGRESSION)")
+        else:
+            print(f"  regression: {printable(key)[:106]}")  # a case key is run-file text
     if len(regressed) > 20:
         print(f"  ... and {len(regressed) - 20} more (above)")
     if stale and strict:

@@ -2,17 +2,22 @@
 HTML) leads with the pairs that changed: SLOWER, newly failing, FASTER, UNSURE, one by one. Every
 other pair is folded into one line per variant, with each count stated: "scan/decoupled_lookback:
 30 cases only in the baseline". The variants of an op whose cases are all SAME or BELOW_FLOOR share
-a line. `--all` (the HTML page's toggle) shows every pair. Nothing here imports CuPy or pandas."""
+a line. A pair whose energy is an ENERGY REGRESSION or IMPROVEMENT (compare/energy.py, under the
+config's energy_threshold) leads too, whatever its time verdict: a gate that fails on it must show
+it. `--all` (the HTML page's toggle) shows every pair. Nothing here imports CuPy or pandas."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
+from primbench.compare import energy
 from primbench.compare.verdicts import (BELOW_FLOOR, FAILED, FASTER, MISSING, OTHER_GPU, PUBLISHED, SAME, SLOWER,
                                         UNSURE, Pair)
 
 LEAD_ORDER = {SLOWER: 0, FAILED: 1, FASTER: 2, UNSURE: 3}
+# A pair led by its energy alone sits with the time verdict it mirrors: a regression with SLOWER.
+ENERGY_LEAD_ORDER = {energy.ENERGY_REGRESSION: 0, energy.ENERGY_IMPROVEMENT: 2}
 SIDE_BY_SIDE = (OTHER_GPU, PUBLISHED)  # no verdict: the pairs are the content, ranked by % of peak
 ONLY_IN_BASELINE, ONLY_IN_NEW = "only in the baseline", "only in the new run"
 NOT_TIMED, FAILED_BEFORE = "not timed on both sides", "failed in the baseline"
@@ -21,9 +26,22 @@ CLASS_ORDER = (SAME, BELOW_FLOOR, ONLY_IN_NEW, ONLY_IN_BASELINE, NOT_TIMED, FAIL
 _QUIET = {SAME, BELOW_FLOOR}  # the classes whose variants of one op may share a line
 
 
-def leads(pair: Pair) -> bool:
-    """Whether the pair changed: it is shown on its own, before everything else."""
+def _time_leads(pair: Pair) -> bool:
     return pair.verdict in (SLOWER, FASTER, UNSURE) or (pair.verdict == FAILED and pair.newly_failed)
+
+
+def leads(pair: Pair) -> bool:
+    """Whether the pair changed, in time or (under an energy gate) in energy: it is shown on its
+    own, before everything else."""
+    return _time_leads(pair) or energy.leads(pair)
+
+
+def _rank(pair: Pair) -> int:
+    """Its place among the pairs that changed: the more serious of its time and energy changes."""
+    ranks = [LEAD_ORDER[pair.verdict]] if _time_leads(pair) else []
+    if energy.leads(pair):
+        ranks.append(ENERGY_LEAD_ORDER[pair.energy.verdict])
+    return min(ranks)
 
 
 def lead(pairs: list[Pair]) -> list[Pair]:
@@ -31,7 +49,7 @@ def lead(pairs: list[Pair]) -> list[Pair]:
     def size(p: Pair) -> float:
         return -abs(math.log(p.ratio)) if p.ratio > 0 and math.isfinite(p.ratio) else 0.0
 
-    return sorted((p for p in pairs if leads(p)), key=lambda p: (LEAD_ORDER[p.verdict], size(p), p.text))
+    return sorted((p for p in pairs if leads(p)), key=lambda p: (_rank(p), size(p), p.text))
 
 
 def side_by_side(pairs: list[Pair]) -> list[Pair]:

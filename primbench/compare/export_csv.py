@@ -14,6 +14,11 @@ Text cells are run-file text, which can hold anything: each is one line with no 
 or lone surrogate (text_safety.printable), and one that a spreadsheet would run as a formula
 (starting with =, +, -, @, or a tab or carriage return) starts with a single quote, as OWASP's CSV
 injection advice has it. Numbers are written as numbers: -1.5 in a numeric column stays -1.5.
+
+A run where some case measured energy gets ENERGY_COLUMNS after every other column (so that a
+reader that finds columns by position reads the rest where it always did): `energy_mj` (mJ per
+operation), `energy_w` (mean draw), `energy_peak_w`, `gb_per_j`, as runfile/frame.py defines them,
+NaN for a case without. A run without energy has none of them, its file as before.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import csv
 import io
 import math
 
+from primbench.compare import energy
 from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
@@ -32,6 +38,7 @@ RUN_COLUMNS = ("run_id", "gpu", "gpu_uuid", "commit", "started")
 CSV_COLUMNS = (*IDENTITY_COLUMNS, "status", "reason", "bytes", "samples", "median_us", "p05_us", "p95_us", "noise",
                "batch_median_us", "gbps", "pct_peak", "variant_hash", *RUN_COLUMNS)
 LONG_COLUMNS = (*IDENTITY_COLUMNS, *RUN_COLUMNS, "kind", "sample_index", "time_us")
+ENERGY_COLUMNS = ("energy_mj", "energy_w", "energy_peak_w", "gb_per_j")
 
 
 MISSING = "NaN"  # a figure a case lacks; never an empty cell, which is empty text
@@ -77,19 +84,27 @@ def _figures(record: CaseRecord, peak_gbps: float | None) -> dict:
             "variant_hash": record.variant_hash or ""}
 
 
+def _energy(record: CaseRecord) -> dict:
+    figures = energy.case_figures(record) or {}
+    values = (figures.get(name) for name in ("mj_per_op", "avg_w", "peak_w", "gb_per_j"))
+    # Six significant digits, not decimals: GB/J of a small case is a few thousandths.
+    return {column: MISSING if value is None else float(f"{value:.6g}") for column, value in zip(ENERGY_COLUMNS, values)}
+
+
 def to_csv(run: Run, long: bool = False) -> str:
     """One row per case (CSV_COLUMNS), or with `long` one per raw sample (LONG_COLUMNS): `kind` cold
     (one launch, L2 flushed) or batch (one batch's mean per launch), `sample_index` its place in the
     case's samples of that kind, `time_us` its time."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    columns = LONG_COLUMNS if long else CSV_COLUMNS
+    with_energy = not long and energy.run_has_energy(run)  # the long form's rows are raw times only
+    columns = LONG_COLUMNS if long else CSV_COLUMNS + (ENERGY_COLUMNS if with_energy else ())
     writer.writerow(columns)  # the header is ours
     peak = run.device.get("peak_gbps")
     for record in run.cases:
         shared = {**_identity(record), **_run_columns(run, record)}
         if not long:
-            row = {**shared, **_figures(record, peak)}
+            row = {**shared, **_figures(record, peak), **(_energy(record) if with_energy else {})}
             writer.writerow([_cell(row[column]) for column in columns])
             continue
         lead = [_cell(shared[column]) for column in LONG_COLUMNS[:-3]]

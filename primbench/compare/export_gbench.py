@@ -13,6 +13,9 @@ User counters: `bytes_per_second` (the declared minimal bytes over the repetitio
 `batch_ns`, the case's batch median: many back-to-back launches per sample, the figure to track
 kernels under about 25 us on (where cold samples, one launch each, differ by microseconds from run
 to run). It is the case's figure, the same on every repetition, so its stddev and cv are not written.
+A case that measured energy also gets ENERGY_COUNTERS: `mJ_per_op`, `W` (mean draw), `peak_W` and
+`GB_per_J` (each where the case has it), case figures like `batch_ns`; a run without energy is
+written as before.
 
 A failed case is an entry with `error_occurred` and `error_message`, a skipped case (not run: out of
 memory, unsupported) one with `skipped` and `skip_message`, as Google Benchmark writes a benchmark
@@ -26,6 +29,7 @@ import json
 import numpy as np
 
 from primbench import __version__
+from primbench.compare import energy
 from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
@@ -33,6 +37,14 @@ from primbench.text_safety import without_surrogates
 
 STATISTICS = ("mean", "median", "stddev", "cv")  # Google Benchmark's default aggregates, in its order
 BATCH_COUNTER = "batch_ns"
+# counter: the case's energy figure it is (compare/energy.py's case_figures)
+ENERGY_COUNTERS = {"mJ_per_op": "mj_per_op", "W": "avg_w", "peak_W": "peak_w", "GB_per_J": "gb_per_j"}
+CASE_COUNTERS = (BATCH_COUNTER, *ENERGY_COUNTERS)  # one value per case, the same on every repetition
+
+
+def _energy_counters(record: CaseRecord) -> dict:
+    figures = energy.case_figures(record) or {}
+    return {counter: figures[name] for counter, name in ENERGY_COUNTERS.items() if figures.get(name) is not None}
 
 
 def _ns(ms: float) -> float:
@@ -72,6 +84,7 @@ def _repetitions(record: CaseRecord, index: int, asked: int, device: str) -> lis
     repetitions = min(asked, len(cold))
     batch = stats.summarize(record.samples.batch_ms)
     label = _label(len(cold), repetitions, asked, device)
+    energy_counters = _energy_counters(record)
     entries, medians_ms = [], []
     for repetition in range(repetitions):
         part = cold[repetition::repetitions]
@@ -79,6 +92,7 @@ def _repetitions(record: CaseRecord, index: int, asked: int, device: str) -> lis
         medians_ms.append(median_ms)
         counters = {BATCH_COUNTER: _ns(batch.median)} if batch else {}
         counters["bytes_per_second"] = (record.bytes or 0) / (median_ms * 1e-3)
+        counters = dict(sorted({**counters, **energy_counters}.items()))  # json_reporter.cc's std::map order
         entries.append({**_identity(record, index, repetitions), "repetition_index": repetition, "threads": 1,
                         "iterations": len(part), "real_time": _ns(median_ms), "cpu_time": _ns(median_ms),
                         "time_unit": "ns", **counters, "label": label})
@@ -90,7 +104,7 @@ def _aggregates(entries: list[dict], medians_ms: list[float], label: str) -> lis
     (from the unrounded medians) and of the counters over the repetitions; a cv is a fraction, its
     unit "percentage"."""
     first = entries[0]
-    counters = [name for name in (BATCH_COUNTER, "bytes_per_second") if name in first]
+    counters = sorted(name for name in (BATCH_COUNTER, "bytes_per_second", *ENERGY_COUNTERS) if name in first)
     out = []
     for name in STATISTICS:
         time_statistic = name != "cv"
@@ -102,7 +116,7 @@ def _aggregates(entries: list[dict], medians_ms: list[float], label: str) -> lis
                      "aggregate_unit": "time" if time_statistic else "percentage", "iterations": len(entries),
                      "real_time": value, "cpu_time": value, "time_unit": "ns"}
         for counter in counters:
-            if counter == BATCH_COUNTER and name in ("stddev", "cv"):
+            if counter in CASE_COUNTERS and name in ("stddev", "cv"):
                 continue  # the same value on every repetition: no spread was measured
             aggregate[counter] = _statistic(name, [entry[counter] for entry in entries])
         out.append({**aggregate, "label": label})
@@ -124,10 +138,13 @@ def _context(run: Run) -> dict:
     custom = {"batch_counter": f"{BATCH_COUNTER}: the case's batch median (back-to-back launches)",
               "git_sha": header.git.get("sha") or "", "gpu": header.device_name, "gpu_uuid": header.device.get("uuid") or "",
               "primbench_version": __version__, "run_id": header.run_id}
+    if energy.run_has_energy(run):  # only then: a run without energy is written as before
+        custom["energy_counters"] = ("mJ_per_op: millijoules per operation, W: mean and peak_W: highest draw while "
+                                     "it ran back to back, GB_per_J: minimal bytes per joule (NVML's energy counter)")
     return {"date": header.started or "", "host_name": header.host.get("hostname", ""), "executable": "primbench",
             "num_cpus": 0, "mhz_per_cpu": 0, "caches": [], "load_avg": [],
             "library_version": f"primbench {__version__}", "library_build_type": "release", "json_schema_version": 1,
-            **custom}
+            **dict(sorted(custom.items()))}
 
 
 def to_gbench_json(run: Run, repetitions: int = 1) -> str:

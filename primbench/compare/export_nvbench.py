@@ -12,7 +12,10 @@ such a pair of files outright ("mismatched state occurrences").
 
 With `jsonbin`, the cold samples of each measured case are also written as NVBench's `--jsonbin`
 sample files, `<jsonbin>/<index>.bin`, little-endian float32 seconds, referenced from the state by
-a path relative to the JSON file's folder, as json_printer.cu does."""
+a path relative to the JSON file's folder, as json_printer.cu does.
+
+A case that measured energy also gets primbench's energy summaries ("primbench/energy/mj_per_op"
+and the rest: nvbench_summaries.ENERGY_SUMMARIES) after NVBench's own; a case without has none."""
 
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from primbench import __version__
-from primbench.compare.nvbench_summaries import batch_summaries, cold_summaries, sample_times_summary
+from primbench.compare import energy
+from primbench.compare.nvbench_summaries import batch_summaries, cold_summaries, energy_summaries, sample_times_summary
 from primbench.outputs import write_atomically
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
@@ -144,6 +148,7 @@ class _Document:
         if self.jsonbin is not None:
             state["summaries"].append(self._write_sample_file(times_s))
         state["summaries"] += batch_summaries(record.samples.batch_ms, record.samples.batch_size)
+        state["summaries"] += energy_summaries(energy.case_figures(record))
         return {**state, "is_skipped": False}
 
     def _write_sample_file(self, times_s: np.ndarray) -> dict:

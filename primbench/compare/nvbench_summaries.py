@@ -134,3 +134,27 @@ def sample_times_summary(filename: str, count: int) -> dict:
             "description": "Binary file containing sample times as little-endian float32.", "hint": "file/sample_times",
             "hide": "Not needed in table.",
             "data": [_named_value("filename", "string", filename), _named_value("size", "int64", count)]}
+
+
+# NVBench has no energy summaries: these are primbench's, under its own tag prefix, written as
+# NVBench writes a summary (tag, name, description, hint, hide, data). Their hints are none of
+# NVBench's, so its readers print them as plain numbers (nvbench-json-summary's format_default):
+# the unit is in the name. (figure, tag, name, hint, description, hidden)
+ENERGY_SUMMARIES = (
+    ("mj_per_op", "primbench/energy/mj_per_op", "Energy (mJ)", "energy",
+     "Energy per operation in millijoules, from NVML's total-energy counter over repeated runs", False),
+    ("avg_w", "primbench/energy/avg_w", "Power (W)", "power", "Mean board power in watts while the operation ran back to back",
+     False),
+    ("peak_w", "primbench/energy/peak_w", "Peak Power (W)", "power", "Highest instant board power reading in watts", True),
+    ("gb_per_j", "primbench/energy/gb_per_j", "GB/J", "energy_efficiency",
+     "Minimal bytes moved per joule, in gigabytes", False),
+)
+
+
+def energy_summaries(figures: dict | None) -> list[dict]:
+    """A case's energy figures (compare/energy.py's case_figures) as summaries; none without energy,
+    and none for a figure the case lacks (a peak the GPU cannot read, a case declaring no bytes)."""
+    if not figures:
+        return []
+    return [summary(tag, name, hint, description, figures[figure], hide=HIDDEN if hidden else None)
+            for figure, tag, name, hint, description, hidden in ENERGY_SUMMARIES if figures.get(figure) is not None]

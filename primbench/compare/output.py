@@ -1,5 +1,8 @@
 """What `bench.py compare` and `check` print and write: a terminal table, Markdown for a CI job
-summary, and JUnit XML so that CI systems show each case as a test. No CuPy, no pandas."""
+summary, and JUnit XML so that CI systems show each case as a test. Where some pair has energy
+(compare/energy.py), each output adds it: the pair's energy ratio and interval, its energy verdict
+under a gate, and the per-op geometric mean; a comparison without energy reads as it always did.
+No CuPy, no pandas."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
-from primbench.compare import digest
+from primbench.compare import digest, energy
 from primbench.compare.verdicts import BELOW_FLOOR, MISSING, SAME, SPEED_VERDICTS, Pair, geometric_means
 from primbench.text_safety import printable
 
@@ -51,7 +54,8 @@ def rows(pairs: list[Pair], *, everything: bool = False) -> list[Pair]:
 
 WIDTH = 120  # the terminal output never runs wider
 _STYLE = {"SLOWER": "bold red", "FAILED": "bold red", "FASTER": "green", "UNSURE": "yellow", "BELOW_FLOOR": "magenta",
-          "MISSING": "dim", "SAME": "dim"}
+          "MISSING": "dim", "SAME": "dim", energy.ENERGY_REGRESSION: "bold red", energy.ENERGY_IMPROVEMENT: "green",
+          energy.ENERGY_MISSING: "yellow"}
 
 
 def _clean(text: str) -> str:
@@ -86,14 +90,35 @@ def _verdict_counts(summary: dict) -> list[tuple[str, int]]:
     return sorted(summary["verdicts"].items(), key=lambda kv: _ORDER.get(kv[0], 9))
 
 
+def _energy_tag(p: Pair) -> str:
+    """The energy verdict a pair's first line ends with, where the gate gave one worth a look."""
+    verdict = p.energy.verdict if p.energy is not None else ""
+    return f"  {verdict}" if verdict in (*energy.LEADING, energy.ENERGY_MISSING) else ""
+
+
 def _pair_lines(p: Pair, ratio_name: str, metric: str) -> list:
     from rich.text import Text
 
     threshold = f"   threshold {p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else ""
+    # The energy figures come before the note: a long note is what _fit cuts.
+    energy_text = f"   {p.energy.text()}" if p.energy is not None else ""
     figures = (f"{'':10}{_us(p.base_ms)} -> {_us(p.new_ms)} us   {ratio_name} {_ratio(headline_ratio(p, metric))} "
-               f"{interval(p)}{threshold}" + (f"   {_clean(p.note)}" if p.note else ""))
-    return [Text.assemble((f"{p.verdict:<10}", _STYLE.get(p.verdict, "")), _fit(_clean(p.text), WIDTH - 10)),
-            Text(_fit(figures), style="dim" if p.verdict in (SAME, MISSING) else "")]
+               f"{interval(p)}{threshold}{_clean(energy_text)}" + (f"   {_clean(p.note)}" if p.note else ""))
+    tag = _energy_tag(p)
+    quiet = p.verdict in (SAME, MISSING) and not tag
+    # BELOW_FLOOR is 11 characters: it keeps a space before the case (and the line its 120 columns).
+    head = f"{p.verdict:<10}" if len(p.verdict) < 10 else f"{p.verdict} "
+    return [Text.assemble((head, _STYLE.get(p.verdict, "")), _fit(_clean(p.text), WIDTH - len(head) - len(tag)),
+                          (tag, _STYLE.get(tag.strip(), ""))),
+            Text(_fit(figures), style="dim" if quiet else "")]
+
+
+def _means_text(summary: dict, energy_ratio: float | None) -> str:
+    """An op's geometric means; the energy ratio's phrasing only where some pair has energy."""
+    if energy_ratio is None:
+        return f"; time ratio {_ratio(summary['time_ratio'])}, % of peak ratio {_ratio(summary['pct_peak_ratio'])} (geometric means)"
+    return (f"; geometric means: time {_ratio(summary['time_ratio'])}, % of peak {_ratio(summary['pct_peak_ratio'])}, "
+            f"energy {_ratio(energy_ratio)}")
 
 
 def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time",
@@ -111,14 +136,16 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
     # Warnings are not cut to WIDTH: the one that renews a baseline ends in a command.
     lines += [Text(_clean(line), style="yellow") for note in notes for line in note.splitlines()]
     lines.append(Text(""))
+    energy_means = energy.geometric_means(pairs) if energy.measured(pairs) else {}
     for op, summary in geometric_means(pairs).items():
         line = Text(f"{_clean(op)}: {summary['pairs']} cases: ")
         for index, (verdict, count) in enumerate(_verdict_counts(summary)):
             line.append(", " if index else "")
             line.append(f"{count} {verdict}", style=_STYLE.get(verdict, ""))
-        line.append(f"; time ratio {_ratio(summary['time_ratio'])}, % of peak ratio {_ratio(summary['pct_peak_ratio'])} (geometric means)")
+        line.append(_means_text(summary, energy_means.get(op) if energy_means else None))
         line.truncate(WIDTH, overflow="ellipsis")
         lines.append(line)
+    lines += [Text(_fit(_clean(line)), style=_STYLE[energy.ENERGY_MISSING]) for line in energy.missing_lines(pairs)]
     if not pairs:
         return lines + [Text(""), Text("no case in common: nothing compared")]
     ratio_name = "new/base % of peak" if metric == "pct_peak" else "new/base"
@@ -160,14 +187,37 @@ def print_terminal(pairs: list[Pair], base_label: str, new_label: str, **options
         console.print(line)
 
 
-def _markdown_row(p: Pair, metric: str) -> str:
+def _markdown_row(p: Pair, metric: str, with_energy: bool = False) -> str:
     threshold = f"{p.threshold * 100:.1f} %" if p.verdict in SPEED_VERDICTS else ""
-    return (f"| {p.verdict} | {_code_span(p.text)} | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
-            f"{interval(p)} | {threshold} | {_markdown_text(p.note)} |")
+    verdict = p.verdict + (f", {p.energy.verdict}" if _energy_tag(p) else "")
+    e, note, energy_cells = p.energy, p.note, ""
+    if with_energy:
+        measured = e is not None and e.verdict != energy.ENERGY_MISSING
+        energy_cells = f" {_ratio(e.ratio)} | {e.interval()} |" if measured else " - | - |"
+    if e is not None and e.verdict == energy.ENERGY_MISSING:  # why the gate could not check it
+        note = "; ".join(filter(None, [note, e.text()]))
+    return (f"| {verdict} | {_code_span(p.text)} | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
+            f"{interval(p)} | {threshold} |{energy_cells} {_markdown_text(note)} |")
 
 
-_PAIR_HEADER = ["| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | note |",
+def _pair_header(with_energy: bool) -> list[str]:
+    """The pairs' table head; two energy columns only where some pair has energy."""
+    if not with_energy:
+        return ["| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | note |",
                 "|---|---|---|---|---|---|---|---|"]
+    return ["| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | energy new/base | "
+            "energy 95 % interval | note |", "|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def _energy_summary(pairs: list[Pair]) -> list[str]:
+    """Under an energy gate: how many pairs it called what, then any cases it could not check."""
+    counts: dict[str, int] = {}
+    for p in pairs:
+        if p.energy is not None and p.energy.verdict:
+            counts[p.energy.verdict] = counts.get(p.energy.verdict, 0) + 1
+    order = (energy.ENERGY_REGRESSION, energy.ENERGY_IMPROVEMENT, energy.ENERGY_SAME)
+    gated = ", ".join(f"{counts[name]} {name}" for name in order if name in counts)
+    return ([f"energy gate: {gated}"] if gated else []) + energy.missing_lines(pairs)
 
 
 def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time",
@@ -180,14 +230,20 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
     out = [f"## primbench check: {status}", "", f"- baseline: {_code_span(base_label, in_table=False)}",
            f"- new: {_code_span(new_label, in_table=False)}"]
     out += [f"- {_markdown_text(' '.join(part.strip() for part in note.splitlines()))}" for note in notes]
-    out += ["", "| op | cases | verdicts | geometric mean time ratio | % of peak ratio |", "|---|---|---|---|---|"]
+    with_energy = energy.measured(pairs)
+    energy_means = energy.geometric_means(pairs) if with_energy else {}
+    out += [f"- {_markdown_text(line.strip())}" for line in _energy_summary(pairs)]
+    out += ["", "| op | cases | verdicts | geometric mean time ratio | % of peak ratio |"
+            + (" geometric mean energy ratio |" if with_energy else ""),
+            "|---|---|---|---|---|" + ("---|" if with_energy else "")]
     for op, summary in geometric_means(pairs).items():
         counts = ", ".join(f"{count} {verdict}" for verdict, count in _verdict_counts(summary))
-        out.append(f"| {_code_span(op)} | {summary['pairs']} | {counts} | {_ratio(summary['time_ratio'])} | {_ratio(summary['pct_peak_ratio'])} |")
+        out.append(f"| {_code_span(op)} | {summary['pairs']} | {counts} | {_ratio(summary['time_ratio'])} | {_ratio(summary['pct_peak_ratio'])} |"
+                   + (f" {_ratio(energy_means[op])} |" if with_energy else ""))
     shown = rows(pairs)
     if shown:
-        out += ["", f"### Changed: {len(shown)} pairs", "", *_PAIR_HEADER]
-        out += [_markdown_row(p, metric) for p in shown[:MARKDOWN_LEAD_ROWS]]
+        out += ["", f"### Changed: {len(shown)} pairs", "", *_pair_header(with_energy)]
+        out += [_markdown_row(p, metric, with_energy) for p in shown[:MARKDOWN_LEAD_ROWS]]
         if len(shown) > MARKDOWN_LEAD_ROWS:
             out.append(f"\n... and {len(shown) - MARKDOWN_LEAD_ROWS} more, in the table of every pair below")
     else:
@@ -200,8 +256,8 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
         out += [f"| {_code_span(fold.label)} | {len(fold.pairs)} | {fold.verdicts()} |" for fold in folds]
         if meaning:
             out += ["", meaning]
-    out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_PAIR_HEADER]
-    out += [_markdown_row(p, metric) for p in rows(pairs, everything=True)]
+    out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_pair_header(with_energy)]
+    out += [_markdown_row(p, metric, with_energy) for p in rows(pairs, everything=True)]
     out += ["", "</details>"]
     return "\n".join(out) + "\n"
 
@@ -214,8 +270,15 @@ def _seconds(seconds: float | None) -> str:
 def _no_verdict(pair: Pair) -> bool:
     """Pairs with no speed verdict: on one side only, failed on both sides or in the baseline only,
     from another GPU model, or BELOW_FLOOR (a move two runs cannot tell from noise). JUnit lists
-    them as skipped, with the reason."""
-    return pair.verdict in (MISSING, BELOW_FLOOR, "OTHER_GPU", "PUBLISHED") or (pair.verdict == "FAILED" and not pair.regressed)
+    them as skipped, with the reason; one that fails on its energy is a failure, not skipped too."""
+    return not pair.regressed and pair.verdict in (MISSING, BELOW_FLOOR, "OTHER_GPU", "PUBLISHED", "FAILED")
+
+
+def _failure_kind(pair: Pair) -> str:
+    """What a regressed pair failed on: its time verdict, ENERGY REGRESSION, or both ('SLOWER, ENERGY REGRESSION')."""
+    time_failed = (pair.verdict == "SLOWER" and not pair.exempt_reason) or (pair.verdict == "FAILED" and pair.newly_failed)
+    energy_failed = pair.energy is not None and pair.energy.regressed
+    return ", ".join(([pair.verdict] if time_failed else []) + ([energy.ENERGY_REGRESSION] if energy_failed else []))
 
 
 def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict[str, float] | None = None) -> str:
@@ -237,8 +300,12 @@ def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict
         case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(seconds(p)))
         detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
                   f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {_clean(p.note)}")
+        if p.energy is not None:
+            detail += ("; " if p.note else "") + _clean(p.energy.detail())
         if p.regressed:
-            ET.SubElement(case, "failure", message=_clean(f"{p.verdict} {p.text}"), type=p.verdict).text = detail
+            kind = _failure_kind(p)
+            failure = ET.SubElement(case, "failure", message=_clean(f"{kind} {p.text}"), type=kind.split(", ")[0].replace(" ", "_"))
+            failure.text = detail
         elif _no_verdict(p):
             ET.SubElement(case, "skipped", message=f"{p.verdict}: {_clean(p.note)}"[:500])
         else:

@@ -9,7 +9,8 @@ relative threshold but not the floor (two runs cannot tell; `ab` can). The thres
 microseconds whatever the kernel, which the samples of one run cannot show: Mann-Whitney alone
 backs almost any move of two separate runs (docs/perf-notes.md, "Run to run", has the figures).
 The floor does the work, and the test guards the cases with few samples. Every ratio carries a 95 % bootstrap interval of that
-same ratio of medians (stats.ratio_interval).
+same ratio of medians (stats.ratio_interval). Where both sides measured energy, a pair also carries
+its energy ratio (compare/energy.py), which fails `check` only if the config's energy_threshold asks.
 
 Pairs are matched on the case alone. A pair whose kernel changed (variant hash) says so and is
 timed by the same rule: "is my new kernel faster?" is the question it answers, and a SLOWER
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from primbench.compare.energy import EnergyPair, energy_pair
 from primbench.errors import EXIT_FAILED, EXIT_OK, UserError
 from primbench.runfile import stats
 from primbench.runfile.case_id import CaseId
@@ -72,6 +74,7 @@ class Thresholds:
     batch_below_us: float = BATCH_BELOW_US
     batch_abs_floor_us: float = BATCH_ABS_FLOOR_US
     batch_threshold: float = BATCH_THRESHOLD
+    energy_threshold: float | None = None  # None: energy is shown, never gated (compare/energy.py)
 
     def effective(self, op: str, variant: str, base_ms: float, figure: str = COLD) -> float:
         """The relative change that counts for a case whose baseline median (of the gated figure) is base_ms."""
@@ -107,7 +110,8 @@ class Thresholds:
                    abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US), exempt=dict(compare.get("exempt") or {}),
                    batch_below_us=compare.get("batch_below_us", BATCH_BELOW_US),
                    batch_abs_floor_us=compare.get("batch_abs_floor_us", BATCH_ABS_FLOOR_US),
-                   batch_threshold=compare.get("batch_threshold", BATCH_THRESHOLD))
+                   batch_threshold=compare.get("batch_threshold", BATCH_THRESHOLD),
+                   energy_threshold=compare.get("energy_threshold"))
 
     def exemption(self, op: str, variant: str) -> str | None:
         """The config's reason why this variant's changed code may be slower, if it gives one (the
@@ -138,12 +142,14 @@ class Pair:
     ci_high: float = math.nan
     figure: str = COLD  # the samples the verdict used: "cold", or "batch" (a CUDA graph of K operations)
     missing_from: str = ""  # for a case in one run only: "the baseline" or "the new run", the run that lacks it
+    energy: EnergyPair | None = None  # where the baseline measured energy (compare/energy.py)
 
     @property
     def regressed(self) -> bool:
         """What fails the CI check: significantly slower (unless its changed code is exempt, with a
         reason), or newly broken in the new run."""
-        return (self.verdict == SLOWER and not self.exempt_reason) or (self.verdict == FAILED and self.newly_failed)
+        return ((self.verdict == SLOWER and not self.exempt_reason) or (self.verdict == FAILED and self.newly_failed)
+                or (self.energy is not None and self.energy.regressed))
 
     @property
     def op(self) -> str:
@@ -250,7 +256,8 @@ def _published_pairs(base: Run, new: Run) -> list[Pair]:
 def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, new_cases_only: bool = False,
                  identities: set | None = None) -> list[Pair]:
     """Every case of either run (or, with new_cases_only, of the new run; with `identities`, only
-    those), paired by identity, with its verdict (base order first, then new-only cases)."""
+    those), paired by identity, with its verdict (base order first, then new-only cases). Energy is
+    gated only between runs of one GPU model, as times are."""
     if is_published(base) or is_published(new):
         return _published_pairs(base, new)
     thresholds = thresholds or Thresholds.from_header(new.header)
@@ -298,15 +305,21 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
                 base_samples, new_samples, pair.threshold, relative=thresholds.for_case(identity.op, identity.variant, pair.figure))
             pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
         if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
-            pair.code_changed = True
-            pair.note = "; ".join(filter(None, [pair.note, f"code changed (hash {b.variant_hash} -> {n.variant_hash})"]))
-            pair.exempt_reason = thresholds.exemption(identity.op, identity.variant) if pair.verdict == SLOWER else None
-            if pair.exempt_reason:
-                pair.note += f"; slower allowed by the config: {pair.exempt_reason}"
+            _note_code_change(pair, b, n, thresholds)
+        pair.energy = energy_pair(b, n, thresholds.energy_threshold if same_gpu else None) if b.ok and n.ok else None
         if pair.verdict == BELOW_FLOOR:
             pair.note = "; ".join(filter(None, [pair.note, below_floor_note(pair, thresholds, base.git.get("sha"))]))
         pairs.append(pair)
     return pairs
+
+
+def _note_code_change(pair: Pair, b: CaseRecord, n: CaseRecord, thresholds: Thresholds) -> None:
+    """Mark a pair whose variant hash changed, and a SLOWER one the config exempts, with its reason."""
+    pair.code_changed = True
+    pair.note = "; ".join(filter(None, [pair.note, f"code changed (hash {b.variant_hash} -> {n.variant_hash})"]))
+    pair.exempt_reason = thresholds.exemption(pair.case.op, pair.case.variant) if pair.verdict == SLOWER else None
+    if pair.exempt_reason:
+        pair.note += f"; slower allowed by the config: {pair.exempt_reason}"
 
 
 def below_floor_note(pair: Pair, thresholds: Thresholds, base_sha: str | None) -> str:
@@ -350,7 +363,8 @@ def changed_variants(base: Run, new: Run) -> list[str]:
 
 
 def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[int, list[Pair]]:
-    """The CI gate: (exit code, pairs). 1 when any pair is SLOWER or newly failed, else 0; a
+    """The CI gate: (exit code, pairs). 1 when any pair is SLOWER, newly failed or (where the config
+    sets energy_threshold) an ENERGY REGRESSION, else 0; a
     different GPU model is unusable input (exit 2) unless allowed."""
     if is_published(base) or is_published(new):
         raise UserError("check compares two measured runs; a published reference has no samples to test (use compare)")

@@ -10,6 +10,8 @@ may get slower without failing `check` (each with the reason a reviewer reads).
       batch_threshold: 0.08                    # ... and this relative threshold (unless `thresholds` names the variant)
       exempt: {reduce/vector_compensated_sum: "trades 8 % speed for 10x accuracy"}
       require_baseline: true                   # `check` fails when the baseline lacks cases of the run (as --strict)
+      energy_threshold: 0.05                   # relative; gate energy per op: fail a case whose interval lies wholly
+                                               # above 1 + this (unset: energy is shown, never gated)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from primbench import registry
 from primbench.config.values import number, reject_unknown
 
 COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us", "batch_below_us", "batch_abs_floor_us", "batch_threshold",
-                "exempt", "require_baseline")
+                "exempt", "require_baseline", "energy_threshold")
 
 
 def compare_block(raw, src) -> dict:
@@ -30,7 +32,7 @@ def compare_block(raw, src) -> dict:
         raise src.error(path, "must be a mapping such as {threshold: 0.05, thresholds: {reduce/seed000_*: 0.1}}")
     reject_unknown(raw, COMPARE_KEYS, path, src)
     result = {}
-    for key in ("threshold", "batch_threshold"):
+    for key in ("threshold", "batch_threshold", "energy_threshold"):
         if key in raw:
             result[key] = _fraction(raw[key], path + (key,), src)
     for key in ("abs_floor_us", "batch_below_us", "batch_abs_floor_us"):

@@ -92,7 +92,7 @@ COMPARE_BLOCK = {"threshold": F("number", rule=_FRACTION), "batch_threshold": F(
                  "thresholds": F("object", values=F("number", rule=_FRACTION)),
                  "abs_floor_us": F("number", rule=_MICROSECONDS), "batch_below_us": F("number", rule=_MICROSECONDS),
                  "batch_abs_floor_us": F("number", rule=_MICROSECONDS), "exempt": F("object", values=F("string")),
-                 "require_baseline": F("boolean")}
+                 "require_baseline": F("boolean"), "energy_threshold": F("number", rule=_FRACTION)}
 CONFIG = {"name": F(TEXT_OR_NULL), "compare": F("object", fields=COMPARE_BLOCK), "timing": F("object"),
           "verify": F("object"), "plugins": F("array", items=F("string"), holds="paths"),
           "sweeps": F("array", items=F("object", fields={"explicit": F("array")}), holds="objects")}
