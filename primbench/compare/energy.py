@@ -46,8 +46,7 @@ def _number(value) -> bool:
 
 def mj_per_op(record: CaseRecord | None) -> float | None:
     """The case's millijoules per operation, or None where it has none (not asked, or `reason`)."""
-    value = (record.energy or {}).get("mj_per_op") if record is not None else None
-    return float(value) if _number(value) and value > 0 else None
+    return stats.energy_mj_per_op(record.energy) if record is not None else None
 
 
 def window_mj(record: CaseRecord) -> list[float]:

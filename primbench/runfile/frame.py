@@ -129,9 +129,7 @@ def _energy_columns(record: CaseRecord, idle_w: float) -> dict:
     energy = record.energy
     windows = [w for w in energy.get("windows") or () if is_number(w.get("ops")) and w["ops"] > 0]
     per_window = [w["mj"] / w["ops"] for w in windows]
-    # From the raw windows where they are kept (all millijoules over all operations, as measuring/
-    # energy.py's `pooled`), else the record's own figure.
-    mj = sum(w["mj"] for w in windows) / sum(w["ops"] for w in windows) if windows else energy.get("mj_per_op")
+    mj = stats.energy_mj_per_op(energy)
     if not is_number(mj):
         return {"energy_mj": math.nan, "energy_lo_mj": math.nan, "energy_hi_mj": math.nan, "energy_w": math.nan,
                 "energy_peak_w": math.nan, "gb_per_j": math.nan, "energy_above_idle_mj": math.nan,

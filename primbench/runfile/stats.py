@@ -80,6 +80,20 @@ def summarize(samples) -> Summary | None:
     )
 
 
+def energy_mj_per_op(energy: dict) -> float | None:
+    """A case's energy per operation (mJ) from its run-file `energy`: all its counter windows'
+    millijoules over all their operations where the windows are kept (as measuring/energy.py pools
+    them), else the recorded `mj_per_op`; None where there is none (not asked, or only `reason`)."""
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+    windows = [w for w in (energy or {}).get("windows") or () if isinstance(w, dict) and number(w.get("mj")) and number(w.get("ops"))]
+    if windows:
+        return sum(w["mj"] for w in windows) / sum(w["ops"] for w in windows)
+    value = (energy or {}).get("mj_per_op")
+    return float(value) if number(value) else None
+
+
 def bandwidth_gbps(nbytes: float, time_ms: float) -> float:
     """Achieved bandwidth in GB/s (1 GB = 1e9 B) for `nbytes` moved in `time_ms`."""
     if not time_ms or time_ms <= 0:
