@@ -7,6 +7,7 @@ the same times, and 300 W for the rest: the A/A pairs. Nothing under tests/data 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import math
@@ -220,7 +221,8 @@ def test_exports_carry_each_cases_energy_where_it_has_some(runs, tmp_path):
     run = load_run(path)
     record = next(r for r in run.cases if r.key.startswith(MORE) and r.bytes and energy.mj_per_op(r))
     other = next(r for r in run.cases if r.ok and not r.key.startswith(MORE))
-    mj = 330.0 * float(np.median(record.cold_ms))
+    # the stand-in's windows pooled (all mJ over all operations): 330 W x the median x the factors' mean
+    mj = 330.0 * float(np.median(record.cold_ms)) * float(np.mean(WINDOW_FACTORS))
     gb_per_j = record.bytes / 1e9 / (mj / 1e3)
     rows = _csv_rows(export(run, "csv"))
     header = next(csv.reader(io.StringIO(export(run, "csv"))))
@@ -260,3 +262,21 @@ def test_a_run_without_energy_exports_no_energy_field():
     gbench = export(run, "gbench-json", repetitions=3)
     assert "mJ_per_op" not in gbench and "GB_per_J" not in gbench and "energy" not in gbench
     assert "primbench/energy" not in export(run, "nvbench-json")
+
+
+def test_two_real_energy_runs_of_one_gpu_pass_a_5_percent_energy_gate(tmp_path):
+    """configs/energy.yaml run twice on one H200 (tests/data/runs/energy-a, -b): their energy per
+    operation agreed within 2.1 % on every case, so a 5 % gate calls none of the 34 a change."""
+    def gate(obj):
+        if obj["kind"] == "header":
+            obj["config"].setdefault("compare", {})["energy_threshold"] = 0.05
+
+    plain = tmp_path / "energy-b-plain.jsonl"
+    plain.write_bytes(gzip.decompress((RUNS / "energy-b.jsonl.gz").read_bytes()))
+    new = edited_copy(plain, tmp_path / "energy-b.jsonl", gate)
+    _, pairs = verdicts.check(load_run(RUNS / "energy-a.jsonl.gz"), load_run(new))
+    measured = [p for p in pairs if p.energy is not None]
+    assert len(measured) == 34
+    assert all(p.energy.verdict == energy.ENERGY_SAME for p in measured), [p.text for p in measured if p.energy.verdict != energy.ENERGY_SAME]
+    ratios = [p.energy.ratio for p in measured]
+    assert max(abs(r - 1) for r in ratios) < 0.025 and not any(p.energy.regressed for p in measured)

@@ -253,3 +253,49 @@ def test_a_gpu_without_an_energy_counter_says_why_and_draws_no_energy_chart(tmp_
     assert _by_id(_page(html), "energy-unavailable").text() == f"Energy was asked for but not measured: {reason}"
     assert 'id="energy-reduce"' not in html and "constant-power" not in html
     assert not any("energy" in label for label in _charts(html))
+
+
+# --- a real energy run (configs/energy.yaml on an H200: tests/data/runs/energy-a.jsonl.gz) -------
+
+
+REAL = RUNS / "energy-a.jsonl.gz"
+
+
+@pytest.fixture(scope="module")
+def real_energy(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("energy_real")
+    return load_run(REAL).frame(), render_report(REAL, folder / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_real_energy_runs_story_gives_every_steps_measured_mj_and_the_naive_kernel_the_most(real_energy):
+    frame, html = real_energy
+    at_25 = frame[(frame["op"] == "reduce") & (frame["n"] == 2**25)]
+    mj_of = dict(zip(at_25["variant"], at_25["energy_mj"]))
+    assert len(mj_of) == 12 and all(v > 0 for v in mj_of.values())
+    table = _by_id(_page(html), "progression").find_all("table", cls="progression")[0]
+    variants = [row.attrs["data-variant"] for row in table.find_all("tbody")[0].find_all("tr")]
+    assert set(variants) == set(mj_of)
+    assert [cell.text() for cell in _column(table, "mJ")] == [format_mj(mj_of[v]) for v in variants]
+    # What the measurement showed (docs/perf-notes.md): the naive kernel spends the most per sum,
+    # but less than its time ratio predicts, since it draws less power.
+    times = dict(zip(at_25["variant"], at_25["median_ms"]))
+    assert max(mj_of, key=mj_of.get) == "reduce0_interleaved_divergent"
+    naive, fast = "reduce0_interleaved_divergent", "vector_load_sum"
+    assert mj_of[naive] / mj_of[fast] < times[naive] / times[fast]
+
+
+def test_a_real_energy_run_draws_a_scatter_and_names_the_least_energy_variant_for_every_op(real_energy):
+    frame, html = real_energy
+    page = _page(html)
+    for op in ("reduce", "reduce_max", "scan", "stencil", "topk", "histogram"):
+        mine = frame[(frame["op"] == op) & frame["energy_mj"].notna()]
+        at_n = mine[mine["n"] == mine["n"].max()]
+        best = at_n.sort_values("energy_mj").iloc[0]
+        section = _by_id(page, f"energy-{op.replace('_', '-')}")
+        assert NOTE in section.text().lower(), op
+        (chart,) = [c for label, c in _charts(html).items() if label.startswith(f"{op}: energy against speed")]
+        assert len(_points(chart)) == at_n["variant"].nunique(), op
+        (line,) = [li for li in _by_id(page, "headlines").find_all("li") if li.text().startswith(f"{op} at")]
+        # "at n = ..." follows the name where the headline's own size is another
+        assert re.search(rf"least energy: {re.escape(best['variant'])}(?: at n = [^,]+)?, "
+                         rf"{re.escape(format_mj(best['energy_mj']))} mJ per operation", line.text()), (op, line.text())
