@@ -32,8 +32,8 @@ def cmd_run(args) -> int:
         config = run_config(args)
         if args.dry_run:
             cases = config.cases()
-            for case in cases:
-                print(case.key + ("  (+ energy)" if config.energy_for(case) else ""))
+            for case in cases:  # keys only, one a line: scripts read them
+                print(case.key)
             energy = sum(map(config.energy_for, cases))
             print(f"{config.path}: {len(cases)} cases in {len(config.sweeps)} sweeps"
                   + (f"; energy for {energy} of them (about 2 s each)" if energy else ""))
