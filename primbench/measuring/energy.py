@@ -22,6 +22,7 @@ from primbench.measuring.energy_policy import EnergyPolicy
 STEP_TIMEOUT_S = 2.0  # a counter that has not moved in this long is not counting
 POLL_SLEEP_S = 0.0002  # between counter reads: NVML answers in tens of us; no need to spin harder
 INSTANT_EVERY_S = 0.01  # instant-power readings (the peak) this often during the windows
+GIVE_UP_S = 30.0  # a window with no operation done in this long ends the case's energy
 IDLE_S = 0.3  # idle draw at run start: counter steps over at least this long
 METHOD = "nvmlDeviceGetTotalEnergyConsumption"
 
@@ -179,6 +180,8 @@ def _windows(loop, meter, policy, clock, sleep, value, now, steps) -> tuple[list
             marker, ops_done = loop.done()
             if value < edge_value or (now - edge_time >= policy.window_s and ops_done > edge_ops):
                 break
+            if now - edge_time > GIVE_UP_S:  # the counter moves but no launch finishes: a stuck kernel
+                raise EnergyUnavailable(f"no operation finished in {GIVE_UP_S:g} s of an energy window")
         if value < edge_value:  # a reset or a wrap: no figure from this window, and the moment it was
             discarded += 1      # seen is no step of the counter: the next window starts at its next step
             value, now = _next_step(meter, value, clock, sleep, loop.feed, on_poll)

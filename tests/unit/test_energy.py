@@ -136,6 +136,21 @@ def test_a_counter_that_stops_moving_is_one_reason_not_a_hang():
     assert loop.finished and clock.t < 0.7 + energy.STEP_TIMEOUT_S + 0.1
 
 
+def test_a_loop_whose_operations_stop_finishing_ends_with_a_reason_not_a_hang():
+    clock = Clock()
+    loop = Loop(clock, op_ms=2.0)
+    stuck = types.SimpleNamespace(at=None)
+
+    def done():  # the GPU stops finishing launches once the windows begin
+        stuck.at = stuck.at if stuck.at is not None else Loop.done(loop)
+        return stuck.at
+
+    loop.done = done
+    with pytest.raises(energy.EnergyUnavailable, match="no operation finished"):
+        energy.measure(loop, Meter(clock, ramp_to(500.0)), EnergyPolicy(), clock=clock, sleep=clock.sleep)
+    assert loop.finished and clock.t < energy.GIVE_UP_S + 3.0
+
+
 def test_without_instant_power_the_peak_is_null_and_the_figure_stands():
     clock = Clock()
     result = energy.measure(Loop(clock, op_ms=2.0), Meter(clock, ramp_to(450.0), instant=False), EnergyPolicy(),
