@@ -47,11 +47,7 @@ def cmd_check(args) -> int:
     from primbench.runfile.io import load_run
 
     new = load_run(newest_run_in(args.run))
-    default = baseline_path(new.device.get("name"))
-    if args.baseline is None and not exists(default):
-        raise UserError(f"no baseline for {new.device.get('name')} at {default}; make one from a good run "
-                        f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
-    base_path = newest_run_in(args.baseline) if args.baseline else default
+    base_path = _baseline_of(new, args.baseline)
     _check_outputs({"--markdown": args.markdown, "--junit": args.junit}, "check prints its table there",
                    [new.path, base_path])
     base = load_run(base_path)
@@ -60,7 +56,8 @@ def cmd_check(args) -> int:
     shown_path = min(str(new.path), os.path.relpath(new.path), key=len)
     renew = command_hint(f"make baseline RUN={shown_path}", f"primbench baseline {shown_path}")
     stale = caveats.stale_baseline(pairs, new, renew)
-    notes = list(filter(None, [caveats.time_order(base, new), stale]))
+    notes = list(filter(None, [caveats.time_order(base, new), stale,
+                               energy.not_gated_note(base, new, verdicts.Thresholds.from_header(new.header).energy_threshold)]))
     changed = verdicts.changed_variants(base, new)
     if changed:  # one line: each one's cases say "code changed" below
         names = ", ".join(changed)
@@ -100,6 +97,15 @@ def cmd_check(args) -> int:
         elapsed_s = {record.key: record.elapsed_s for record in new.cases}  # each test case's time: the new run's
         write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new), elapsed_s=elapsed_s))
     return code
+
+
+def _baseline_of(new, given) -> Path:
+    """The baseline `check` compares `new` with: the one given, else its GPU's under results/baselines/."""
+    default = baseline_path(new.device.get("name"))
+    if given is None and not exists(default):
+        raise UserError(f"no baseline for {new.device.get('name')} at {default}; make one from a good run "
+                        f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
+    return newest_run_in(given) if given else default
 
 
 def cmd_baseline(args) -> int:

@@ -106,6 +106,22 @@ class EnergyPair:
         return f"{self.text()}: {self.verdict} (energy threshold {self.threshold * 100:.1f} %)"
 
 
+def one_board(base, new) -> bool:
+    """Whether two runs (or headers' devices) come from one physical GPU, by its NVML uuid. Energy
+    is gated only then: two H200s drew 577 and 660 W on vector_load_sum at 2^25 (18.8 and 21.9 mJ
+    a sum, docs/perf-notes.md), a gap no 5 % threshold survives, where one GPU repeated within 2.1 %."""
+    first, second = (run.header.device.get("uuid") for run in (base, new))
+    return bool(first) and first == second
+
+
+def not_gated_note(base, new, threshold: float | None) -> str | None:
+    """The line `check` prints when the config gates energy but the runs come from two GPUs."""
+    if threshold is None or one_board(base, new):
+        return None
+    return ("energy: not gated: the two runs come from two GPUs (NVML uuids differ), whose draw differs by "
+            "more than the threshold for one model; gate energy against a baseline from this GPU")
+
+
 def energy_pair(base: CaseRecord, new: CaseRecord, threshold: float | None) -> EnergyPair | None:
     """The energy of one pair of measured cases, or None where there is nothing to show: the
     baseline has no energy, or the new run has none and no gate asks about it."""

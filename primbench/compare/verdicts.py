@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from primbench.compare.energy import EnergyPair, energy_pair
+from primbench.compare.energy import EnergyPair, energy_pair, one_board
 from primbench.errors import EXIT_FAILED, EXIT_OK, UserError
 from primbench.runfile import stats
 from primbench.runfile.case_id import CaseId
@@ -262,6 +262,7 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         return _published_pairs(base, new)
     thresholds = thresholds or Thresholds.from_header(new.header)
     same_gpu = same_gpu_model(base, new)
+    energy_gate = thresholds.energy_threshold if one_board(base, new) else None  # compare/energy.py says why
     base_cases = {record.case: record for record in base.cases}
     new_cases = {record.case: record for record in new.cases}
     pairs = []
@@ -306,7 +307,7 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
         if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
             _note_code_change(pair, b, n, thresholds)
-        pair.energy = energy_pair(b, n, thresholds.energy_threshold if same_gpu else None) if b.ok and n.ok else None
+        pair.energy = energy_pair(b, n, energy_gate) if b.ok and n.ok else None
         if pair.verdict == BELOW_FLOOR:
             pair.note = "; ".join(filter(None, [pair.note, below_floor_note(pair, thresholds, base.git.get("sha"))]))
         pairs.append(pair)
