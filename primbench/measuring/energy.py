@@ -23,12 +23,18 @@ STEP_TIMEOUT_S = 2.0  # a counter that has not moved in this long is not countin
 POLL_SLEEP_S = 0.0002  # between counter reads: NVML answers in tens of us; no need to spin harder
 INSTANT_EVERY_S = 0.01  # instant-power readings (the peak) this often during the windows
 GIVE_UP_S = 30.0  # a window with no operation done in this long ends the case's energy
+FINISH_WAIT_S = 5.0  # after a failed window, how long the queued launches are waited for
 IDLE_S = 0.3  # idle draw at run start: counter steps over at least this long
 METHOD = "nvmlDeviceGetTotalEnergyConsumption"
 
 
 class EnergyUnavailable(Exception):
-    """Why no energy figure can be taken (no counter, a counter that stopped): one line."""
+    """Why no energy figure can be taken (no counter, a counter that stopped): one line.
+    `counter`: the fault is the GPU's counter's, so no later case can measure either."""
+
+    def __init__(self, message: str, counter: bool = True):
+        super().__init__(message)
+        self.counter = counter
 
 
 class NvmlMeter:
@@ -94,9 +100,12 @@ def measure(loop, meter, policy: EnergyPolicy, *, clock=time.perf_counter, sleep
     ops_per_launch, method) until the draw settles, then policy.windows windows; the case's energy
     object (docs/run-file.md). Raises EnergyUnavailable."""
     try:
-        return _measure(loop, meter, policy, clock, sleep)
-    finally:
-        loop.finish()
+        result = _measure(loop, meter, policy, clock, sleep)
+    except BaseException:
+        loop.finish(wait_s=FINISH_WAIT_S)  # never wait for ever on a launch that may not end
+        raise
+    loop.finish()
+    return result
 
 
 def _measure(loop, meter, policy: EnergyPolicy, clock, sleep) -> dict:
@@ -168,6 +177,7 @@ def _windows(loop, meter, policy, clock, sleep, value, now, steps) -> tuple[list
 
     windows, discarded = [], 0
     edge_value, edge_time, (edge_marker, edge_ops) = value, now, loop.done()
+    progress_ops, progress_time = edge_ops, now  # when an operation last finished
     while len(windows) < policy.windows:
         if discarded > policy.windows:
             raise EnergyUnavailable(f"the energy counter went backwards in {discarded} windows (reset or wrapped)")
@@ -178,10 +188,12 @@ def _windows(loop, meter, policy, clock, sleep, value, now, steps) -> tuple[list
             if value > step_value:
                 steps.append((now - step_time, value - step_value))
             marker, ops_done = loop.done()
+            if ops_done > progress_ops:
+                progress_ops, progress_time = ops_done, now
             if value < edge_value or (now - edge_time >= policy.window_s and ops_done > edge_ops):
                 break
-            if now - edge_time > GIVE_UP_S:  # the counter moves but no launch finishes: a stuck kernel
-                raise EnergyUnavailable(f"no operation finished in {GIVE_UP_S:g} s of an energy window")
+            if now - progress_time > GIVE_UP_S:  # the counter moves but no launch finishes: a stuck kernel
+                raise EnergyUnavailable(f"no operation finished in {GIVE_UP_S:g} s of an energy window", counter=False)
         if value < edge_value:  # a reset or a wrap: no figure from this window, and the moment it was
             discarded += 1      # seen is no step of the counter: the next window starts at its next step
             value, now = _next_step(meter, value, clock, sleep, loop.feed, on_poll)

@@ -58,7 +58,16 @@ class PlanLoop:
     def gpu_ms(self, start, end) -> float:
         return self.cupy.cuda.get_elapsed_time(start, end)
 
-    def finish(self) -> None:
-        self.stream.synchronize()
+    def finish(self, wait_s: float | None = None) -> None:
+        """Wait for the queued launches: for ever after a clean measurement (as any sample does),
+        at most `wait_s` after a failed one, whose kernel may be what failed."""
+        import time
+
+        if wait_s is None:
+            self.stream.synchronize()
+        elif self._in_flight:
+            deadline = time.perf_counter() + wait_s
+            while not self._in_flight[-1][0].done and time.perf_counter() < deadline:
+                time.sleep(0.001)
         self._in_flight.clear()
         self._graph = None

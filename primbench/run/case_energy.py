@@ -52,4 +52,6 @@ class CaseEnergy:
         try:
             return energy.measure(PlanLoop(self.gpu, plan.run, op_ms), meter, self.policy)
         except energy.EnergyUnavailable as exc:
+            if exc.counter:  # the counter itself stopped or broke: later cases are told at once
+                self._meter, self._reason = None, str(exc)
             return {"reason": str(exc)}

@@ -76,8 +76,9 @@ class Loop:
     def gpu_ms(self, start, end):
         return end - start
 
-    def finish(self):
+    def finish(self, wait_s=None):
         self.finished = True
+        self.waited = wait_s
 
 
 def ramp_to(steady_w, from_w=200.0, over_s=0.3):
@@ -149,6 +150,45 @@ def test_a_loop_whose_operations_stop_finishing_ends_with_a_reason_not_a_hang():
     with pytest.raises(energy.EnergyUnavailable, match="no operation finished"):
         energy.measure(loop, Meter(clock, ramp_to(500.0)), EnergyPolicy(), clock=clock, sleep=clock.sleep)
     assert loop.finished and clock.t < energy.GIVE_UP_S + 3.0
+    assert loop.waited == energy.FINISH_WAIT_S  # a failed window never waits for ever on the queue
+
+
+class SlowingLoop(Loop):
+    """Operations of 2 ms until t = 1.5 s, then of 3 ms: each window's op_ms must be its own."""
+
+    def done(self):
+        t_ms = self.clock.t * 1e3
+        ops = t_ms / 2.0 if t_ms <= 1500 else 750 + (t_ms - 1500) / 3.0
+        ops = int(ops) // self.ops_per_launch * self.ops_per_launch
+        gpu_ms = ops * 2.0 if ops <= 750 else 1500 + (ops - 750) * 3.0
+        return gpu_ms, ops
+
+
+def test_each_window_gets_the_time_per_operation_of_its_own_span():
+    clock = Clock()
+    result = energy.measure(SlowingLoop(clock, op_ms=2.0), Meter(clock, ramp_to(500.0)), EnergyPolicy(min_ramp_s=0.3),
+                            clock=clock, sleep=clock.sleep)
+    first, *_, last = result["windows"]
+    assert first["op_ms"] == pytest.approx(2.0, rel=0.02) and last["op_ms"] == pytest.approx(3.0, rel=0.02)
+    assert result["mj_per_op"] == pytest.approx(sum(w["mj"] for w in result["windows"]) / sum(w["ops"] for w in result["windows"]))
+
+
+def test_a_counter_that_stops_during_one_case_is_told_to_every_later_case_at_once(monkeypatch):
+    from primbench.measuring import energy_loop
+
+    calls = []
+
+    def stopped(loop, meter, policy, **_):
+        calls.append(1)
+        raise energy.EnergyUnavailable("the energy counter did not move in 2 s")
+
+    monkeypatch.setattr(energy_loop, "PlanLoop", lambda *args: None)
+    monkeypatch.setattr(energy, "measure", stopped)
+    taker = CaseEnergy(types.SimpleNamespace(pynvml=FakeNvml(), handle=None), gpu=None, policy=EnergyPolicy())
+    measurement = types.SimpleNamespace(batch_ms=[0.01], cold_ms=[0.02])
+    first = taker.measure(plan=types.SimpleNamespace(run=None), measurement=measurement)
+    second = taker.measure(plan=types.SimpleNamespace(run=None), measurement=measurement)
+    assert first == second == {"reason": "the energy counter did not move in 2 s"} and len(calls) == 1
 
 
 def test_without_instant_power_the_peak_is_null_and_the_figure_stands():
@@ -224,7 +264,9 @@ def test_energy_true_means_every_case_and_no_block_leaves_the_config_hash_as_it_
 
 @pytest.mark.parametrize("block, words", [
     ("yes", "must be true, false or a mapping"),
-    ({"windows": 0}, "timing.energy.windows: must be a whole number from 1 to 100"),
+    ({"windows": 0}, "timing.energy.windows: must be a whole number from 2 to 100"),
+    ({"windows": 1}, "timing.energy.windows: must be a whole number from 2 to 100"),
+    ({"window_s": 31}, "timing.energy.window_s: 31 is outside 0.05 to 20"),
     ({"cases": []}, "timing.energy.cases: must be a list of globs"),
     ({"window_s": float("nan")}, "timing.energy.window_s: must be a number"),
     ({"min_ramp_s": 3, "max_ramp_s": 1}, "timing.energy.max_ramp_s: 1 s is shorter than min_ramp_s 3 s"),
