@@ -29,15 +29,14 @@ from primbench.runfile.records import CaseRecord
 ENERGY_REGRESSION, ENERGY_IMPROVEMENT = "ENERGY REGRESSION", "ENERGY IMPROVEMENT"
 ENERGY_SAME, ENERGY_MISSING = "ENERGY SAME", "ENERGY MISSING"
 LEADING = (ENERGY_REGRESSION, ENERGY_IMPROVEMENT)  # energy verdicts that show a pair on its own
-# With this many windows or fewer on either side, the interval is the range of every ratio the
-# windows allow, [min new / max base, max new / min base], not a bootstrap. With 3 windows a side, a
-# resampled median is the smallest window with probability 7/27 (two or three of the three draws),
-# so the smallest ratio occurs in (7/27)^2 = 6.7 % of resamples, more than the 2.5 % tail: the
-# percentile bootstrap returns exactly that range (checked: 200 random triples, every one equal),
-# only with a random seed and the look of precision added. Past 3 a side the bootstrap is
-# narrower than the range and is used (stats.ratio_interval, as for times: ratio of medians,
-# seeded, 95 %).
-RANGE_UP_TO_WINDOWS = 3
+# The interval is the range of every ratio the windows allow, [min new / max base, max new / min
+# base], at any number of windows. With 3 windows a side (the default) a percentile bootstrap of the
+# ratio of medians returns exactly that range (a resampled median is the smallest window with
+# probability 7/27, so the smallest ratio occurs in 6.7 % of resamples, past the 2.5 % tail;
+# checked on 200 random triples). Past 3 a side a bootstrap of medians is narrower but answers for
+# another statistic than the pooled figure shown and gated (all mJ over all operations), and the two
+# can part (20 windows, two of them tiny: ratio 1.000, median interval [1.100, 1.100]); the pooled
+# figure always lies inside the range, so the range is the interval.
 
 
 def _number(value) -> bool:
@@ -60,14 +59,12 @@ def window_mj(record: CaseRecord) -> list[float]:
 
 
 def ratio_interval(base_windows, new_windows) -> tuple[float, float]:
-    """The 95 % interval of new/base mJ per op from the windows (see RANGE_UP_TO_WINDOWS); (nan,
-    nan) with fewer than 2 windows a side, where there is no spread to read."""
+    """The interval of new/base mJ per op from the windows (the range: see above); (nan, nan) with
+    fewer than 2 windows a side, where there is no spread to read."""
     base, new = np.asarray(base_windows, dtype=np.float64), np.asarray(new_windows, dtype=np.float64)
     if base.size < 2 or new.size < 2:
         return math.nan, math.nan
-    if min(base.size, new.size) <= RANGE_UP_TO_WINDOWS:
-        return float(new.min() / base.max()), float(new.max() / base.min())
-    return stats.ratio_interval(base, new)
+    return float(new.min() / base.max()), float(new.max() / base.min())
 
 
 @dataclass
@@ -106,11 +103,13 @@ class EnergyPair:
         return f"{self.text()}: {self.verdict} (energy threshold {self.threshold * 100:.1f} %)"
 
 
-def one_board(base, new) -> bool:
-    """Whether two runs (or headers' devices) come from one physical GPU, by its NVML uuid. Energy
-    is gated only then: two H200s drew 577 and 660 W on vector_load_sum at 2^25 (18.8 and 21.9 mJ
-    a sum, docs/perf-notes.md), a gap no 5 % threshold survives, where one GPU repeated within 2.1 %."""
-    first, second = (run.header.device.get("uuid") for run in (base, new))
+def one_board(base, new, base_record=None, new_record=None) -> bool:
+    """Whether two runs (or, given, two of their cases: a case of a run over several GPUs names its
+    own) come from one physical GPU, by its NVML uuid. Energy is gated only then: two H200s drew 577
+    and 660 W on vector_load_sum at 2^25 (18.8 and 21.9 mJ a sum, docs/perf-notes.md), a gap no 5 %
+    threshold survives, where one GPU repeated within 2.1 %."""
+    first = (base_record.device_uuid if base_record is not None else None) or base.header.device.get("uuid")
+    second = (new_record.device_uuid if new_record is not None else None) or new.header.device.get("uuid")
     return bool(first) and first == second
 
 
@@ -135,9 +134,12 @@ def energy_pair(base: CaseRecord, new: CaseRecord, threshold: float | None) -> E
         return EnergyPair(base_mj, threshold=threshold, verdict=ENERGY_MISSING, reason=str(reason)[:200])
     pair = EnergyPair(base_mj, new_mj, new_mj / base_mj, *ratio_interval(window_mj(base), window_mj(new)),
                       threshold=threshold)
-    if threshold is not None and math.isfinite(pair.ci_low):
-        pair.verdict = (ENERGY_REGRESSION if pair.ci_low > 1 + threshold else
-                        ENERGY_IMPROVEMENT if pair.ci_high < 1 - threshold else ENERGY_SAME)
+    if threshold is not None:
+        # No interval (a side with fewer than 2 windows): the ratio alone decides, so that a gated
+        # rise is never passed in silence.
+        low, high = (pair.ci_low, pair.ci_high) if math.isfinite(pair.ci_low) else (pair.ratio, pair.ratio)
+        pair.verdict = (ENERGY_REGRESSION if low > 1 + threshold else
+                        ENERGY_IMPROVEMENT if high < 1 - threshold else ENERGY_SAME)
     return pair
 
 
@@ -191,11 +193,11 @@ def case_figures(record: CaseRecord) -> dict | None:
     """The energy figures an export carries, as runfile/frame.py defines them: mJ per op, the mean
     and peak draw (W; peak None where the GPU gives no instant reading) and GB per joule (None
     where the case declares no bytes). None where the case has no energy."""
-    mj = mj_per_op(record)
-    if mj is None:
+    figures = stats.energy_figures(record.energy)
+    if figures is None:
         return None
-    energy = record.energy
-    return {"mj_per_op": mj, "avg_w": float(energy["avg_w"]) if _number(energy.get("avg_w")) else None,
+    mj, energy = figures["mj_per_op"], record.energy
+    return {"mj_per_op": mj, "avg_w": figures["avg_w"] if _number(figures["avg_w"]) else None,
             "peak_w": float(energy["peak_w"]) if _number(energy.get("peak_w")) else None,
             "gb_per_j": record.bytes / 1e9 / (mj / 1e3) if record.bytes else None}
 

@@ -257,12 +257,11 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
                  identities: set | None = None) -> list[Pair]:
     """Every case of either run (or, with new_cases_only, of the new run; with `identities`, only
     those), paired by identity, with its verdict (base order first, then new-only cases). Energy is
-    gated only between runs of one GPU model, as times are."""
+    gated only between cases of one physical GPU (compare/energy.py one_board)."""
     if is_published(base) or is_published(new):
         return _published_pairs(base, new)
     thresholds = thresholds or Thresholds.from_header(new.header)
     same_gpu = same_gpu_model(base, new)
-    energy_gate = thresholds.energy_threshold if one_board(base, new) else None  # compare/energy.py says why
     base_cases = {record.case: record for record in base.cases}
     new_cases = {record.case: record for record in new.cases}
     pairs = []
@@ -307,7 +306,8 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
         if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
             _note_code_change(pair, b, n, thresholds)
-        pair.energy = energy_pair(b, n, energy_gate) if b.ok and n.ok else None
+        gate = thresholds.energy_threshold if one_board(base, new, b, n) else None  # compare/energy.py says why
+        pair.energy = energy_pair(b, n, gate) if b.ok and n.ok else None
         if pair.verdict == BELOW_FLOOR:
             pair.note = "; ".join(filter(None, [pair.note, below_floor_note(pair, thresholds, base.git.get("sha"))]))
         pairs.append(pair)

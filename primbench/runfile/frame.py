@@ -127,14 +127,14 @@ def _energy_columns(record: CaseRecord, idle_w: float) -> dict:
     the GPU's idle draw (measured at run start) over its own time; `energy_reason` why none was
     measured for a case that asked."""
     energy = record.energy
-    windows = [w for w in energy.get("windows") or () if is_number(w.get("ops")) and w["ops"] > 0]
+    windows = [w for w in energy.get("windows") or () if is_number(w.get("ops")) and w["ops"] > 0 and is_number(w.get("mj"))]
     per_window = [w["mj"] / w["ops"] for w in windows]
-    mj = stats.energy_mj_per_op(energy)
-    if not is_number(mj):
+    figures = stats.energy_figures(energy)
+    if figures is None:
         return {"energy_mj": math.nan, "energy_lo_mj": math.nan, "energy_hi_mj": math.nan, "energy_w": math.nan,
                 "energy_peak_w": math.nan, "gb_per_j": math.nan, "energy_above_idle_mj": math.nan,
                 "energy_reason": energy.get("reason")}
-    watts, op_ms = energy.get("avg_w"), energy.get("op_ms")
+    mj, watts, op_ms = figures["mj_per_op"], figures["avg_w"], figures["op_ms"]
     above = (watts - idle_w) * op_ms if is_number(watts) and is_number(idle_w) and is_number(op_ms) else math.nan
     return {
         "energy_mj": float(mj),

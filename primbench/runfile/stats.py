@@ -80,18 +80,30 @@ def summarize(samples) -> Summary | None:
     )
 
 
-def energy_mj_per_op(energy: dict) -> float | None:
-    """A case's energy per operation (mJ) from its run-file `energy`: all its counter windows'
-    millijoules over all their operations where the windows are kept (as measuring/energy.py pools
-    them), else the recorded `mj_per_op`; None where there is none (not asked, or only `reason`)."""
+def energy_figures(energy: dict) -> dict | None:
+    """A case's energy from its run-file `energy`: {"mj_per_op", "avg_w", "op_ms"}, all its counter
+    windows taken together (their millijoules over their operations and seconds, as
+    measuring/energy.py pools them) where the windows are kept, else the recorded figures; None
+    where there is none (not asked, or only `reason`). Every reader takes its figures from here."""
     def number(value) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
-    windows = [w for w in (energy or {}).get("windows") or () if isinstance(w, dict) and number(w.get("mj")) and number(w.get("ops"))]
+    energy = energy if isinstance(energy, dict) else {}
+    windows = [w for w in energy.get("windows") or () if isinstance(w, dict)
+               and all(number(w.get(name)) for name in ("mj", "ops", "seconds"))]
     if windows:
-        return sum(w["mj"] for w in windows) / sum(w["ops"] for w in windows)
-    value = (energy or {}).get("mj_per_op")
-    return float(value) if number(value) else None
+        mj, ops, seconds = (sum(w[name] for w in windows) for name in ("mj", "ops", "seconds"))
+        return {"mj_per_op": mj / ops, "avg_w": mj / seconds / 1000.0, "op_ms": seconds * 1e3 / ops}
+    if not number(energy.get("mj_per_op")):
+        return None
+    return {"mj_per_op": float(energy["mj_per_op"]), **{name: float(energy[name]) if number(energy.get(name)) else math.nan
+                                                       for name in ("avg_w", "op_ms")}}
+
+
+def energy_mj_per_op(energy: dict) -> float | None:
+    """energy_figures' millijoules per operation, or None."""
+    figures = energy_figures(energy)
+    return figures["mj_per_op"] if figures else None
 
 
 def bandwidth_gbps(nbytes: float, time_ms: float) -> float:

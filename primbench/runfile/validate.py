@@ -101,8 +101,11 @@ GPUS = {"mode": F("string", rule=one_of(("shard", "replicate"))), "group": F("st
         "devices": F("array", holds="objects", items=F("object", fields={
             "index": F("integer", rule=_COUNT), "visible": F(("string", "integer")), "device": F("object", fields=DEVICE),
             "copy": F("object", fields=PROBE), "read": F("object", fields=PROBE), "error": F("string")}))}
-ENERGY_WINDOW = {"seconds": F("number", rule=above_zero_to(1e9, "seconds above 0")), "mj": F("number", rule=_MILLIJOULES),
-                 "ops": F("number", rule=above_zero_to(1e18, "a count of operations above 0")),
+# A window's three counts are required (every reader divides by them); at least 1e-6 operations, so
+# that a window's mJ per operation (at most 10^12 / 10^-6) stays finite.
+ENERGY_WINDOW = {"seconds": F("number", required=True, rule=above_zero_to(1e9, "seconds above 0")),
+                 "mj": F("number", required=True, rule=_MILLIJOULES),
+                 "ops": F("number", required=True, rule=between(1e-6, 1e18, "a count of operations from 10^-6 to 10^18")),
                  "op_ms": F("number", rule=_OP_MS), "avg_w": F("number", rule=_WATTS)}
 ENERGY = {"mj_per_op": F("number", rule=_MILLIJOULES), "avg_w": F("number", rule=_WATTS),
           "peak_w": F(NUMBER_OR_NULL, rule=_WATTS), "op_ms": F("number", rule=_OP_MS),
