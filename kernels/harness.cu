@@ -44,11 +44,16 @@ extern "C" __global__ void primbench_hold_stamped(unsigned long long ns, unsigne
 // sized probes try both (primbench/measuring/ceilings.py), so that no kernel's load beats the ceiling.
 template <bool kNoAllocate>
 __device__ __forceinline__ uint4 probe_load(const uint4* p) {
-    if (!kNoAllocate) return __ldg(p);
-    uint4 r;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
-    return r;
+#if __CUDA_ARCH__ >= 700  // the eviction-priority qualifier exists from Volta on; this module holds
+                          // the timing kernels too, so it must build for every GPU
+    if (kNoAllocate) {
+        uint4 r;
+        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+        return r;
+    }
+#endif
+    return __ldg(p);
 }
 
 template <bool kNoAllocate>
