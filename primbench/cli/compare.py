@@ -80,11 +80,8 @@ def cmd_check(args) -> int:
           + ("; not timed against the baseline: " + ", ".join(f"{count} {verdict}" for verdict, count in skipped.items())
              if skipped else "") + (f"; under the noise floor: {below_floor} BELOW_FLOOR" if below_floor else "")
           + (f"; energy not checked: {energy_missing} ENERGY MISSING" if energy_missing else ""))
-    for key in regressed[:20]:  # one a line: a line stays within the terminal's 120 columns
-        if key in energy_regressed:
-            print(f"  regression: {printable(key)[:86]} (ENERGY REGRESSION)")
-        else:
-            print(f"  regression: {printable(key)[:106]}")  # a case key is run-file text
+    for pair in [p for p in pairs if p.regressed][:20]:  # one a line, within the terminal's 120 columns
+        print(_regression_line(pair, verdicts))
     if len(regressed) > 20:
         print(f"  ... and {len(regressed) - 20} more (above)")
     if stale and strict:
@@ -97,6 +94,15 @@ def cmd_check(args) -> int:
         elapsed_s = {record.key: record.elapsed_s for record in new.cases}  # each test case's time: the new run's
         write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new), elapsed_s=elapsed_s))
     return code
+
+
+def _regression_line(pair, verdicts) -> str:
+    """check's line for one failing case: its key (run-file text, cut to fit 120 columns) and, where
+    energy failed it, which gates did: energy alone, or time and energy both."""
+    energy_failed = pair.energy is not None and pair.energy.regressed
+    also_time = energy_failed and pair.verdict in (verdicts.SLOWER, verdicts.FAILED) and not pair.exempt_reason
+    why = f" ({pair.verdict} and ENERGY REGRESSION)" if also_time else " (ENERGY REGRESSION)" if energy_failed else ""
+    return f"  regression: {printable(pair.text)[:106 - len(why)]}{why}"
 
 
 def _baseline_of(new, given) -> Path:

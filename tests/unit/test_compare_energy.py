@@ -309,3 +309,20 @@ def test_energy_is_not_gated_between_two_gpus_of_one_model_and_check_says_so(run
     _, pairs = verdicts.check(load_run(runs["base"]), load_run(elsewhere))
     shown = [p for p in pairs if p.energy is not None and p.text.startswith(MORE)]
     assert shown and all(p.energy.ratio > 1.09 and p.energy.verdict == "" and not p.regressed for p in shown)
+
+
+def test_a_case_that_fails_on_time_and_on_energy_says_both(runs, bench, tmp_path):
+    keys = _measured_keys(runs["gated"], MORE)
+    slowed = keys[-1]  # the largest of MORE's cases: three times slower is past every floor
+
+    def slower(obj):
+        if obj["kind"] == "case" and obj["key"] == slowed:
+            obj["samples"]["cold_ms"] = [t * 3 for t in obj["samples"]["cold_ms"]]
+            obj["samples"]["batch_ms"] = [t * 3 for t in obj["samples"].get("batch_ms") or []]
+
+    both = edited_copy(runs["gated"], tmp_path / "both.jsonl", slower)
+    result = bench("check", "--baseline", runs["base"], both)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("  regression: ")]
+    assert f"  regression: {slowed} (SLOWER and ENERGY REGRESSION)" in lines, lines
+    assert all(line.endswith("(ENERGY REGRESSION)") for line in lines if slowed not in line)
+    assert max(len(line) for line in lines) <= 120
