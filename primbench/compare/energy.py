@@ -50,12 +50,7 @@ def mj_per_op(record: CaseRecord | None) -> float | None:
 
 def window_mj(record: CaseRecord) -> list[float]:
     """Each counter window's millijoules per operation (mj / ops), those that can be divided."""
-    out = []
-    for window in (record.energy or {}).get("windows") or ():
-        mj, ops = (window.get("mj"), window.get("ops")) if isinstance(window, dict) else (None, None)
-        if _number(mj) and _number(ops) and ops > 0 and mj > 0:
-            out.append(mj / ops)
-    return out
+    return [w["mj"] / w["ops"] for w in stats.energy_windows(record.energy)]
 
 
 def ratio_interval(base_windows, new_windows) -> tuple[float, float]:

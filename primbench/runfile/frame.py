@@ -127,8 +127,7 @@ def _energy_columns(record: CaseRecord, idle_w: float) -> dict:
     the GPU's idle draw (measured at run start) over its own time; `energy_reason` why none was
     measured for a case that asked."""
     energy = record.energy
-    windows = [w for w in energy.get("windows") or () if is_number(w.get("ops")) and w["ops"] > 0 and is_number(w.get("mj"))]
-    per_window = [w["mj"] / w["ops"] for w in windows]
+    per_window = [w["mj"] / w["ops"] for w in stats.energy_windows(energy)]
     figures = stats.energy_figures(energy)
     if figures is None:
         return {"energy_mj": math.nan, "energy_lo_mj": math.nan, "energy_hi_mj": math.nan, "energy_w": math.nan,

@@ -80,23 +80,30 @@ def summarize(samples) -> Summary | None:
     )
 
 
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def energy_windows(energy: dict) -> list[dict]:
+    """The counter windows of a run-file `energy` that every reader can divide by: seconds, mJ and
+    operations all above 0 (the validator requires them; this also guards a dict built in code)."""
+    windows = (energy if isinstance(energy, dict) else {}).get("windows") or ()
+    return [w for w in windows if isinstance(w, dict) and all(_positive(w.get(name)) for name in ("mj", "ops", "seconds"))]
+
+
 def energy_figures(energy: dict) -> dict | None:
     """A case's energy from its run-file `energy`: {"mj_per_op", "avg_w", "op_ms"}, all its counter
     windows taken together (their millijoules over their operations and seconds, as
     measuring/energy.py pools them) where the windows are kept, else the recorded figures; None
     where there is none (not asked, or only `reason`). Every reader takes its figures from here."""
-    def number(value) -> bool:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-
     energy = energy if isinstance(energy, dict) else {}
-    windows = [w for w in energy.get("windows") or () if isinstance(w, dict)
-               and all(number(w.get(name)) for name in ("mj", "ops", "seconds"))]
+    windows = energy_windows(energy)
     if windows:
         mj, ops, seconds = (sum(w[name] for w in windows) for name in ("mj", "ops", "seconds"))
         return {"mj_per_op": mj / ops, "avg_w": mj / seconds / 1000.0, "op_ms": seconds * 1e3 / ops}
-    if not number(energy.get("mj_per_op")):
+    if not _positive(energy.get("mj_per_op")):
         return None
-    return {"mj_per_op": float(energy["mj_per_op"]), **{name: float(energy[name]) if number(energy.get(name)) else math.nan
+    return {"mj_per_op": float(energy["mj_per_op"]), **{name: float(energy[name]) if _positive(energy.get(name)) else math.nan
                                                        for name in ("avg_w", "op_ms")}}
 
 
