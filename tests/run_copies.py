@@ -3,6 +3,7 @@ Each test that uses one says what it changes; nothing under results/ is ever mod
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -18,7 +19,9 @@ def edited_copy(run_path: Path, out: Path, edit, *, respell_keys: bool = True) -
     a case whose identity the edit changed gets the key its fields spell (unless told not to), and
     the end record counts the cases as edited (as the runner would have written it)."""
     lines, counts = [], {"ok": 0, "failed": 0, "skipped": 0}
-    for line in Path(run_path).read_text().splitlines():
+    raw = Path(run_path).read_bytes()
+    text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()  # tests/data's runs are gzipped
+    for line in text.splitlines():
         record = json.loads(line)
         edit(record)
         if respell_keys and record.get("kind") == "case":

@@ -7,7 +7,6 @@ the same times, and 300 W for the rest: the A/A pairs. Nothing under tests/data 
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import math
@@ -284,9 +283,7 @@ def test_two_real_energy_runs_of_one_gpu_pass_a_5_percent_energy_gate(tmp_path):
         if obj["kind"] == "header":
             obj["config"].setdefault("compare", {})["energy_threshold"] = 0.05
 
-    plain = tmp_path / "energy-b-plain.jsonl"
-    plain.write_bytes(gzip.decompress((RUNS / "energy-b.jsonl.gz").read_bytes()))
-    new = edited_copy(plain, tmp_path / "energy-b.jsonl", gate)
+    new = edited_copy(RUNS / "energy-b.jsonl.gz", tmp_path / "energy-b.jsonl", gate)
     _, pairs = verdicts.check(load_run(RUNS / "energy-a.jsonl.gz"), load_run(new))
     measured = [p for p in pairs if p.energy is not None]
     assert len(measured) == 34
