@@ -167,12 +167,13 @@ def headline_energy(section: dict | None) -> dict | None:
 
 
 def run_energy(run, frame) -> dict | None:
-    """The run's energy facts for the page: the idle draw, and the header's reason where the GPU could
+    """The run's energy facts for the page: the idle draw (the lowest and highest, over several GPUs), and the header's reason where the GPU could
     not measure energy at all; None for a run that never asked for energy."""
     header = run.header.energy or {}
     measured = int(frame["energy_mj"].notna().sum()) if "energy_mj" in frame and not frame.empty else 0
     if not header and not measured:
         return None
     reason = header.get("reason") if not header.get("available", True) else None
-    return {"idle_w": header.get("idle_w") if is_number(header.get("idle_w")) else None,
+    draws = sorted(set(run.idle_draws_w.values()))  # a run over several GPUs: each GPU's own
+    return {"idle_w": draws[0] if draws else None, "idle_hi_w": draws[-1] if len(draws) > 1 else None,
             "reason": reason if isinstance(reason, str) and reason.strip() else None, "measured": measured}

@@ -45,7 +45,10 @@ def _device_entry(worker: Worker) -> dict:
     entry = {"index": worker.gpu.index, "visible": worker.gpu.visible}
     if worker.header is None:
         return dict(entry, error=f"its worker exited with code {worker.exit_code} before it started")
-    return dict(entry, device=worker.header.device, copy=worker.header.copy, read=worker.header.read)
+    entry = dict(entry, device=worker.header.device, copy=worker.header.copy, read=worker.header.read)
+    if worker.header.energy:  # each GPU's own idle draw: a shard's file has one header, GPU 0's
+        entry["energy"] = worker.header.energy
+    return entry
 
 
 def _new_files(started: list[Worker], workers: list[Worker], mode: str, output, config_path=None) -> dict:

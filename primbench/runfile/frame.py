@@ -193,9 +193,9 @@ def to_frame(run):
              # "op/name" -> "read" or "read_write"; a run made before Variant.traffic has none, and no
              # read probe either, so its speed of light stays unknown (NaN).
              "traffic": {name: info.get("traffic") for name, info in variants.items()}}
-    idle_w = (run.header.energy or {}).get("idle_w")
     rows = [{**_identity_columns(record, variants.get(f"{record.case.op}/{record.case.variant}", {})),
-             **_timing_columns(record, scale), **_check_columns(record), **_energy_columns(record, idle_w)}
+             **_timing_columns(record, scale), **_check_columns(record),
+             **_energy_columns(record, run.idle_w(record.device_uuid))}
             for record in run.cases]
     frame = pd.DataFrame(rows, columns=None if rows else list(COLUMN_TYPES))
     return frame.astype({name: kind for name, kind in COLUMN_TYPES.items() if name in frame.columns})

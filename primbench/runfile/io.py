@@ -101,6 +101,27 @@ class Run:
         return sized_ceilings_gbps(self.header)
 
     @functools.cached_property
+    def idle_draws_w(self) -> dict[str | None, float]:
+        """Each GPU's idle draw (W) measured at its start, by the UUID its cases carry (a GPU whose
+        NVML gave none as gpu<index>, as the scheduler names it); None keys the header's own GPU.
+        A shard's file has one header, its first GPU's: the other GPUs' draws are in `gpus.devices`."""
+        draws = {}
+        for entry in (self.header.gpus or {}).get("devices") or []:
+            idle = (entry.get("energy") or {}).get("idle_w")
+            if _is_watts(idle):
+                uuid = (entry.get("device") or {}).get("uuid") or f"gpu{entry.get('index')}"
+                draws[uuid] = float(idle)
+        idle = (self.header.energy or {}).get("idle_w")
+        if _is_watts(idle):
+            draws[None] = float(idle)
+        return draws
+
+    def idle_w(self, device_uuid: str | None = None) -> float | None:
+        """The idle draw of the GPU that measured a case (its `device_uuid`), else the header's."""
+        draws = self.idle_draws_w
+        return draws.get(device_uuid, draws.get(None)) if device_uuid else draws.get(None)
+
+    @functools.cached_property
     def _frame(self):
         from primbench.runfile.frame import to_frame
 
@@ -110,6 +131,10 @@ class Run:
         """One row per case with the derived statistics (pandas DataFrame), built once per run;
         callers that add columns work on a copy."""
         return self._frame.copy()
+
+
+def _is_watts(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
 def read_bandwidth_gbps(header: RunHeader) -> float:

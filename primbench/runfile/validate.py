@@ -96,11 +96,14 @@ COMPARE_BLOCK = {"threshold": F("number", rule=_FRACTION), "batch_threshold": F(
 CONFIG = {"name": F(TEXT_OR_NULL), "compare": F("object", fields=COMPARE_BLOCK), "timing": F("object"),
           "verify": F("object"), "plugins": F("array", items=F("string"), holds="paths"),
           "sweeps": F("array", items=F("object", fields={"explicit": F("array")}), holds="objects")}
+HEADER_ENERGY = {"available": F("boolean"), "reason": F(TEXT_OR_NULL), "idle_w": F(NUMBER_OR_NULL, rule=_WATTS),
+                 "counter_step_s": F(NUMBER_OR_NULL, rule=_SECONDS), "method": F(TEXT_OR_NULL), "policy": F("object")}
 GPUS = {"mode": F("string", rule=one_of(("shard", "replicate"))), "group": F("string"),
         "replicas": F("array", items=F("string"), holds="run ids"),
         "devices": F("array", holds="objects", items=F("object", fields={
             "index": F("integer", rule=_COUNT), "visible": F(("string", "integer")), "device": F("object", fields=DEVICE),
-            "copy": F("object", fields=PROBE), "read": F("object", fields=PROBE), "error": F("string")}))}
+            "copy": F("object", fields=PROBE), "read": F("object", fields=PROBE),
+            "energy": F("object", fields=HEADER_ENERGY), "error": F("string")}))}
 # A window's three counts are required (every reader divides by them); at least 1e-6 operations, so
 # that a window's mJ per operation (at most 10^12 / 10^-6) stays finite.
 ENERGY_WINDOW = {"seconds": F("number", required=True, rule=above_zero_to(1e9, "seconds above 0")),
@@ -114,8 +117,6 @@ ENERGY = {"mj_per_op": F("number", rule=_MILLIJOULES), "avg_w": F("number", rule
           "counter_step_s": F(NUMBER_OR_NULL, rule=_SECONDS), "counter_step_mj": F(NUMBER_OR_NULL),
           "ops_per_launch": F("integer", rule=between(1, 2**63, "a count of operations above 0")),
           "method": F(TEXT_OR_NULL), "reason": F(TEXT_OR_NULL), "discarded_windows": F("integer", rule=_COUNT)}
-HEADER_ENERGY = {"available": F("boolean"), "reason": F(TEXT_OR_NULL), "idle_w": F(NUMBER_OR_NULL, rule=_WATTS),
-                 "counter_step_s": F(NUMBER_OR_NULL, rule=_SECONDS), "method": F(TEXT_OR_NULL), "policy": F("object")}
 HEADER_NESTED = {
     "tool": {"name": F("string"), "version": F(TEXT_OR_NULL)},
     "git": {"sha": F(TEXT_OR_NULL), "dirty": F(("boolean", "null")), "source": F(TEXT_OR_NULL)},

@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 
 from primbench.runfile.io import load_run
+from primbench.runfile.lines import RunFileError
 from primbench.runfile.records import SCHEMA_VERSION
 from tests.conftest import REPO
 from tests.hostile import harness
+from tests.run_copies import edited_copy
 
 DRIVER = REPO / "tests" / "stand_in" / "cli.py"
 CONFIG = """sweeps:
@@ -77,6 +79,30 @@ def test_shard_merges_every_gpus_cases_into_one_run_file_each_naming_its_gpu(tmp
     assert all(len(cases) == KEYS // 2 for cases in by_gpu.values()), {u: len(c) for u, c in by_gpu.items()}
     assert {t.device_uuid for t in run.telemetry} == set(by_gpu) and all(t.temperature_c for t in run.telemetry)
     assert run.end.ok == KEYS and "12 ok, 0 failed, 0 skipped, 0 not run" in result.stdout
+
+
+def test_a_shards_energy_above_idle_takes_the_idle_draw_of_the_gpu_that_measured_the_case(tmp_path, config):
+    # The merged file has one header, GPU 0's; GPU 1 idles 20 W higher, and its cases must say so.
+    result = _bench(tmp_path, "run", config, "--gpus", "0,1", "--output", tmp_path / "out",
+                    env={"STAND_IN_IDLE_W": "0:120,1:140"})
+    assert result.returncode == 0, result.stderr
+    [path] = _runs(tmp_path)
+    run = load_run(path)
+    assert [d["energy"]["idle_w"] for d in run.header.gpus["devices"]] == [120.0, 140.0]
+    frame = run.frame()
+    above = dict(zip(frame["key"], frame["energy_above_idle_mj"]))
+    # Each stand-in case draws 200 W for 0.5 ms an operation: (200 - idle) W x 0.5 ms.
+    expected = {"GPU-stand-in-0": (200 - 120) * 0.5, "GPU-stand-in-1": (200 - 140) * 0.5}
+    assert {c.device_uuid for c in run.cases} == set(expected)
+    for case in run.cases:
+        assert above[case.key] == pytest.approx(expected[case.device_uuid]), case.key
+    page = path.with_suffix(".html").read_text(encoding="utf-8")
+    assert "the GPUs drew 120–140 W idle at the start of the run" in page
+    # A GPU's idle draw is checked as the header's is: a damaged one is refused in one line.
+    damaged = edited_copy(path, tmp_path / "damaged.jsonl", lambda r: r.get("kind") == "header" and
+                          r["gpus"]["devices"][1]["energy"].update(idle_w=-3.0))
+    with pytest.raises(RunFileError, match=r"gpus\.devices\[1\]\.energy\.idle_w"):
+        load_run(damaged)
 
 
 def test_replicate_runs_every_case_on_every_gpu_and_flags_the_slow_one(tmp_path, config, capsys):

@@ -9,6 +9,9 @@ What it does is set by the environment, per CUDA_VISIBLE_DEVICES entry (the GPU 
   STAND_IN_LOSE_CONTEXT=0:2      the GPU '0' worker's third case breaks its CUDA context, once
                                  (STAND_IN_MARKS names a folder that remembers it happened)
   STAND_IN_UUID_PREFIX=GPU-x-    another host's GPUs
+  STAND_IN_IDLE_W=0:120,1:140    the GPU '0' idles at 120 W: its header says energy was measured, and
+                                 every case gets one window of 100 J over 1000 operations in 0.5 s
+                                 (200 W, 0.5 ms each)
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ class StandInRunner:
                          git={"sha": None, "dirty": None, "source": "none"}, config_path=self.config.path,
                          config_hash=self.config.hash(), config=self.config.resolved(), host={"hostname": "stand-in-host"},
                          device=self.device.info, copy={"n": 1, "bytes": 2e9, "method": "stand-in", "samples_ms": [2.0]},
-                         timing=self.config.timing.as_dict(), variants={v.key: v.describe() for v in variants_used})
+                         timing=self.config.timing.as_dict(), variants={v.key: v.describe() for v in variants_used},
+                         energy=_header_energy())
 
     def run_case(self, case, rng_seed: int) -> CaseRecord:
         time.sleep(float(os.environ.get("STAND_IN_DELAY", "0")))
@@ -82,8 +86,15 @@ class StandInRunner:
         self.sent += 1
         base = 0.01 * (1 + case.n / 2**20) * float(_setting("STAND_IN_SLOW") or 1)
         wobble = [1 + ((rng_seed >> i) % 7 - 3) * 0.001 for i in range(10)]
+        energy = {"windows": [{"seconds": 0.5, "mj": 100000.0, "ops": 1000.0}]} if _setting("STAND_IN_IDLE_W") else {}
         return CaseRecord(case, status="ok", variant_hash=variant.hash(), bytes=float(case.n * 4), seed=rng_seed,
-                          samples=Samples(cold_ms=tuple(base * w for w in wobble)), elapsed_s=0.0)
+                          samples=Samples(cold_ms=tuple(base * w for w in wobble)), elapsed_s=0.0, energy=energy)
+
+
+def _header_energy() -> dict:
+    idle = _setting("STAND_IN_IDLE_W")
+    return {"available": True, "reason": None, "idle_w": float(idle), "counter_step_s": 0.1,
+            "method": "stand-in"} if idle else {}
 
 
 if __name__ == "__main__":
