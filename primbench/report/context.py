@@ -328,7 +328,7 @@ def _energy_section(frame, compared, op, dtype, distribution, plots, styles) -> 
     """GB/J against GB/s at the op's largest size with energy, and why energy is missing where asked."""
     section = energy.op_energy(frame, compared, op, dtype, distribution)
     if section and section["points"]:
-        title = f"{op}: energy against speed at n = {pow2_text(section['n'])} ({dtype}, {distribution})"
+        title = f"{op}: energy against speed at n = {pow2_text(section['n'])} ({section['dtype']}, {section['distribution']})"
         section["chart"] = plots.energy_scatter(section["points"], median_w=section["median_w"], title=title, styles=styles)
     return section
 

@@ -135,6 +135,17 @@ def reason_notes(frame) -> list[dict]:
     return list(notes.values())
 
 
+def _slice_with_energy(compared, op: str, dtype, distribution) -> tuple:
+    """The op's charted slice where it has energy; else the slice (dtype, input distribution) with
+    the most cases measured for energy: a config may measure energy on one input (top-k on normal
+    logits) while the op's charts show another (its ties), and the section names the slice it shows."""
+    mine = compared[(compared["op"] == op) & compared["valid"] & compared["energy_mj"].notna()]
+    if mine.empty or not slice_of(mine, op, dtype, distribution).empty:
+        return dtype, distribution
+    counts = mine.groupby(["dtype", "distribution"], dropna=False).size()
+    return max(counts.items(), key=lambda item: (item[1], item[0][0] == dtype, str(item[0])))[0]
+
+
 def op_energy(frame, compared, op: str, dtype, distribution) -> dict | None:
     """An op's energy: at the largest size where its variants (in the slice and parameters its other
     charts compare) have energy, one point per variant, the median draw across them, the variant
@@ -145,6 +156,8 @@ def op_energy(frame, compared, op: str, dtype, distribution) -> dict | None:
     if "energy_mj" not in frame:
         return None
     reasons = reason_notes(frame[frame["op"] == op])
+    charted = (dtype, distribution)
+    dtype, distribution = _slice_with_energy(compared, op, dtype, distribution)
     cases = slice_of(compared, op, dtype, distribution)
     measured = cases[cases["valid"] & cases["energy_mj"].notna()]
     if measured.empty:
@@ -154,6 +167,7 @@ def op_energy(frame, compared, op: str, dtype, distribution) -> dict | None:
     watts = [p["w"] for p in points if p["w"] is not None]
     best = min(points, key=lambda p: (p["mj"], p["time_us"] if p["time_us"] is not None else math.inf))
     return {"n": n, "largest": n == int(cases.loc[cases["valid"], "n"].max()), "dtype": dtype, "distribution": distribution,
+            "charted_slice": (dtype, distribution) == charted,
             "points": points, "reasons": reasons, "median_w": statistics.median(watts) if watts else None, "best": best}
 
 
@@ -163,7 +177,8 @@ def headline_energy(section: dict | None) -> dict | None:
     if not best:
         return None
     return {"variant": best["variant"], "anchor": best.get("anchor"), "n": section["n"], "block": best["block"],
-            "mj": best["mj"], "gb_per_j": best["gb_per_j"], "w": best["w"]}
+            "mj": best["mj"], "gb_per_j": best["gb_per_j"], "w": best["w"],
+            "slice": None if section.get("charted_slice", True) else f"{section['dtype']}, {section['distribution']}"}
 
 
 def run_energy(run, frame) -> dict | None:

@@ -299,3 +299,30 @@ def test_a_real_energy_run_draws_a_scatter_and_names_the_least_energy_variant_fo
         # "at n = ..." follows the name where the headline's own size is another
         assert re.search(rf"least energy: {re.escape(best['variant'])}(?: at n = [^,]+)?, "
                          rf"{re.escape(format_mj(best['energy_mj']))} mJ per operation", line.text()), (op, line.text())
+
+
+def test_energy_measured_on_another_input_than_the_charts_still_gets_its_section_named_by_its_slice():
+    # The reference config times top-k on every input but measures energy on normal logits only,
+    # while the op's charts show the input with the most cases: the section must still be drawn.
+    import pandas as pd
+
+    from primbench.report import energy
+    from primbench.report.selection import annotate, primary_slice
+
+    run = load_run(REAL)
+    frame = annotate(run.frame(), run.header.variants)
+    topk = frame[frame["op"] == "topk"]
+    untimed = [topk.assign(distribution="many_ties", energy_mj=float("nan"), block=block) for block in (64, 128)]
+    both = pd.concat([frame, *untimed], ignore_index=True)
+    charted = primary_slice(both, "topk")
+    assert charted == ("float32", "many_ties")
+    section = energy.op_energy(both, both, "topk", *charted)
+    measured = topk[topk["energy_mj"].notna()]
+    assert section["distribution"] == "normal" and section["dtype"] == "float32"
+    assert sorted(p["variant"] for p in section["points"]) == sorted(measured["variant"].unique())
+    best = measured.sort_values("energy_mj").iloc[0]
+    line = energy.headline_energy(section)
+    assert line["variant"] == best["variant"] and line["mj"] == pytest.approx(best["energy_mj"])
+    assert line["slice"] == "float32, normal"  # the headline says which input its energy is on
+    # Where the charted slice has energy, nothing changes and the headline names no slice.
+    assert energy.headline_energy(energy.op_energy(frame, frame, "topk", *primary_slice(frame, "topk")))["slice"] is None
