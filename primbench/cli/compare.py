@@ -56,7 +56,7 @@ def cmd_check(args) -> int:
     shown_path = min(str(new.path), os.path.relpath(new.path), key=len)
     renew = command_hint(f"make baseline RUN={shown_path}", f"primbench baseline {shown_path}")
     stale = caveats.stale_baseline(pairs, new, renew)
-    notes = list(filter(None, [caveats.time_order(base, new), stale,
+    notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new), stale,
                                energy.not_gated_note(base, new, verdicts.Thresholds.from_header(new.header).energy_threshold)]))
     changed = verdicts.changed_variants(base, new)
     if changed:  # one line: each one's cases say "code changed" below

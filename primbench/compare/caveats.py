@@ -38,12 +38,30 @@ def median_sm_clock_mhz(run: Run) -> float | None:
     return float(np.median(clocks)) if clocks else None
 
 
+def short_uuid(uuid) -> str:
+    """A GPU's NVML uuid as people quote it: its first group ("GPU-69251176-cd04-..." -> "69251176")."""
+    text = str(uuid)
+    return text.removeprefix("GPU-").split("-")[0] or text
+
+
+def other_board(base: Run, new: Run) -> str | None:
+    """"another GPU (ab24714d; the baseline's 69251176)" when both runs name their GPU's uuid and the
+    two differ: boards of one model differ by more than a kernel change (up to 18 % in energy, and
+    up to 20 % in the batch figure of one-wave kernels under 2^20, docs/perf-notes.md), so a reader
+    of a gate's verdict must know."""
+    before, after = base.header.device.get("uuid"), new.header.device.get("uuid")
+    if not (before and after) or before == after:
+        return None
+    return f"another GPU ({short_uuid(after)}; the baseline's {short_uuid(before)})"
+
+
 def machine_shift(base: Run, new: Run) -> str | None:
-    """One line setting the two machines side by side, new against baseline: the read and copy
-    ceilings measured at each run's start and the median SM clock of their samples, so that a
-    shift of every case can be read as the machine's ("machine: the new run's read ceiling +1.7 %,
-    copy +0.6 %, median SM clock -0.3 % against the baseline's"). None when there is nothing to
-    set side by side (a published baseline)."""
+    """One line setting the two machines side by side, new against baseline: whether it is another
+    GPU, the read and copy ceilings measured at each run's start and the median SM clock of their
+    samples, so that a shift of every case can be read as the machine's ("machine: the new run is on
+    another GPU (ab24714d; the baseline's 69251176); its read ceiling +1.7 %, copy +0.6 %, median SM
+    clock -0.3 % against the baseline's"). None when there is nothing to set side by side (a
+    published baseline)."""
     def change(before, after):
         if not (before and after) or not all(map(math.isfinite, (before, after))):
             return None
@@ -54,7 +72,11 @@ def machine_shift(base: Run, new: Run) -> str | None:
         ("read ceiling", change(base.read_gbps, new.read_gbps)),
         ("copy", change(base.copy_gbps, new.copy_gbps)),
         ("median SM clock", change(median_sm_clock_mhz(base), median_sm_clock_mhz(new)))) if text]
-    return f"machine: the new run's {', '.join(parts)} against the baseline's" if parts else None
+    board = other_board(base, new)
+    shifts = f"{', '.join(parts)} against the baseline's" if parts else ""
+    if board:
+        return f"machine: the new run is on {board}" + (f"; its {shifts}" if shifts else "")
+    return f"machine: the new run's {shifts}" if shifts else None
 
 
 def missing_from_baseline(pairs: list[Pair]) -> dict[str, int]:

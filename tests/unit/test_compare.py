@@ -277,3 +277,22 @@ def test_a_failure_reason_with_control_characters_and_newlines_stays_valid_junit
     assert "second line" in failure.text and "\x1b" not in failure.text
     row = next(line for line in (tmp_path / "c.md").read_text().splitlines() if "vector_max" in line and "FAILED" in line)
     assert "second line" in row
+
+
+def test_check_and_compare_say_when_the_new_run_is_on_another_gpu_of_the_model(tmp_path, bench):
+    # Two boards of one model differ by more than many kernel changes (perf-notes: up to 18 % in
+    # energy, up to 20 % in the batch figure of one-wave kernels), so a gate's reader must know.
+    base, same_board = REPO / "tests/data/runs/energy-a.jsonl.gz", REPO / "tests/data/runs/energy-b.jsonl.gz"
+    other = edited_copy(same_board, tmp_path / "other-board.jsonl", lambda r: r["kind"] == "header" and
+                        r["device"].update(uuid="GPU-ab24714d-1111-2222-3333-444455556666"))
+    said = {}
+    for name, new in (("same", same_board), ("other", other)):
+        for command in ("check", "compare"):
+            result = bench(*([command, "--baseline", str(base), str(new)] if command == "check" else [command, str(base), str(new)]))
+            assert result.returncode == 0, result.stdout + result.stderr
+            said[name, command] = [line for line in result.stdout.splitlines() if line.startswith("machine: ")]
+    for command in ("check", "compare"):
+        (line,) = said["other", command]
+        assert line.startswith("machine: the new run is on another GPU (ab24714d; the baseline's b2160f74); its read ceiling ")
+        (line,) = said["same", command]
+        assert line.startswith("machine: the new run's read ceiling ") and "another GPU" not in line
