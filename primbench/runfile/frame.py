@@ -124,7 +124,8 @@ def _energy_columns(record: CaseRecord, idle_w: float) -> dict:
     windows' millijoules over their operations, `energy_lo_mj`/`energy_hi_mj` the fewest and most,
     `energy_w` the mean draw over the windows, `energy_peak_w` the highest instant reading,
     `gb_per_j` the minimal bytes per joule, `energy_above_idle_mj` what the operation cost above
-    the GPU's idle draw (measured at run start) over its own time; `energy_reason` why none was
+    the GPU's idle draw (measured at run start) over its own time (NaN where the draw is not above
+    it); `energy_reason` why none was
     measured for a case that asked."""
     energy = record.energy
     per_window = [w["mj"] / w["ops"] for w in stats.energy_windows(energy)]
@@ -135,6 +136,8 @@ def _energy_columns(record: CaseRecord, idle_w: float) -> dict:
                 "energy_reason": energy.get("reason")}
     mj, watts, op_ms = figures["mj_per_op"], figures["avg_w"], figures["op_ms"]
     above = (watts - idle_w) * op_ms if is_number(watts) and is_number(idle_w) and is_number(op_ms) else math.nan
+    if not above > 0:  # a draw at or under the idle one measured at start says that measure was off: none
+        above = math.nan
     return {
         "energy_mj": float(mj),
         "energy_lo_mj": min(per_window) if per_window else float(mj),

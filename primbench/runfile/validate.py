@@ -66,6 +66,33 @@ _SECONDS = between(0, 1e9, "0 or more seconds")
 _WATTS = above_zero_to(1e6, "watts above 0 (and at most 1,000,000)")
 _MILLIJOULES = above_zero_to(1e12, "millijoules above 0 (and at most 10^12)")
 _OP_MS = above_zero_to(TIME_CEILING_MS, "milliseconds above 0")
+# What readers derive, bounded as well as what is recorded: mJ per operation from 1 nJ (a 2 us
+# kernel at 100 W is 0.2 mJ), so that GB/J and ratios of it stay finite; a GPU's draw from 1 W.
+_MJ_PER_OP = between(1e-6, 1e12, "millijoules per operation from 1e-06 to 1e+12")
+_DRAW_W = between(1, 1e6, "watts from 1 to 1e+06")
+
+
+def _positive_number(value) -> bool:
+    return type(value) in (int, float) and 0 < value < math.inf
+
+
+def _window_figures(window: dict, path: str) -> str | None:
+    """A window's mJ per operation, draw and time per operation, as every reader divides them out
+    (runfile/stats.energy_figures), each within what a GPU can do: each of the three counts may be
+    in range while their quotients are not (1e-321 mJ over 1 operation). Checked before the fields
+    themselves, so only counts that are positive numbers are divided here; the fields say the rest."""
+    mj, ops, seconds = window.get("mj"), window.get("ops"), window.get("seconds")
+    if not (_positive_number(mj) and _positive_number(ops) and _positive_number(seconds)):
+        return None
+    for value, low, high, what, words in (
+            (mj / ops, 1e-6, 1e12, "mJ per operation", f"{mj:g} mJ over {ops:g} operations"),
+            (mj / seconds / 1000.0, 1.0, 1e6, "W", f"{mj:g} mJ in {seconds:g} s"),
+            (seconds * 1e3 / ops, 0.0, TIME_CEILING_MS, "ms per operation", f"{seconds:g} s for {ops:g} operations")):
+        inside = (value > low if low == 0 else value >= low) and value <= high
+        if not inside:
+            return f"'{path}' gives {value:.3g} {what} ({words}); it must be {low:g} to {high:g} {what}"
+    return None
+
 
 # -- the nested fields commands read ----------------------------------------------------------------
 NUMBER_OR_NULL = ("number", "null")
@@ -109,10 +136,10 @@ GPUS = {"mode": F("string", rule=one_of(("shard", "replicate"))), "group": F("st
 ENERGY_WINDOW = {"seconds": F("number", required=True, rule=above_zero_to(1e9, "seconds above 0")),
                  "mj": F("number", required=True, rule=_MILLIJOULES),
                  "ops": F("number", required=True, rule=between(1e-6, 1e18, "a count of operations from 10^-6 to 10^18")),
-                 "op_ms": F("number", rule=_OP_MS), "avg_w": F("number", rule=_WATTS)}
-ENERGY = {"mj_per_op": F("number", rule=_MILLIJOULES), "avg_w": F("number", rule=_WATTS),
+                 "op_ms": F("number", rule=_OP_MS), "avg_w": F("number", rule=_DRAW_W)}
+ENERGY = {"mj_per_op": F("number", rule=_MJ_PER_OP), "avg_w": F("number", rule=_DRAW_W),
           "peak_w": F(NUMBER_OR_NULL, rule=_WATTS), "op_ms": F("number", rule=_OP_MS),
-          "windows": F("array", holds="objects", items=F("object", fields=ENERGY_WINDOW)),
+          "windows": F("array", holds="objects", items=F("object", fields=ENERGY_WINDOW, rule=_window_figures)),
           "ramp_s": F("number", rule=_SECONDS), "settled": F("boolean"), "window_s": F("number", rule=_SECONDS),
           "counter_step_s": F(NUMBER_OR_NULL, rule=_SECONDS), "counter_step_mj": F(NUMBER_OR_NULL),
           "ops_per_launch": F("integer", rule=between(1, 2**63, "a count of operations above 0")),
@@ -132,8 +159,11 @@ CHECK = {"ok": F(("boolean", "null")), "got": F(NUMBER_OR_NULL), "expected": F(N
          "reference": F(TEXT_OR_NULL), "abs_sum": F(NUMBER_OR_NULL), "serial_float32": F(NUMBER_OR_NULL),
          "elements": F("integer"), "mismatches": F("integer"), "worst_index": F(("integer", "null")),
          "first_mismatch": F("object", fields={"index": F("integer"), "got": F(NUMBER_OR_NULL), "expected": F(NUMBER_OR_NULL)})}
-NVML_STATE = {"sm_clock_mhz": F(NUMBER_OR_NULL), "mem_clock_mhz": F(NUMBER_OR_NULL), "temperature_c": F(NUMBER_OR_NULL),
-              "power_w": F(NUMBER_OR_NULL), "reasons_mask": F(("integer", "null")), "error": F(TEXT_OR_NULL),
+# NVML's readings around a case: the clocks feed nvbench's clock scaling where no per-sample clock
+# was kept, so they are bounded as the device's clocks are.
+NVML_STATE = {"sm_clock_mhz": F(NUMBER_OR_NULL, rule=_CLOCK), "mem_clock_mhz": F(NUMBER_OR_NULL, rule=_CLOCK),
+              "temperature_c": F(NUMBER_OR_NULL, rule=between(-273.15, 1000, "degrees C from -273.15 to 1,000")),
+              "power_w": F(NUMBER_OR_NULL, rule=between(0, 1e6, "watts from 0 to 1,000,000")), "reasons_mask": F(("integer", "null")), "error": F(TEXT_OR_NULL),
               "reasons": F("array", items=F("string"), holds="names")}
 CASE_NESTED = {
     "params": F("object", values=F("integer")),
