@@ -62,7 +62,9 @@ def load_config(path, *, allow_large: bool = False) -> Config:
     if path.is_dir():
         raise ConfigError(f"{label}: is a folder; give a YAML file such as configs/default.yaml")
     raw, source = read_yaml(path, label)
-    return config_from_dict(raw, source, allow_large=allow_large)
+    config = config_from_dict(raw, source, allow_large=allow_large)
+    _refuse_energy_globs_matching_nothing(config, source if isinstance(source, Source) else Source(source))
+    return config
 
 
 def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool = False) -> Config:
@@ -97,6 +99,19 @@ def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool 
     if not config.cases():
         raise src.error(("sweeps",), "the sweeps expand to no case at all (no variant accepts the block sizes and dtypes asked for)")
     return config
+
+
+def _refuse_energy_globs_matching_nothing(config: Config, src: Source) -> None:
+    """As --only does: a `timing: energy: cases:` glob that selects no case of the file's sweeps is
+    a typo, not a wish. Checked on the YAML file only: a run header's config may be narrowed
+    (`run --only scan/*`), which leaves its energy globs over the other ops selecting nothing."""
+    if config.energy is None:
+        return
+    cases = config.cases()
+    for index, pattern in enumerate(config.energy.cases):
+        if not any(EnergyPolicy(cases=(pattern,)).selects(case) for case in cases):
+            raise src.error(("timing", "energy", "cases", index), f"{pattern[:80]!r} matches no case of the sweeps; give "
+                            "op/variant or a case key, globs allowed (reduce/*, */cub_*); `primbench run CONFIG --dry-run` lists the cases")
 
 
 def _plugins(raw, src) -> tuple[str, ...]:

@@ -16,6 +16,8 @@ import fnmatch
 import math
 from dataclasses import dataclass, fields
 
+from primbench.measuring.policy import shown_number
+
 
 @dataclass(frozen=True)
 class EnergyPolicy:
@@ -60,14 +62,16 @@ def energy_problem(values: dict) -> tuple[str | None, str] | None:
         if name not in values:
             continue
         value = values[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        # An int is finite however long (math.isfinite of 10**400 raises), and compares exactly.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
             return name, f"must be a number of {'seconds' if name.endswith('_s') else 'a fraction'}, not {value!r}"
         if not low <= value <= high:
-            return name, f"{value:g} is outside {low:g} to {high:g}"
+            return name, f"{shown_number(value)} is outside {low:g} to {high:g}"
     if "windows" in values:
         value = values["windows"]
         if isinstance(value, bool) or not isinstance(value, int) or not WINDOWS[0] <= value <= WINDOWS[1]:
-            return "windows", f"must be a whole number from {WINDOWS[0]} to {WINDOWS[1]}, not {value!r}"
+            shown = shown_number(value) if type(value) is int else repr(value)[:60]
+            return "windows", f"must be a whole number from {WINDOWS[0]} to {WINDOWS[1]}, not {shown}"
     merged = EnergyPolicy(**{k: v for k, v in values.items() if k != "cases"})
     if merged.max_ramp_s < merged.min_ramp_s:
         return "max_ramp_s", f"{merged.max_ramp_s:g} s is shorter than min_ramp_s {merged.min_ramp_s:g} s"

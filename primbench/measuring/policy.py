@@ -50,6 +50,14 @@ MAXIMUM = {"min_samples": 100_000, "max_samples": 100_000, "warmup": 1000, "min_
            "batch_target_ms": 1000, "batch_below_us": 1_000_000}
 
 
+def shown_number(value) -> str:
+    """A setting's value for a message: str() of an int of 5,000 digits raises, and a float of 1e300
+    is shown short."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value) if isinstance(value, int) and abs(value) < 10**30 else "a number of over 30 digits"
+
+
 def value_problem(name: str, value) -> str | None:
     """What is wrong with one setting's value by its type (whole numbers from 0 for the counts,
     finite numbers for the rest) or past its MAXIMUM, or None."""
@@ -57,14 +65,13 @@ def value_problem(name: str, value) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"must be a whole number, not {value!r}"
         if value < 0:
-            return f"{value} is below the minimum 0"
+            return f"{shown_number(value)} is below the minimum 0"
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"must be a number, not {value!r}"
-    elif not math.isfinite(value):
+    elif isinstance(value, float) and not math.isfinite(value):  # an int is finite however long
         return f"must be a finite number, not {value!r}"
     if name in MAXIMUM and value > MAXIMUM[name]:
-        # str() of an int of 5,000 digits raises; a float is shown short (1e+300)
-        shown = f"{value:g}" if isinstance(value, float) else value if value < 10**30 else "a number of over 30 digits"
+        shown = shown_number(value)
         why = ("a second of cold median is batched already" if name == "batch_below_us"
                else "more would hold one case on the GPU for hours")
         return f"{shown} is above the maximum {MAXIMUM[name]} ({why})"
@@ -88,15 +95,15 @@ def policy_problem(policy: TimingPolicy) -> tuple[str | None, str] | None:
         return "min_samples", "needs at least 3 samples for a median with a noise estimate"
     for key in ("max_noise", "max_median_error"):
         if not 0 < getattr(policy, key) < 1:
-            return key, f"{getattr(policy, key)} is not a fraction between 0 and 1 (0.005 means 0.5 %)"
+            return key, f"{shown_number(getattr(policy, key))} is not a fraction between 0 and 1 (0.005 means 0.5 %)"
     if policy.min_time_s < 0 or policy.max_time_s <= 0:
         return None, "min_time_s and max_time_s must be positive seconds"
     if policy.max_time_s < policy.min_time_s:
-        return "max_time_s", f"{policy.max_time_s} s is shorter than min_time_s {policy.min_time_s} s"
+        return "max_time_s", f"{shown_number(policy.max_time_s)} s is shorter than min_time_s {shown_number(policy.min_time_s)} s"
     if policy.max_samples < policy.min_samples:
-        return "max_samples", f"{policy.max_samples} is fewer than min_samples {policy.min_samples}"
+        return "max_samples", f"{shown_number(policy.max_samples)} is fewer than min_samples {shown_number(policy.min_samples)}"
     if policy.batch_below_us < 0 or policy.batch_target_ms <= 0:
         return None, "batch_below_us must be >= 0 and batch_target_ms > 0"
     if not 0 <= policy.min_clock_fraction < 1:
-        return "min_clock_fraction", f"{policy.min_clock_fraction} is not a fraction from 0 to 1 (0.75 means 75 % of the default clock)"
+        return "min_clock_fraction", f"{shown_number(policy.min_clock_fraction)} is not a fraction from 0 to 1 (0.75 means 75 % of the default clock)"
     return None

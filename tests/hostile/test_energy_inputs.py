@@ -7,6 +7,8 @@ naming the field, exit 2, nothing changed; what it accepts prints no inf, nan or
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 import re
 from pathlib import Path
@@ -14,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from primbench.runfile.io import load_run
+from tests.conftest import RUNS
 from tests.hostile import harness
 from tests.hostile.corpus import good_records, write_records
-from tests.hostile.test_runfile_validator import COMMANDS, _first_case, _refused
+from tests.hostile.test_runfile_validator import COMMANDS, _cli, _first_case, _refused
 
 READERS = ["report", "compare", "compare as baseline", "check", "check baseline",
            "export csv", "export gbench-json", "export nvbench-json"]
@@ -112,3 +115,32 @@ def test_an_nvml_reading_no_gpu_gives_is_refused(tmp_path, command, field, value
     case["samples"].pop("cold_clock_mhz", None)
     case.setdefault("nvml", {})[field] = value
     _refused(tmp_path, COMMANDS[command], records, says=("bad.jsonl:2:", f"'nvml.{field}'"))
+
+
+@pytest.mark.parametrize("command", ["resume", "profile"])
+@pytest.mark.parametrize("setting", [("min_time_s",), ("max_noise",), ("min_samples",), ("energy", "min_ramp_s"),
+                                     ("energy", "windows")], ids=lambda s: ".".join(s))
+def test_a_header_timing_of_an_integer_past_any_float_is_one_line(tmp_path, command, setting):
+    # A YAML config refuses numbers past 30 digits; a run header's JSON can hold 10^400.
+    # An interrupted run of today's schema (resume reads its header's config; the corpus's good run is schema 2).
+    records = [json.loads(line) for line in gzip.decompress((RUNS / "energy-a.jsonl.gz").read_bytes()).decode().splitlines()][:-1]
+    timing = records[0]["config"].setdefault("timing", {})
+    if setting[0] == "energy":
+        timing["energy"] = {setting[1]: 10**400}
+    else:
+        timing[setting[0]] = 10**400 if setting[0] != "min_samples" else -(10**400)
+    line = _refused(tmp_path, COMMANDS[command], records, says=("(header)", f"timing.{'.'.join(setting)}"))
+    assert "a number of over 30 digits" in line
+
+
+@pytest.mark.parametrize("cases", ["[reduce/vectorload_sum]", "[nomatch/*]", "['*', scan/*]"])
+def test_an_energy_glob_that_selects_no_case_is_one_line_naming_it(tmp_path, cases):
+    config = tmp_path / "energy.yaml"
+    config.write_text(f"timing:\n  energy:\n    cases: {cases}\n"
+                      "sweeps:\n  - {op: reduce, variants: [vector_load_sum], sizes: [2^20], block_sizes: [256]}\n")
+    outcome, lines = _cli(tmp_path, ["run", str(config), "--dry-run"])
+    assert outcome.code == 2 and len(lines) == 1 and "energy.yaml:3: timing.energy.cases[" in lines[0], outcome.stderr
+    assert "matches no case of the sweeps" in lines[0]
+    config.write_text(config.read_text().replace(f"cases: {cases}", "cases: [reduce/vector_*]"))
+    outcome, lines = _cli(tmp_path, ["run", str(config), "--dry-run"])
+    assert outcome.code == 0 and "energy for 1 of them" in outcome.stdout, outcome.stdout + outcome.stderr
