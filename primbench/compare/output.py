@@ -25,6 +25,11 @@ def _us(ms: float) -> str:
     return f"{ms * 1e3:,.1f}" if isinstance(ms, float) and math.isfinite(ms) else "-"
 
 
+def _p(value: float) -> str:
+    """A Mann-Whitney p, or "-" for a pair no test was run on (a case failing verification)."""
+    return f"{value:.3g}" if isinstance(value, float) and math.isfinite(value) else "-"
+
+
 def _ratio(value: float) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "-"
 
@@ -299,7 +304,7 @@ def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict
     for p in rows(pairs, everything=True):  # what changed first, as everywhere
         case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(seconds(p)))
         detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
-                  f"threshold {p.threshold * 100:.1f} %, p = {p.p_value:.3g}. {_clean(p.note)}")
+                  f"threshold {p.threshold * 100:.1f} %, p = {_p(p.p_value)}. {_clean(p.note)}")
         if p.energy is not None:
             detail += ("; " if p.note else "") + _clean(p.energy.detail())
         if p.regressed:

@@ -133,6 +133,17 @@ def test_a_header_timing_of_an_integer_past_any_float_is_one_line(tmp_path, comm
     assert "a number of over 30 digits" in line
 
 
+def test_a_newly_failing_case_in_junit_has_no_p_of_nan(tmp_path):
+    records = good_records()
+    case = _first_case(records)
+    case.update(status="failed", reason="by hand: wrong sum")  # its samples kept, as a run may
+    records[-1].update(ok=records[-1]["ok"] - 1, failed=records[-1].get("failed", 0) + 1)
+    outcome, _ = _cli(tmp_path, ["check", "{bad}", "--baseline", "{good}", "--junit", str(tmp_path / "check.xml")], records)
+    text = (tmp_path / "check.xml").read_text()
+    assert outcome.code == 1 and "FAILED" in text
+    assert "nan" not in text.lower() and "p = -." in text
+
+
 @pytest.mark.parametrize("cases", ["[reduce/vectorload_sum]", "[nomatch/*]", "['*', scan/*]"])
 def test_an_energy_glob_that_selects_no_case_is_one_line_naming_it(tmp_path, cases):
     config = tmp_path / "energy.yaml"
