@@ -13,6 +13,7 @@ primbench does not read are let through, so a later primbench may add its own.
 from __future__ import annotations
 
 import math
+import sys
 
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.json_spec import (
@@ -73,7 +74,8 @@ _DRAW_W = between(1, 1e6, "watts from 1 to 1e+06")
 
 
 def _positive_number(value) -> bool:
-    return type(value) in (int, float) and 0 < value < math.inf
+    # at most the largest float: an int of 400 digits overflows when divided (the field says so)
+    return type(value) in (int, float) and 0 < value <= sys.float_info.max
 
 
 def _window_figures(window: dict, path: str) -> str | None:

@@ -42,6 +42,10 @@ QUOTIENTS = {
     "mJ per operation rounding to 0": ({"seconds": 0.5, "mj": 1e-300, "ops": 1e18}, ("'energy.windows[1]' gives", "mJ per operation")),
     "a picosecond window at 100 GW": ({"seconds": 1e-12, "mj": 100, "ops": 10}, ("'energy.windows[1]' gives 1e+11 W",)),
     "a draw under a watt": ({"seconds": 100.0, "mj": 1.0, "ops": 10}, ("'energy.windows[1]' gives 1e-05 W",)),
+    # JSON holds integers past any float: the field itself refuses them, before any division.
+    "mJ of 400 digits": ({"seconds": 0.5, "mj": 10**400, "ops": 10}, ("'energy.windows[1].mj'",)),
+    "operations of 400 digits": ({"seconds": 0.5, "mj": 1.0, "ops": 10**400}, ("'energy.windows[1].ops'",)),
+    "seconds of 400 digits": ({"seconds": 10**400, "mj": 1.0, "ops": 10}, ("'energy.windows[1].seconds'",)),
 }
 
 
