@@ -117,8 +117,12 @@ class Run:
         return draws
 
     def idle_w(self, device_uuid: str | None = None) -> float | None:
-        """The idle draw of the GPU that measured a case (its `device_uuid`), else the header's."""
+        """The idle draw of the GPU that measured a case (its `device_uuid`); the header's for a case
+        of the header's own GPU or one that names none. None for another GPU whose draw the file
+        lacks (a shard run written before each GPU's was kept): GPU 0's would be wrong for it."""
         draws = self.idle_draws_w
+        if device_uuid and device_uuid != self.header.device.get("uuid"):
+            return draws.get(device_uuid)
         return draws.get(device_uuid, draws.get(None)) if device_uuid else draws.get(None)
 
     @functools.cached_property

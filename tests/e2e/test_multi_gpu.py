@@ -6,6 +6,7 @@ a worker that crashes, a worker whose CUDA context breaks, and an interrupted ru
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
@@ -103,6 +104,16 @@ def test_a_shards_energy_above_idle_takes_the_idle_draw_of_the_gpu_that_measured
                           r["gpus"]["devices"][1]["energy"].update(idle_w=-3.0))
     with pytest.raises(RunFileError, match=r"gpus\.devices\[1\]\.energy\.idle_w"):
         load_run(damaged)
+    # A shard file written before each GPU's draw was kept: GPU 1's cases get none, not GPU 0's.
+    older = edited_copy(path, tmp_path / "older.jsonl", lambda r: r.get("kind") == "header" and
+                        [device.pop("energy") for device in r["gpus"]["devices"]])
+    frame = load_run(older).frame()
+    above = dict(zip(frame["key"], frame["energy_above_idle_mj"]))
+    for case in run.cases:
+        if case.device_uuid == "GPU-stand-in-0":
+            assert above[case.key] == pytest.approx(expected["GPU-stand-in-0"]), case.key
+        else:
+            assert math.isnan(above[case.key]), case.key
 
 
 def test_replicate_runs_every_case_on_every_gpu_and_flags_the_slow_one(tmp_path, config, capsys):
