@@ -38,21 +38,39 @@ def median_sm_clock_mhz(run: Run) -> float | None:
     return float(np.median(clocks)) if clocks else None
 
 
-def short_uuid(uuid) -> str:
-    """A GPU's NVML uuid as people quote it: its first group ("GPU-69251176-cd04-..." -> "69251176")."""
-    text = str(uuid)
-    return text.removeprefix("GPU-").split("-")[0] or text
+def _short_names(uuids) -> dict[str, str]:
+    """Each GPU's NVML uuid as people quote it, its first group ("GPU-69251176-cd04-..." ->
+    "69251176"); whole (cut to 40 characters) where two would read alike (MIG-..., stand-ins)."""
+    short = {u: str(u).removeprefix("GPU-").split("-")[0] or str(u) for u in uuids}
+    clash = {name for name in short.values() if list(short.values()).count(name) > 1}
+    return {u: (str(u)[:40] if name in clash else name) for u, name in short.items()}
+
+
+def _boards_by_case(run: Run) -> dict[str, str]:
+    """{case key: the uuid of the GPU that measured it}: its own (a run over several GPUs), else the header's."""
+    header = run.header.device.get("uuid")
+    return {c.key: c.device_uuid or header for c in run.cases if c.device_uuid or header}
 
 
 def other_board(base: Run, new: Run) -> str | None:
-    """"another GPU (ab24714d; the baseline's 69251176)" when both runs name their GPU's uuid and the
-    two differ: boards of one model differ by more than a kernel change (up to 18 % in energy, and
-    up to 20 % in the batch figure of one-wave kernels under 2^20, docs/perf-notes.md), so a reader
-    of a gate's verdict must know."""
-    before, after = base.header.device.get("uuid"), new.header.device.get("uuid")
-    if not (before and after) or before == after:
+    """Where cases both runs hold were measured on another GPU than the baseline's, what the
+    machine line says of it: "another GPU (ab24714d; the baseline's 69251176)", or for a run over
+    several GPUs how many. Boards of one model differ by more than a kernel change (up to 18 % in
+    energy, up to 20 % in the batch figure of one-wave kernels under 2^20, docs/perf-notes.md), so
+    a reader of a gate's verdict must know. None where every shared case has its baseline's GPU,
+    or a side names none."""
+    before, after = _boards_by_case(base), _boards_by_case(new)
+    shared = [key for key in after if key in before]
+    moved = [key for key in shared if after[key] != before[key]]
+    if not moved:
         return None
-    return f"another GPU ({short_uuid(after)}; the baseline's {short_uuid(before)})"
+    new_boards = sorted({after[key] for key in moved})
+    base_boards = sorted({before[key] for key in moved})
+    names = _short_names(new_boards + base_boards)
+    listed = f"{', '.join(names[u] for u in new_boards)}; the baseline's {', '.join(names[u] for u in base_boards)}"
+    if len(moved) == len(shared) and len(new_boards) == len(base_boards) == 1:
+        return f"another GPU ({listed})"
+    return f"another GPU for {len(moved)} of the {len(shared)} cases both runs hold ({listed})"
 
 
 def machine_shift(base: Run, new: Run) -> str | None:

@@ -296,3 +296,31 @@ def test_check_and_compare_say_when_the_new_run_is_on_another_gpu_of_the_model(t
         assert line.startswith("machine: the new run is on another GPU (ab24714d; the baseline's b2160f74); its read ceiling ")
         (line,) = said["same", command]
         assert line.startswith("machine: the new run's read ceiling ") and "another GPU" not in line
+
+
+def test_the_machine_line_counts_a_shard_runs_cases_on_another_gpu_case_by_case(tmp_path):
+    # A shard file's header is its first GPU's: the board each case ran on is the case's own.
+    from primbench.compare import caveats
+
+    base_path, other = REPO / "tests/data/runs/energy-a.jsonl.gz", "GPU-ab24714d-1111-2222-3333-444455556666"
+    moved = []
+
+    def shard(record):
+        if record["kind"] == "header":
+            record["gpus"] = {"mode": "shard", "devices": [
+                {"index": 0, "visible": "0", "device": dict(record["device"])},
+                {"index": 1, "visible": "1", "device": dict(record["device"], uuid=other)}]}
+        elif record["kind"] == "case" and len(moved) < 10:
+            record["device_uuid"] = other
+            moved.append(record["key"])
+
+    sharded = load_run(edited_copy(REPO / "tests/data/runs/energy-b.jsonl.gz", tmp_path / "shard.jsonl", shard))
+    base = load_run(base_path)
+    shared = len({c.key for c in base.cases} & {c.key for c in sharded.cases})
+    assert caveats.other_board(base, sharded) == f"another GPU for 10 of the {shared} cases both runs hold (ab24714d; the baseline's b2160f74)"
+    assert caveats.other_board(sharded, base) == f"another GPU for 10 of the {shared} cases both runs hold (b2160f74; the baseline's ab24714d)"
+    assert caveats.other_board(sharded, sharded) is None
+    # Two uuids whose first groups read alike are named whole.
+    twins = [load_run(edited_copy(base_path, tmp_path / f"mig{i}.jsonl", lambda r, i=i: r["kind"] == "header" and
+                                  r["device"].update(uuid=f"MIG-{i}aaaaaaa-0000"))) for i in (1, 2)]
+    assert caveats.other_board(*twins) == "another GPU (MIG-2aaaaaaa-0000; the baseline's MIG-1aaaaaaa-0000)"
