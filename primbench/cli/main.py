@@ -60,10 +60,22 @@ EXIT_CLOSED_PIPE = 141
 def main(argv: list[str] | None = None) -> int:
     try:
         _escape_unprintable_names()
-        return _main(argv)
+        code = _main(argv)
+        _finished(argv)
+        return code
     except KeyboardInterrupt:  # also one raised while another line below was being printed
+        _finished(argv)
         _say("interrupted")
         return EXIT_INTERRUPTED
+
+
+def _finished(argv) -> None:
+    """From the command line (no argv given: the console script), the command is over: a Ctrl-C
+    now changes nothing. Python's finalization puts SIGINT's default action back for a Python
+    handler, so one arriving while the interpreter shuts down would end it by the signal (exit -2)
+    after a whole report; an ignored one is left ignored. Callers passing argv keep their own."""
+    if argv is None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _main(argv) -> int:
