@@ -1,7 +1,7 @@
-"""`primbench ab` on the GPU (marker `gpu`): the same kernel as A and B is SAME at three sizes with
-every interval holding 1, and a test-only variant 3 % slower (tests/plugins/slower_sum.py) is
-SLOWER at 2^28 with an interval above 1; `--base` times a plugin's committed version against its
-edited one."""
+"""`primbench ab` on the GPU (marker `gpu`): the same kernel as A and B is never FASTER or SLOWER,
+holds 1 in every interval and is SAME at 2^25 and 2^28; a test-only variant 3 % slower
+(tests/plugins/slower_sum.py) is SLOWER at 2^28 with an interval above 1; `--base` times a
+plugin's committed version against its edited one."""
 
 import re
 import shutil
@@ -30,8 +30,12 @@ def test_the_same_kernel_against_itself_is_same_with_every_interval_at_one(tmp_p
     print(out)
     assert [n for n, *_ in rows] == [2**20, 2**25, 2**28]
     # Paired rounds with the buffers swapped every round, the interval widened by the A/A slice:
-    # each interval holds 1, with no allowance (docs/perf-notes.md, "A/B in one process").
-    assert all(v == "SAME" and lo <= 1.0 <= hi for _, _, lo, hi, v in rows), rows
+    # each interval holds 1, with no allowance, and no change is ever called FASTER or SLOWER.
+    assert all(lo <= 1.0 <= hi and v in ("SAME", "UNSURE") for _, _, lo, hi, v in rows), rows
+    # SAME also needs the interval inside twice the 1 % threshold. At 2^20 (8 us) it is about
+    # +-1.6 %, so a wider draw is honestly UNSURE (1.0044 [0.9876, 1.0214] on one H200): 10 of the
+    # 40 A/A pairs were UNSURE, 9 of them the scan (docs/perf-notes.md, "The 40-pair acceptance").
+    assert [v for n, *_, v in rows if n >= 2**25] == ["SAME", "SAME"], rows
     assert (tmp_path / "ab.png").read_bytes()[:4] == b"\x89PNG"
 
 
