@@ -34,11 +34,25 @@ def _ratio(value: float) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "-"
 
 
-def interval(pair: Pair) -> str:
-    """The 95 % interval of the time ratio, '[0.997, 1.004]', or '-' where there is none."""
-    if not (math.isfinite(pair.ci_low) and math.isfinite(pair.ci_high)):
+def interval(pair: Pair, metric: str = "time") -> str:
+    """The 95 % interval of the ratio shown ('[0.997, 1.004]'): of the time ratio, or of the % of
+    peak ratio under metric pct_peak; '-' where there is none."""
+    low, high = pair.pct_peak_interval() if metric == "pct_peak" else (pair.ci_low, pair.ci_high)
+    if not (math.isfinite(low) and math.isfinite(high)):
         return "-"
-    return f"[{pair.ci_low:.3f}, {pair.ci_high:.3f}]"
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+def _pct(value: float) -> str:
+    return f"{value:,.1f}" if isinstance(value, float) and math.isfinite(value) else "-"
+
+
+def measure_text(pair: Pair, metric: str) -> str:
+    """A row's figures, one measure labelled: 'batch 2.9 -> 3.1 us' (the judged figure's medians),
+    or 'batch 12.1 -> 11.2 % of peak' (the same medians in % of each GPU's peak)."""
+    if metric == "pct_peak":
+        return f"{pair.figure} {_pct(pair.base_pct_peak)} -> {_pct(pair.new_pct_peak)} % of peak"
+    return f"{pair.figure} {_us(pair.base_ms)} -> {_us(pair.new_ms)} us"
 
 
 def headline_ratio(pair: Pair, metric: str) -> float:
@@ -107,8 +121,8 @@ def _pair_lines(p: Pair, ratio_name: str, metric: str) -> list:
     threshold = f"   threshold {p.threshold * 100:.1f}%" if p.verdict in SPEED_VERDICTS else ""
     # The energy figures come before the note: a long note is what _fit cuts.
     energy_text = f"   {p.energy.text()}" if p.energy is not None else ""
-    figures = (f"{'':10}{_us(p.base_ms)} -> {_us(p.new_ms)} us   {ratio_name} {_ratio(headline_ratio(p, metric))} "
-               f"{interval(p)}{threshold}{_clean(energy_text)}" + (f"   {_clean(p.note)}" if p.note else ""))
+    figures = (f"{'':10}{measure_text(p, metric)}   {ratio_name} {_ratio(headline_ratio(p, metric))} "
+               f"{interval(p, metric)}{threshold}{_clean(energy_text)}" + (f"   {_clean(p.note)}" if p.note else ""))
     tag = _energy_tag(p)
     quiet = p.verdict in (SAME, MISSING) and not tag
     # BELOW_FLOOR is 11 characters: it keeps a space before the case (and the line its 120 columns).
@@ -201,17 +215,19 @@ def _markdown_row(p: Pair, metric: str, with_energy: bool = False) -> str:
         energy_cells = f" {_ratio(e.ratio)} | {e.interval()} |" if measured else " - | - |"
     if e is not None and e.verdict == energy.ENERGY_MISSING:  # why the gate could not check it
         note = "; ".join(filter(None, [note, e.text()]))
-    return (f"| {verdict} | {_code_span(p.text)} | {_us(p.base_ms)} | {_us(p.new_ms)} | {_ratio(headline_ratio(p, metric))} | "
-            f"{interval(p)} | {threshold} |{energy_cells} {_markdown_text(note)} |")
+    base, new = (_pct(p.base_pct_peak), _pct(p.new_pct_peak)) if metric == "pct_peak" else (_us(p.base_ms), _us(p.new_ms))
+    return (f"| {verdict} | {_code_span(p.text)} | {p.figure} | {base} | {new} | {_ratio(headline_ratio(p, metric))} | "
+            f"{interval(p, metric)} | {threshold} |{energy_cells} {_markdown_text(note)} |")
 
 
-def _pair_header(with_energy: bool) -> list[str]:
-    """The pairs' table head; two energy columns only where some pair has energy."""
+def _pair_header(with_energy: bool, metric: str = "time") -> list[str]:
+    """The pairs' table head: the judged figure, then its medians in µs (or in % of peak under
+    metric pct_peak) and their ratio; two energy columns only where some pair has energy."""
+    unit = "% of peak" if metric == "pct_peak" else "µs"
+    head = f"| verdict | case | figure | base {unit} | new {unit} | new/base | 95 % interval | threshold |"
     if not with_energy:
-        return ["| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | note |",
-                "|---|---|---|---|---|---|---|---|"]
-    return ["| verdict | case | base µs | new µs | new/base | 95 % interval | threshold | energy new/base | "
-            "energy 95 % interval | note |", "|---|---|---|---|---|---|---|---|---|---|"]
+        return [head + " note |", "|---|---|---|---|---|---|---|---|---|"]
+    return [head + " energy new/base | energy 95 % interval | note |", "|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def _energy_summary(pairs: list[Pair]) -> list[str]:
@@ -247,7 +263,7 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
                    + (f" {_ratio(energy_means[op])} |" if with_energy else ""))
     shown = rows(pairs)
     if shown:
-        out += ["", f"### Changed: {len(shown)} pairs", "", *_pair_header(with_energy)]
+        out += ["", f"### Changed: {len(shown)} pairs", "", *_pair_header(with_energy, metric)]
         out += [_markdown_row(p, metric, with_energy) for p in shown[:MARKDOWN_LEAD_ROWS]]
         if len(shown) > MARKDOWN_LEAD_ROWS:
             out.append(f"\n... and {len(shown) - MARKDOWN_LEAD_ROWS} more, in the table of every pair below")
@@ -261,7 +277,7 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
         out += [f"| {_code_span(fold.label)} | {len(fold.pairs)} | {fold.verdicts()} |" for fold in folds]
         if meaning:
             out += ["", meaning]
-    out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_pair_header(with_energy)]
+    out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_pair_header(with_energy, metric)]
     out += [_markdown_row(p, metric, with_energy) for p in rows(pairs, everything=True)]
     out += ["", "</details>"]
     return "\n".join(out) + "\n"
@@ -303,7 +319,7 @@ def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict
     suite.find("properties").append(ET.Element("property", name="new", value=_clean(new_label)))
     for p in rows(pairs, everything=True):  # what changed first, as everywhere
         case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(seconds(p)))
-        detail = (f"{p.verdict}: base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
+        detail = (f"{p.verdict}: {p.figure} figure, base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "
                   f"threshold {p.threshold * 100:.1f} %, p = {_p(p.p_value)}. {_clean(p.note)}")
         if p.energy is not None:
             detail += ("; " if p.note else "") + _clean(p.energy.detail())

@@ -1,124 +1,45 @@
-"""Compare runs: align their cases, give each pair a verdict from the raw samples, and the CI check.
+"""The one verdict engine: two records of one case (a baseline's and a new one) judged by the rule
+of compare/rule.py, and whole runs paired case by case and judged the same way, for compare, the
+CI check, the site's history page, the pytest plugin and the dashboard exports.
 
-A verdict is FASTER or SLOWER only when the median moved by more than the threshold AND a
-Mann-Whitney U test on the two sets of cold samples agrees (p < ALPHA). A large move the test
-does not back is UNSURE; anything smaller is SAME, or BELOW_FLOOR where it moved past the
-relative threshold but not the floor (two runs cannot tell; `ab` can). The threshold is the larger of a relative one
-(5 % unless the run's config says otherwise for that op or variant) and an absolute floor
-(ABS_FLOOR_US over the baseline's median), because runs of the same code differ by a few
-microseconds whatever the kernel, which the samples of one run cannot show: Mann-Whitney alone
-backs almost any move of two separate runs (docs/perf-notes.md, "Run to run", has the figures).
-The floor does the work, and the test guards the cases with few samples. Every ratio carries a 95 % bootstrap interval of that
-same ratio of medians (stats.ratio_interval). Where both sides measured energy, a pair also carries
-its energy ratio (compare/energy.py), which fails `check` only if the config's energy_threshold asks.
+`judge` gives a pair its verdict from the raw samples of the judged figure (cold, or the graph
+batch for small cases), its 95 % bootstrap interval of that same ratio of medians
+(stats.ratio_interval), and its % of peak from the same figure, so every column of a row is one
+measure. Where both sides measured energy, a pair also carries its energy ratio (compare/energy.py),
+which fails `check` only if the config's energy_threshold asks.
 
 Pairs are matched on the case alone. A pair whose kernel changed (variant hash) says so and is
 timed by the same rule: "is my new kernel faster?" is the question it answers, and a SLOWER
-changed kernel fails `check` unless the config's `compare.exempt` names it with a reason. Pairs
-that failed on either side, or exist on one side only, are flagged, never given a speed verdict.
-Across different GPU models raw times are not comparable: the pairs are set side by side in % of
-each GPU's own peak and get no verdict. Nothing here imports CuPy.
+changed kernel fails `check` unless the config's `compare.exempt` names it with a reason. A pair
+whose judged figure was measured by another protocol on each side (runfile/protocol.py) keeps its
+verdict, marked, and fails nothing: the move may be the protocol's. Pairs that failed on either
+side, or exist on one side only, are flagged, never given a speed verdict. Across different GPU
+models raw times are not comparable: the pairs are set side by side in % of each GPU's own peak
+and get no verdict. Nothing here imports CuPy.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import fnmatch
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from primbench.compare.energy import EnergyPair, energy_pair, one_board
+from primbench.compare.published import (PUBLISHED, REFERENCE_PREFIX, is_published, load_comparable,  # noqa: F401
+                                         published_pairs, published_run)
+from primbench.compare.rule import (ABS_FLOOR_US, ALPHA, BATCH, BATCH_ABS_FLOOR_US, BATCH_BELOW_US,  # noqa: F401
+                                    BATCH_THRESHOLD, BELOW_FLOOR, COLD, DEFAULT_THRESHOLD, FASTER, SAME, SLOWER,
+                                    SPEED_VERDICTS, UNSURE, Thresholds, figure_samples, run_spread, speed_verdict)
 from primbench.errors import EXIT_FAILED, EXIT_OK, UserError
 from primbench.runfile import stats
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.io import Run
-from primbench.runfile.records import CaseRecord, RunHeader, Samples
-from primbench.verify.inputs import ITEMSIZE
+from primbench.runfile.records import CaseRecord
 
-DEFAULT_THRESHOLD = 0.05
-ABS_FLOOR_US = 4.0
-# Under BATCH_BELOW_US of cold median, a verdict uses the batch figure where both runs timed it as
-# a CUDA graph (timing.py): cold samples of a 5 to 20 us kernel moved by up to 18 % between two
-# fresh H200 machines, graph batches by at most 1.2 % (docs/perf-notes.md, "Small kernels"). The
-# batch figure runs hot in L2 and without launch gaps, so it is a different number from the cold one,
-# stable enough to gate on; its floor is BATCH_ABS_FLOOR_US.
-BATCH_BELOW_US = 40.0
-BATCH_ABS_FLOOR_US = 0.1
-# The batch figure's relative threshold, where the config names none for the variant: two fresh H200
-# machines differed by 2.4 % (p95) and 4.6 % at worst on it (128 cases of 5 us or more); 8 % keeps
-# a margin over that, and an extra launch on a 10 us case moves it by 80 % (tests/gpu/test_small_gate.py).
-BATCH_THRESHOLD = 0.08
-COLD, BATCH = "cold", "batch"
-ALPHA = 0.01
-FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"
-# Moved past the relative threshold, but by less than the absolute floor: two separate runs cannot
-# tell such a move from run-to-run noise, and `primbench ab` (interleaved on one GPU) can.
-BELOW_FLOOR = "BELOW_FLOOR"
 FAILED, MISSING, OTHER_GPU = "FAILED", "MISSING", "OTHER_GPU"
-PUBLISHED = "PUBLISHED"  # one side is a quoted figure: no samples, no verdict, % of peak only
-REFERENCE_PREFIX = "ref:"
-SPEED_VERDICTS = (FASTER, SLOWER, SAME, UNSURE, BELOW_FLOOR)  # the pairs whose threshold applies
-
-
-@dataclass
-class Thresholds:
-    """The relative change that counts, by op or variant glob ("reduce", "reduce/vector_*"), and
-    the absolute change (us) under which no verdict is given."""
-
-    default: float = DEFAULT_THRESHOLD
-    overrides: dict = field(default_factory=dict)
-    abs_floor_us: float = ABS_FLOOR_US
-    exempt: dict = field(default_factory=dict)  # {op/variant glob: why its changed code may be SLOWER}
-    batch_below_us: float = BATCH_BELOW_US
-    batch_abs_floor_us: float = BATCH_ABS_FLOOR_US
-    batch_threshold: float = BATCH_THRESHOLD
-    energy_threshold: float | None = None  # None: energy is shown, never gated (compare/energy.py)
-
-    def effective(self, op: str, variant: str, base_ms: float, figure: str = COLD) -> float:
-        """The relative change that counts for a case whose baseline median (of the gated figure) is base_ms."""
-        relative = self.for_case(op, variant, figure)
-        if not base_ms or not math.isfinite(base_ms) or base_ms <= 0:
-            return relative
-        floor_us = self.batch_abs_floor_us if figure == BATCH else self.abs_floor_us
-        return max(relative, floor_us * 1e-3 / base_ms)
-
-    def figure(self, base: CaseRecord, new: CaseRecord) -> str:
-        """The figure a pair's verdict uses: the graph batch where both runs timed one and both
-        cold medians are under batch_below_us, else the cold samples. Both: the batch runs with a
-        hot L2, so a change that costs only cold traffic (a kernel now 10x slower cold) must leave
-        the batch's range and be judged cold."""
-        def small_graph(record: CaseRecord) -> bool:
-            return bool(record.samples.batch_ms and record.timing.get("batch_method") == "graph" and record.cold_ms
-                        and float(np.median(record.cold_ms)) * 1e3 < self.batch_below_us)
-
-        return BATCH if small_graph(base) and small_graph(new) else COLD
-
-    def for_case(self, op: str, variant: str, figure: str = COLD) -> float:
-        """The config's threshold for the variant (the most specific pattern wins), else the figure's default."""
-        key = f"{op}/{variant}"
-        for pattern in sorted(self.overrides, key=len, reverse=True):
-            if fnmatch.fnmatchcase(key, pattern) or pattern == op:
-                return self.overrides[pattern]
-        return self.batch_threshold if figure == BATCH else self.default
-
-    @classmethod
-    def from_header(cls, header: RunHeader) -> "Thresholds":
-        compare = header.config.get("compare") or {}
-        return cls(default=compare.get("threshold", DEFAULT_THRESHOLD), overrides=dict(compare.get("thresholds") or {}),
-                   abs_floor_us=compare.get("abs_floor_us", ABS_FLOOR_US), exempt=dict(compare.get("exempt") or {}),
-                   batch_below_us=compare.get("batch_below_us", BATCH_BELOW_US),
-                   batch_abs_floor_us=compare.get("batch_abs_floor_us", BATCH_ABS_FLOOR_US),
-                   batch_threshold=compare.get("batch_threshold", BATCH_THRESHOLD),
-                   energy_threshold=compare.get("energy_threshold"))
-
-    def exemption(self, op: str, variant: str) -> str | None:
-        """The config's reason why this variant's changed code may be slower, if it gives one (the
-        most specific matching glob's, as for thresholds)."""
-        key = f"{op}/{variant}"
-        matching = [pattern for pattern in self.exempt if fnmatch.fnmatchcase(key, pattern)]
-        return self.exempt[max(matching, key=len)] if matching else None
+# What `check --confirm` (run/confirm.py) found of a SLOWER or FASTER pair, timed again on this GPU.
+CONFIRMED, NOT_REPRODUCED, UNCONFIRMED = "confirmed", "not reproduced", "unconfirmed"
 
 
 @dataclass
@@ -127,12 +48,12 @@ class Pair:
 
     case: CaseId
     verdict: str
-    base_ms: float = math.nan
+    base_ms: float = math.nan  # the median of the judged figure (`figure`), in ms
     new_ms: float = math.nan
     ratio: float = math.nan  # new median / base median (< 1: faster)
     p_value: float = math.nan
-    threshold: float = DEFAULT_THRESHOLD  # the effective relative threshold (floor included)
-    base_pct_peak: float = math.nan
+    threshold: float = DEFAULT_THRESHOLD  # the effective relative threshold (floor and spread included)
+    base_pct_peak: float = math.nan  # bandwidth in % of each side's peak, from the same judged figure
     new_pct_peak: float = math.nan
     note: str = ""
     newly_failed: bool = False  # failed verification in the new run, not failed (or absent) in the baseline
@@ -143,13 +64,24 @@ class Pair:
     figure: str = COLD  # the samples the verdict used: "cold", or "batch" (a CUDA graph of K operations)
     missing_from: str = ""  # for a case in one run only: "the baseline" or "the new run", the run that lacks it
     energy: EnergyPair | None = None  # where the baseline measured energy (compare/energy.py)
+    spread: float = 0.0  # the baseline's spread across its runs on the judged figure (rule.run_spread)
+    protocol_changed: str = ""  # what of the protocol behind the judged figure differs: not gated
+    confirmation: str = ""  # CONFIRMED, NOT_REPRODUCED or UNCONFIRMED under `check --confirm`; "" when not asked
+    confirmation_note: str = ""  # the re-timing's B/A and interval, or why it was not re-timed
+
+    @property
+    def suspect(self) -> bool:
+        """A move past the threshold that the test backs: what `check --confirm` times again."""
+        return self.verdict in (SLOWER, FASTER)
 
     @property
     def regressed(self) -> bool:
         """What fails the CI check: significantly slower (unless its changed code is exempt, with a
-        reason), or newly broken in the new run."""
-        return ((self.verdict == SLOWER and not self.exempt_reason) or (self.verdict == FAILED and self.newly_failed)
-                or (self.energy is not None and self.energy.regressed))
+        reason; its protocol changed; or `--confirm` did not reproduce it on this GPU), or newly
+        broken in the new run, or (under the config's energy gate) more energy."""
+        slower = (self.verdict == SLOWER and not self.exempt_reason and not self.protocol_changed
+                  and self.confirmation in ("", CONFIRMED))
+        return slower or (self.verdict == FAILED and self.newly_failed) or (self.energy is not None and self.energy.regressed)
 
     @property
     def op(self) -> str:
@@ -159,31 +91,29 @@ class Pair:
     def text(self) -> str:
         return self.case.key
 
+    def pct_peak_interval(self) -> tuple[float, float]:
+        """The 95 % interval of new/base % of peak: the time ratio's, turned over and scaled by the
+        same bytes and peaks that make the % of peak ratio itself."""
+        time_ratio = self.ratio
+        pct = (self.new_pct_peak / self.base_pct_peak) if self.base_pct_peak > 0 else math.nan
+        if not all(math.isfinite(v) and v > 0 for v in (time_ratio, pct, self.ci_low, self.ci_high)):
+            return math.nan, math.nan
+        scale = pct * time_ratio  # (bytes and peaks of new over base): pct = scale / time ratio
+        return scale / self.ci_high, scale / self.ci_low
 
-def speed_verdict(base_samples, new_samples, threshold: float, alpha: float = ALPHA,
-                  relative: float | None = None) -> tuple[str, float, float]:
-    """(verdict, new/base median ratio, Mann-Whitney p) for two sets of cold samples. `threshold`
-    is the effective one (floor included); a move within it but past `relative` is BELOW_FLOOR."""
-    base = np.asarray(base_samples, dtype=np.float64)
-    new = np.asarray(new_samples, dtype=np.float64)
-    ratio = float(np.median(new) / np.median(base))
-    p_value = stats.mann_whitney_p(base, new) if base.size > 1 and new.size > 1 else 1.0
-    if abs(ratio - 1.0) <= threshold:
-        below_floor = relative is not None and abs(ratio - 1.0) > relative
-        return (BELOW_FLOOR if below_floor else SAME), ratio, p_value
-    if p_value >= alpha:
-        return UNSURE, ratio, p_value
-    return (SLOWER if ratio > 1.0 else FASTER), ratio, p_value
+
+def pct_peak(record: CaseRecord, peak_gbps, figure: str = COLD) -> float:
+    """A record's bandwidth in % of `peak_gbps`, from the median of `figure`'s samples."""
+    samples = figure_samples(record, figure)
+    if not samples or not peak_gbps:
+        return math.nan
+    # From the median alone: stats.summarize gives the same median but took 0.4 s of a 1,300-case compare.
+    median = float(np.median(np.asarray(samples, dtype=np.float64)))
+    return 100.0 * stats.bandwidth_gbps(record.bytes or 0, median) / peak_gbps
 
 
 def _pct_peak(record: CaseRecord, run: Run) -> float:
-    # From the median alone: stats.summarize (mean, spread, percentiles) gives the same median but
-    # took 0.4 s of a 1,300-case compare; this takes 0.08 s.
-    peak = run.device.get("peak_gbps")
-    if not record.cold_ms or not peak:
-        return math.nan
-    median = float(np.median(np.asarray(record.cold_ms, dtype=np.float64)))
-    return 100.0 * stats.bandwidth_gbps(record.bytes or 0, median) / peak
+    return pct_peak(record, run.device.get("peak_gbps"))
 
 
 def same_gpu_model(base: Run, new: Run) -> bool:
@@ -195,62 +125,57 @@ def default_metric(base: Run, new: Run) -> str:
     return "time" if same_gpu_model(base, new) else "pct_peak"
 
 
-def is_published(run: Run) -> bool:
-    return run.header.published
-
-
-def published_run(argument: str, path=None) -> Run:
-    """A published progression (results/reference/published.json) as a run of one-sample cases,
-    marked so that it never gets a speed verdict: `ref:seed002_rtx3080`."""
-    from pathlib import Path
-
-    from primbench.runfile.published import load_published
-
-    wanted = argument[len(REFERENCE_PREFIX):]
-    progressions = {p.id: p for p in load_published(path)}
-    if wanted not in progressions:
-        raise UserError(f"{argument}: no such published progression; valid: "
-                        + ", ".join(REFERENCE_PREFIX + name for name in progressions))
-    p = progressions[wanted]
-    header = RunHeader(run_id=p.id, started="published figures", git={"sha": None},
-                       device={"name": p.device, "peak_gbps": p.peak_gbps}, published=True)
-    cases = [CaseRecord(CaseId(p.op, e.variant, p.dtype, p.n, None, None), bytes=p.n * ITEMSIZE.get(p.dtype, 4),
-                        samples=Samples(cold_ms=(e.time_ms,))) for e in p.entries if e.time_ms]
-    return Run(path=Path(f"{p.id} (published)"), header=header, cases=cases)
-
-
-def load_comparable(argument: str) -> Run:
-    """A run file, or `ref:<id>` for a published progression."""
-    from primbench.runfile.io import load_run
-
-    return published_run(argument) if argument.startswith(REFERENCE_PREFIX) else load_run(argument)
-
-
-def _published_pairs(base: Run, new: Run) -> list[Pair]:
-    # Published figures have no block or distribution: pair on (op, variant, dtype, n), the run's
-    # fastest valid case standing for the variant.
-    def by_kernel(run):
-        best = {}
-        for record in run.cases:
-            if not record.ok or not record.cold_ms:
-                continue
-            # the case with no block or distribution, as published figures name none
-            key = dataclasses.replace(record.case, block=None, distribution=None)
-            if key not in best or np.median(record.cold_ms) < np.median(best[key].cold_ms):
-                best[key] = record
-        return best
-
-    base_cases, new_cases = by_kernel(base), by_kernel(new)
-    pairs = []
-    for key in [k for k in base_cases if k in new_cases]:
-        b, n = base_cases[key], new_cases[key]
-        pair = Pair(dataclasses.replace(key, block=n.case.block or b.case.block), PUBLISHED, base_pct_peak=_pct_peak(b, base),
-                    new_pct_peak=_pct_peak(n, new), note="a published figure: no samples, no verdict")
-        pair.base_ms = float(np.median(b.cold_ms))
-        pair.new_ms = float(np.median(n.cold_ms))
+def judge(b: CaseRecord, n: CaseRecord, thresholds: Thresholds, *, same_gpu: bool = True,
+          peaks: tuple = (math.nan, math.nan), base_sha: str | None = None, protocol_changes: dict | None = None) -> Pair:
+    """The verdict of one case measured in a baseline (`b`) and a new run (`n`), both present.
+    `peaks` are the two GPUs' peak GB/s; `protocol_changes` {figure: what changed} comes from
+    runfile/protocol.py; `base_sha` is the baseline's commit, named in a BELOW_FLOOR pair's note."""
+    identity = n.case
+    pair = Pair(identity, SAME, threshold=thresholds.for_case(identity.op, identity.variant))
+    pair.figure = thresholds.figure(b, n) if b.ok and n.ok and same_gpu else COLD
+    base_samples, new_samples = figure_samples(b, pair.figure), figure_samples(n, pair.figure)
+    pair.base_pct_peak, pair.new_pct_peak = pct_peak(b, peaks[0], pair.figure), pct_peak(n, peaks[1], pair.figure)
+    if base_samples and new_samples:
+        pair.base_ms, pair.new_ms = float(np.median(base_samples)), float(np.median(new_samples))
         pair.ratio = pair.new_ms / pair.base_ms
-        pairs.append(pair)
-    return pairs
+    if not b.ok or not n.ok:
+        # failed = wrong result; skipped = not run (e.g. not enough GPU memory): flagged, not a regression.
+        side = [f"{name} {record.status}" for name, record in (("baseline", b), ("new run", n)) if not record.ok]
+        reason = (b if n.ok else n).reason or ""
+        pair.verdict = FAILED if "failed" in (b.status, n.status) else MISSING
+        pair.note = f"{' and '.join(side)}: {reason}"[:300]
+        pair.newly_failed = n.status == "failed" and b.status != "failed"  # ok or skipped before
+    elif not base_samples or not new_samples:
+        pair.verdict, pair.note = MISSING, "no samples recorded on " + ("either side" if not base_samples and not new_samples
+                                                                    else "the baseline" if not base_samples else "the new run")
+    else:
+        pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
+        if not same_gpu:
+            pair.verdict, pair.note = OTHER_GPU, "different GPU models: compare % of peak"
+        else:
+            _speed(pair, base_samples, new_samples, thresholds, run_spread(b, pair.figure), n.samples.batch_size)
+            pair.protocol_changed = (protocol_changes or {}).get(pair.figure, "") if pair.verdict in SPEED_VERDICTS else ""
+    if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
+        _note_code_change(pair, b, n, thresholds)
+    if pair.verdict == BELOW_FLOOR:
+        pair.note = "; ".join(filter(None, [pair.note, below_floor_note(pair, thresholds, base_sha)]))
+    if pair.protocol_changed:  # first: what a reader must see before trusting the verdict
+        pair.note = "; ".join(filter(None, [f"protocol changed ({pair.protocol_changed}): not gated", pair.note]))
+    return pair
+
+
+def _speed(pair: Pair, base_samples, new_samples, thresholds: Thresholds, spread: float, batch_size) -> None:
+    """The speed verdict of a pair both of whose sides were timed on one GPU model."""
+    case = pair.case
+    pair.spread = spread
+    pair.threshold = thresholds.effective(case.op, case.variant, pair.base_ms, pair.figure, spread)
+    notes = [f"batch figure: a CUDA graph of {batch_size} runs, hot L2"] if pair.figure == BATCH else []
+    if spread > 0 and pair.threshold <= thresholds.spread_multiple * spread + 1e-12:
+        notes.append(f"threshold {thresholds.spread_multiple:g} x the baseline runs' spread of {spread:.1%}")
+    pair.note = "; ".join(notes)
+    # BELOW_FLOOR is a move past the relative threshold (or the spread's) but not the absolute floor.
+    relative = max(thresholds.for_case(case.op, case.variant, pair.figure), thresholds.spread_multiple * spread)
+    pair.verdict, pair.ratio, pair.p_value = speed_verdict(base_samples, new_samples, pair.threshold, relative=relative)
 
 
 def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, new_cases_only: bool = False,
@@ -259,9 +184,11 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
     those), paired by identity, with its verdict (base order first, then new-only cases). Energy is
     gated only between cases of one physical GPU (compare/energy.py one_board)."""
     if is_published(base) or is_published(new):
-        return _published_pairs(base, new)
+        return published_pairs(base, new, Pair, _pct_peak)
     thresholds = thresholds or Thresholds.from_header(new.header)
     same_gpu = same_gpu_model(base, new)
+    changes: dict = {}
+    peaks = (base.device.get("peak_gbps"), new.device.get("peak_gbps"))
     base_cases = {record.case: record for record in base.cases}
     new_cases = {record.case: record for record in new.cases}
     pairs = []
@@ -270,48 +197,26 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
         order = [i for i in order if i in identities]
     for identity in [i for i in order if i in new_cases] if new_cases_only else order:
         b, n = base_cases.get(identity), new_cases.get(identity)
-        threshold = thresholds.for_case(identity.op, identity.variant)
         if b is None or n is None:
-            side = "the baseline" if b is None else "the new run"
-            pair = Pair(identity, MISSING, threshold=threshold, note=f"not in {side}", missing_from=side)
-            if n is not None and n.status == "failed":  # a new case with a wrong result fails the gate
-                pair.verdict, pair.newly_failed = FAILED, True
-                pair.note = f"not in the baseline, and failed in the new run: {n.reason or ''}"[:300]
-            pairs.append(pair)
+            pairs.append(_one_side(identity, b, n, thresholds))
             continue
-        pair = Pair(identity, SAME, threshold=threshold, base_pct_peak=_pct_peak(b, base), new_pct_peak=_pct_peak(n, new))
-        pair.figure = thresholds.figure(b, n) if b.ok and n.ok and same_gpu else COLD
-        base_samples, new_samples = (b.samples.batch_ms, n.samples.batch_ms) if pair.figure == BATCH else (b.cold_ms, n.cold_ms)
-        if base_samples and new_samples:
-            pair.base_ms, pair.new_ms = float(np.median(base_samples)), float(np.median(new_samples))
-            pair.ratio = pair.new_ms / pair.base_ms
-        if not b.ok or not n.ok:
-            # failed = wrong result; skipped = not run (e.g. not enough GPU memory): flagged, not a regression.
-            side = [f"{name} {record.status}" for name, record in (("baseline", b), ("new run", n)) if not record.ok]
-            reason = (b if n.ok else n).reason or ""
-            pair.verdict = FAILED if "failed" in (b.status, n.status) else MISSING
-            pair.note = f"{' and '.join(side)}: {reason}"[:300]
-            pair.newly_failed = n.status == "failed" and b.status != "failed"  # ok or skipped before
-        elif not base_samples or not new_samples:
-            pair.verdict, pair.note = MISSING, "no samples recorded on " + ("either side" if not base_samples and not new_samples
-                                                                        else "the baseline" if not base_samples else "the new run")
-        elif not same_gpu:
-            pair.verdict, pair.note = OTHER_GPU, "different GPU models: compare % of peak"
-        else:
-            pair.threshold = thresholds.effective(identity.op, identity.variant, pair.base_ms, pair.figure)
-            if pair.figure == BATCH:
-                pair.note = f"batch figure: a CUDA graph of {n.samples.batch_size} runs, hot L2"
-            pair.verdict, pair.ratio, pair.p_value = speed_verdict(
-                base_samples, new_samples, pair.threshold, relative=thresholds.for_case(identity.op, identity.variant, pair.figure))
-            pair.ci_low, pair.ci_high = stats.ratio_interval(base_samples, new_samples)
-        if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
-            _note_code_change(pair, b, n, thresholds)
+        pair = judge(b, n, thresholds, same_gpu=same_gpu, peaks=peaks, base_sha=base.git.get("sha"),
+                     protocol_changes=changes)
         gate = thresholds.energy_threshold if one_board(base, new, b, n) else None  # compare/energy.py says why
         pair.energy = energy_pair(b, n, gate) if b.ok and n.ok else None
-        if pair.verdict == BELOW_FLOOR:
-            pair.note = "; ".join(filter(None, [pair.note, below_floor_note(pair, thresholds, base.git.get("sha"))]))
         pairs.append(pair)
     return pairs
+
+
+def _one_side(identity: CaseId, b: CaseRecord | None, n: CaseRecord | None, thresholds: Thresholds) -> Pair:
+    """A case one run lacks: MISSING, or FAILED where the new run has it and it gave a wrong result."""
+    side = "the baseline" if b is None else "the new run"
+    pair = Pair(identity, MISSING, threshold=thresholds.for_case(identity.op, identity.variant), note=f"not in {side}",
+                missing_from=side)
+    if n is not None and n.status == "failed":  # a new case with a wrong result fails the gate
+        pair.verdict, pair.newly_failed = FAILED, True
+        pair.note = f"not in the baseline, and failed in the new run: {n.reason or ''}"[:300]
+    return pair
 
 
 def _note_code_change(pair: Pair, b: CaseRecord, n: CaseRecord, thresholds: Thresholds) -> None:
@@ -336,7 +241,8 @@ def below_floor_note(pair: Pair, thresholds: Thresholds, base_sha: str | None) -
 
 def geometric_means(pairs: list[Pair]) -> dict[str, dict]:
     """Per op: the geometric mean of new/base time ratios over pairs with a speed verdict, and the
-    same of the %-of-peak ratios (the measure that stays fair across GPU models)."""
+    same of the %-of-peak ratios (the measure that stays fair across GPU models), each pair's
+    ratios taken on the figure it was judged by."""
     result = {}
     for op in dict.fromkeys(p.op for p in pairs):
         mine = [p for p in pairs if p.op == op]

@@ -72,7 +72,8 @@ def _fold(fold: digest.Fold, row_id: dict) -> dict:
 def _row(p, metric: str, row_id: str, *, folded: bool) -> dict:
     return {"id": row_id, "folded": folded, "text": p.text, "op": p.op, "verdict": p.verdict,
             "base_us": p.base_ms * 1e3, "new_us": p.new_ms * 1e3, "ratio": headline_ratio(p, metric),
-            "interval": interval(p), "ci_low": p.ci_low, "ci_high": p.ci_high, "base_pct_peak": p.base_pct_peak,
+            "interval": interval(p, metric), "ci_low": (p.pct_peak_interval()[0] if metric == "pct_peak" else p.ci_low),
+            "ci_high": p.ci_high, "figure": p.figure, "base_pct_peak": p.base_pct_peak,
             "new_pct_peak": p.new_pct_peak, "code_changed": p.code_changed,
             "threshold_pct": p.threshold * 100 if p.verdict in verdicts.SPEED_VERDICTS else None, "note": p.note}
 

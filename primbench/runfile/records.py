@@ -120,6 +120,10 @@ class CaseRecord:
     # version is unchanged): mj_per_op, avg_w, peak_w, the windows it came from, the ramp, the
     # counter's step; or only `reason` where it could not be measured.
     energy: dict = _json("object", factory=dict)
+    # In a baseline made of several runs (`primbench baseline A B C`; runfile/baselines.py): the
+    # runs' ids and each one's median of the cold and batch samples, in the header's baseline.runs
+    # order (None where a run lacks the figure). The case's own samples are those of its middle run.
+    between_runs: dict = _json("object", factory=dict)
 
     @property
     def key(self) -> str:
@@ -139,7 +143,7 @@ class CaseRecord:
         values = _known(cls, obj)
         values.update(case=CaseId.from_record(obj), samples=Samples.from_json(obj.get("samples")),
                       launches=tuple(obj.get("launches") or ()), flags=tuple(obj.get("flags") or ()))
-        for name in ("verify", "determinism", "timing", "nvml", "energy"):
+        for name in ("verify", "determinism", "timing", "nvml", "energy", "between_runs"):
             values[name] = obj.get(name) or {}
         return cls(**values)
 
@@ -149,7 +153,8 @@ class CaseRecord:
                "n": case.n, "block": case.block, "distribution": case.distribution}
         if case.params:
             out["params"] = dict(case.params.items_sorted())
-        out.update(_plain(self, omit_empty=("verify", "determinism", "timing", "nvml", "energy")))
+        out.update(_plain(self, omit_empty=("verify", "determinism", "timing", "nvml", "energy",
+                                                    "between_runs")))
         out["samples"] = self.samples.to_json()
         return out
 
@@ -185,6 +190,9 @@ class RunHeader:
     # available, reason, idle_w (the GPU's draw with nothing running), counter_step_s, method,
     # policy. Absent when no case asked for energy.
     energy: dict = _json("object", factory=dict)
+    # A baseline made of several runs (runfile/baselines.py): the runs, each {run_id, started, sha,
+    # device_uuid}; its cases carry `between_runs`. Absent for a run and a baseline of one run.
+    baseline: dict = _json("object", factory=dict)
     published: bool = False  # quoted figures (compare's ref:<id>): never written, never given a verdict
 
     @property
@@ -203,7 +211,7 @@ class RunHeader:
                       for name, value in values.items()})
 
     def to_json(self) -> dict:
-        return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings", "energy"))}
+        return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings", "energy", "baseline"))}
 
 
 _OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if f.metadata.get("json") == ("object",)}

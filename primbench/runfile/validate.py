@@ -49,6 +49,12 @@ def _times(value, path):
     return numbers_between(value, path, TIME_FLOOR_MS, TIME_CEILING_MS, "ms")
 
 
+def _time_or_none(value, path):
+    if value is None:
+        return None
+    return None if TIME_FLOOR_MS <= value <= TIME_CEILING_MS else f"'{path}' must be from {TIME_FLOOR_MS:g} to {TIME_CEILING_MS:g} ms, not {value!r:.40}"
+
+
 def _clocks(value, path):
     return numbers_between(value, path, CLOCK_FLOOR_MHZ, CLOCK_CEILING_MHZ, "MHz")
 
@@ -155,6 +161,10 @@ HEADER_NESTED = {
                                "read": F("array", items=F("object", fields=PROBE), holds="objects"),
                                "copy": F("array", items=F("object", fields=PROBE), holds="objects")},
     "energy": HEADER_ENERGY,
+    # A baseline's runs are named in compare's lines.
+    "baseline": {"runs": F("array", holds="objects", items=F("object", fields={
+        "run_id": F("string", required=True), "started": F(TEXT_OR_NULL), "sha": F(TEXT_OR_NULL),
+        "device_uuid": F(TEXT_OR_NULL)})), "spread_multiple": F("number", rule=between(1, 1e3, "a multiple from 1 to 1,000"))},
 }
 CHECK = {"ok": F(("boolean", "null")), "got": F(NUMBER_OR_NULL), "expected": F(NUMBER_OR_NULL),
          "error": F(NUMBER_OR_NULL), "tolerance": F(NUMBER_OR_NULL), "depth": F(("integer", "null")),
@@ -190,6 +200,11 @@ CASE_NESTED = {
     "nvml": F("object", fields={**NVML_STATE, "before": F("object", fields=NVML_STATE)}),
     "energy": F("object", fields=ENERGY),
     "flags": F("array", items=F("string"), holds="names"),
+    # A baseline of several runs (runfile/baselines.py): each run's median of each figure; the
+    # verdict engine divides the largest by the smallest, so each is a time or null.
+    "between_runs": F("object", fields={"runs": F("array", items=F("string"), holds="run ids"),
+                                        "cold_median_ms": F("array", items=F(NUMBER_OR_NULL, rule=_time_or_none), holds="times"),
+                                        "batch_median_ms": F("array", items=F(NUMBER_OR_NULL, rule=_time_or_none), holds="times")}),
 }
 
 
