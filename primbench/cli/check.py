@@ -49,11 +49,12 @@ def _notes(base, new, pairs, *, strict: bool, given_strict: bool) -> tuple[list[
     the wrong order, another board, another protocol, a stale baseline, energy not gated, changed code."""
     from primbench.compare import caveats, energy, verdicts
     from primbench.resources import command_hint
+    from primbench.runfile import protocol
 
     shown_path = min(str(new.path), os.path.relpath(new.path), key=len)
     renew = command_hint(f"make baseline RUN={shown_path}", f"primbench baseline {shown_path}")
     stale = caveats.stale_baseline(pairs, new, renew)
-    protocol_line = None
+    protocol_line = protocol.compare(base.header, new.header).line(renew)
     notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new), protocol_line, stale,
                                energy.not_gated_note(base, new, verdicts.Thresholds.from_header(new.header).energy_threshold)]))
     changed = verdicts.changed_variants(base, new)

@@ -14,6 +14,7 @@ from primbench.text_safety import printable
 
 def cmd_compare(args) -> int:
     from primbench.compare import caveats, output, verdicts
+    from primbench.runfile import protocol
 
     arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else map(str, runs_in(argument)))]
     if len(arguments) < 2:
@@ -27,7 +28,8 @@ def cmd_compare(args) -> int:
     for new in runs[1:]:
         metric = args.metric or verdicts.default_metric(base, new)
         pairs = verdicts.compare_runs(base, new)
-        notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new)]))
+        notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new),
+                                   protocol.compare(base.header, new.header).line()]))
         output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes)
         print()
         sections.append((new, pairs, metric))

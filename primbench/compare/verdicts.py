@@ -183,11 +183,13 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
     """Every case of either run (or, with new_cases_only, of the new run; with `identities`, only
     those), paired by identity, with its verdict (base order first, then new-only cases). Energy is
     gated only between cases of one physical GPU (compare/energy.py one_board)."""
+    from primbench.runfile import protocol
+
     if is_published(base) or is_published(new):
         return published_pairs(base, new, Pair, _pct_peak)
     thresholds = thresholds or Thresholds.from_header(new.header)
     same_gpu = same_gpu_model(base, new)
-    changes: dict = {}
+    changes = protocol.compare(base.header, new.header).by_figure()
     peaks = (base.device.get("peak_gbps"), new.device.get("peak_gbps"))
     base_cases = {record.case: record for record in base.cases}
     new_cases = {record.case: record for record in new.cases}

@@ -23,7 +23,7 @@ from primbench.measuring import ceilings
 from primbench.progress import Progress, describe_result
 from primbench.resources import IMPORT_ROOT
 from primbench.run.case_energy import CaseEnergy
-from primbench.runfile import stats
+from primbench.runfile import protocol, stats
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.io import RunWriter, gpu_slug, load_run, repair_truncated_tail
 from primbench.runfile.lines import is_gzip
@@ -173,6 +173,7 @@ class Runner:
             ceilings=self.sized_ceilings(cases),
             software=software_versions(),
             timing=self.config.timing.as_dict(),
+            protocol=protocol.declared(),
             variants={v.key: v.describe() for v in variants_used},
             energy=energy,
         )

@@ -190,6 +190,9 @@ class RunHeader:
     # available, reason, idle_w (the GPU's draw with nothing running), counter_step_s, method,
     # policy. Absent when no case asked for energy.
     energy: dict = _json("object", factory=dict)
+    # How the figures were measured (measuring/protocol.py): a revision per part (cold sample, batch,
+    # throttle rule, probes). Absent in runs made before it was recorded: runfile/protocol.py says so.
+    protocol: dict = _json("object", factory=dict)
     # A baseline made of several runs (runfile/baselines.py): the runs, each {run_id, started, sha,
     # device_uuid}; its cases carry `between_runs`. Absent for a run and a baseline of one run.
     baseline: dict = _json("object", factory=dict)
@@ -211,7 +214,7 @@ class RunHeader:
                       for name, value in values.items()})
 
     def to_json(self) -> dict:
-        return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings", "energy", "baseline"))}
+        return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings", "energy", "protocol", "baseline"))}
 
 
 _OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if f.metadata.get("json") == ("object",)}

@@ -161,7 +161,9 @@ HEADER_NESTED = {
                                "read": F("array", items=F("object", fields=PROBE), holds="objects"),
                                "copy": F("array", items=F("object", fields=PROBE), holds="objects")},
     "energy": HEADER_ENERGY,
-    # A baseline's runs are named in compare's lines.
+    # runfile/protocol.py reads each part's revision; a baseline's runs are named in compare's lines.
+    "protocol": {"format": F("integer"), "parts": F("object", values=F("object", fields={
+        "revision": F("integer", required=True, rule=_COUNT), "what": F(TEXT_OR_NULL)}))},
     "baseline": {"runs": F("array", holds="objects", items=F("object", fields={
         "run_id": F("string", required=True), "started": F(TEXT_OR_NULL), "sha": F(TEXT_OR_NULL),
         "device_uuid": F(TEXT_OR_NULL)})), "spread_multiple": F("number", rule=between(1, 1e3, "a multiple from 1 to 1,000"))},
