@@ -29,7 +29,7 @@ help:
 	@echo "make gpu-test                             GPU tests: every variant against its expected answer"
 	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
 	@echo "make profile [RUN=...]                    Nsight Compute counters of RUN's progression and 2^28 cases, beside it"
-	@echo "make baseline [RUN=...]                   make a clean run the baseline of its GPU: results/baselines/<gpu>.jsonl.gz"
+	@echo "make baseline [RUN=\"a b c\"]              make clean runs (one, or several of one config) the baseline of their GPU"
 	@echo "make reference [RUN=...]                  make a clean run the reference of its GPU: results/reference/<gpu>.jsonl.gz"
 	@echo "make check [RUN=...] [CHECK_FLAGS=--strict] the CI gate: RUN against its GPU's baseline (exit 1 on a regression)"
 	@echo "make info | list | compile                the GPU; the variants; compile every kernel for sm_90 and sm_80"

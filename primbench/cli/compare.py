@@ -41,14 +41,36 @@ def cmd_compare(args) -> int:
 
 
 def cmd_baseline(args) -> int:
-    from primbench.runfile.baselines import keep_copy, kind_of
+    """One run kept as its GPU's baseline (or reference); several runs of one config made one baseline
+    that knows each case's spread across them."""
+    from primbench.runfile.baselines import keep_copy, keep_merged, kind_of
     from primbench.runfile.io import load_run
 
-    run = load_run(newest_run_in(args.run))
-    target = keep_copy(run, args.folder)
+    runs = [load_run(newest_run_in(argument)) for argument in args.run]
+    target = keep_copy(runs[0], args.folder) if len(runs) == 1 else keep_merged(runs, args.folder)
     # The GPU's name is run-file text: shown printable.
-    print(printable(f"{kind_of(args.folder)} for {run.device.get('name')}: {target} (from {run.path})"))
+    sources = str(runs[0].path) if len(runs) == 1 else f"{len(runs)} runs: " + ", ".join(str(run.path) for run in runs)
+    print(printable(f"{kind_of(args.folder)} for {runs[0].device.get('name')}: {target} (from {sources})"))
+    if len(runs) > 1:
+        print(spread_summary(load_run(target)))
     return EXIT_OK
+
+
+def spread_summary(baseline) -> str:
+    """'spread across the 3 runs: median 0.8 %, p95 3.1 %, widest 6.2 % (case); each case's threshold is at least
+    2 x its spread', of the figure each case would be judged on."""
+    import numpy as np
+
+    from primbench.compare.rule import Thresholds, run_spread
+
+    thresholds = Thresholds.from_header(baseline.header)
+    spreads = sorted((run_spread(record, thresholds.lone_figure(record)), record.key) for record in baseline.cases)
+    values = np.array([spread for spread, _ in spreads])
+    widest, case = spreads[-1]
+    multiple = baseline.header.baseline.get("spread_multiple")
+    return (f"spread across the {len(baseline.header.baseline.get('runs') or [])} runs: median {np.median(values):.1%}, "
+            f"p95 {np.percentile(values, 95):.1%}, widest {widest:.1%} ({printable(case)[:80]}); each case's "
+            f"threshold is at least {multiple:g} x its spread")
 
 
 def cmd_ab(args) -> int:

@@ -207,8 +207,11 @@ def _add_gates_and_tools(commands, plugin) -> None:
     replicas.add_argument("--threshold", type=float, default=0.05, help="how far from its siblings a GPU may sit before "
                           "it is flagged, when a test across the cases agrees (default: %(default)s, 5 %%)")
 
-    keep = commands.add_parser("baseline", help="make a finished run its GPU model's baseline: results/baselines/<gpu>.jsonl.gz")
-    keep.add_argument("run", help="a finished run file with no failed case (or the newest in a folder or a glob)")
+    keep = commands.add_parser("baseline", help="make a finished run (or several runs of one config) its GPU model's "
+                               "baseline: results/baselines/<gpu>.jsonl.gz")
+    keep.add_argument("run", nargs="+", metavar="RUN", help="finished run files with no failed case (or the newest in a "
+                      "folder or a glob); several runs of one config make one baseline that knows each case's spread "
+                      "across them (runs on two or more machines: README, \"The verdict rule\")")
     keep.add_argument("--folder", default=str(BASELINE_DIR), metavar="DIR", help="where to keep it (default: %(default)s; "
                       f"{REFERENCE_DIR} for the reference run `make report` renders)")
 

@@ -60,8 +60,10 @@ def other_board(base: Run, new: Run) -> str | None:
     a reader of a gate's verdict must know. None where every shared case has its baseline's GPU,
     or a side names none."""
     before, after = _boards_by_case(base), _boards_by_case(new)
+    # A baseline of several runs (runfile/baselines.py) has seen each of its runs' boards.
+    seen = {source.get("device_uuid") for source in base.header.baseline.get("runs") or ()} - {None}
     shared = [key for key in after if key in before]
-    moved = [key for key in shared if after[key] != before[key]]
+    moved = [key for key in shared if after[key] != before[key] and after[key] not in seen]
     if not moved:
         return None
     new_boards = sorted({after[key] for key in moved})

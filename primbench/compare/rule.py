@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from primbench.runfile import stats
+# A baseline made of several runs (`primbench baseline A B C`) keeps each case's spread across them:
+# (largest median / smallest) - 1 of the judged figure. A case's threshold is at least this multiple
+# of it (the baseline's header records the multiple it was made for; runfile/baselines.py says why).
+from primbench.runfile.baselines import SPREAD_MULTIPLE
 from primbench.runfile.records import CaseRecord
 
 DEFAULT_THRESHOLD = 0.05
@@ -39,11 +43,6 @@ BATCH_ABS_FLOOR_US = 0.1
 # machines differed by 2.4 % (p95) and 4.6 % at worst on it (128 cases of 5 us or more); 8 % keeps
 # a margin over that, and an extra launch on a 10 us case moves it by 80 % (tests/gpu/test_small_gate.py).
 BATCH_THRESHOLD = 0.08
-# A baseline made of several runs (`primbench baseline A B C`) keeps each case's spread across them:
-# (largest median / smallest) - 1 of the judged figure. A case's threshold is at least this multiple
-# of it: a spread seen between the baseline's own runs is no evidence of a change, and a third board
-# can sit past the two it saw (docs/perf-notes.md, "A baseline of several runs").
-SPREAD_MULTIPLE = 2.0
 COLD, BATCH = "cold", "batch"
 ALPHA = 0.01
 FASTER, SLOWER, SAME, UNSURE = "FASTER", "SLOWER", "SAME", "UNSURE"

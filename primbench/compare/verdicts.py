@@ -20,6 +20,7 @@ and get no verdict. Nothing here imports CuPy.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -188,6 +189,8 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
     if is_published(base) or is_published(new):
         return published_pairs(base, new, Pair, _pct_peak)
     thresholds = thresholds or Thresholds.from_header(new.header)
+    if base.header.baseline.get("spread_multiple"):  # the multiple the baseline of several runs was made for
+        thresholds = dataclasses.replace(thresholds, spread_multiple=float(base.header.baseline["spread_multiple"]))
     same_gpu = same_gpu_model(base, new)
     changes = protocol.compare(base.header, new.header).by_figure()
     peaks = (base.device.get("peak_gbps"), new.device.get("peak_gbps"))

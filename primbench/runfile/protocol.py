@@ -103,12 +103,16 @@ class Difference:
                 moved.setdefault(figure, []).append(text)
         return {figure: ", ".join(texts) for figure, texts in moved.items()}
 
+    def what(self) -> str:
+        """'cold r1 -> r2; throttle r0 -> r1': each change, in the parts' order."""
+        return "; ".join(text for text, _ in self.changes)
+
     def line(self, renew: str | None = None) -> str | None:
         """The one line compare and check print (check's names the command that renews the
         baseline), or None where nothing changed."""
         if not self.changes:
             return None
-        what = "; ".join(text for text, _ in self.changes)
+        what = self.what()
         figures = sorted({f for _, moves in self.changes for f in moves})
         effect = (f"verdicts on {' and '.join(figures)} figures are marked and not gated" if figures
                   else "no timed figure moves with it")

@@ -232,3 +232,22 @@ def test_another_process_on_the_gpu_is_named_in_a_warning(capsys):
     device.pynvml = nvml_listing(None)
     runner._warn_other_processes(stand)
     assert capsys.readouterr().err == ""
+
+
+def test_a_baseline_of_two_runs_states_their_spread_and_check_reads_it(repo, tmp_path):
+    runs = [str(repo / "tests" / "data" / "runs" / f"fixture-{side}.jsonl.gz") for side in "ab"]
+    made = bench(repo, "baseline", *runs, "--folder", str(tmp_path))
+    assert made.returncode == 0, made.stderr
+    first, second = made.stdout.strip().splitlines()
+    assert first.startswith(f"baseline for NVIDIA H200: {tmp_path / 'nvidia-h200.jsonl.gz'} (from 2 runs: ")
+    assert second.startswith("spread across the 2 runs: median ") and second.endswith("at least 2 x its spread")
+    check = bench(repo, "check", runs[1], "--baseline", str(tmp_path / "nvidia-h200.jsonl.gz"))
+    assert check.returncode == 0 and "check: 0 regression(s)" in check.stdout, check.stdout + check.stderr
+    assert "another GPU" not in check.stdout  # the baseline has seen this run's board
+
+
+def test_runs_of_two_protocols_make_no_baseline(repo, tmp_path):
+    fixture = str(repo / "tests" / "data" / "runs" / "fixture-a.jsonl.gz")
+    refused = bench(repo, "baseline", fixture, "results/baselines/nvidia-h200.jsonl.gz", "--folder", str(tmp_path))
+    assert_one_line_error(refused, 2, "measured by another protocol", "cold r1 -> r2")
+    assert not list(tmp_path.iterdir())
