@@ -22,6 +22,7 @@ def cmd_check(args) -> int:
     from primbench.compare import verdicts
     from primbench.runfile.io import load_run
 
+    limit, seconds = _confirm_bounds(args)
     new = load_run(newest_run_in(args.run))
     base_path = _baseline_of(new, args.baseline)
     _check_outputs({"--markdown": args.markdown, "--junit": args.junit,
@@ -31,17 +32,30 @@ def cmd_check(args) -> int:
     code, pairs = verdicts.check(base, new, allow_different_gpu=args.allow_different_gpu)
     notes, failing_notes = _notes(base, new, pairs, strict=args.strict or bool(
         (new.header.config.get("compare") or {}).get("require_baseline")), given_strict=args.strict)
-    confirmation = None
     if getattr(args, "confirm", False):
-        from primbench.run import confirm
+        from primbench.compare.confirmation import confirm_suspects
+        from primbench.run.confirm import retime_against, why_not_here
 
-        confirmation = confirm.confirm_suspects(pairs, base, new, limit=args.confirm_limit,
-                                                seconds_each=args.confirm_seconds)
-        notes.append(confirmation.line())
+        notes.append(confirm_suspects(pairs, base, new, retime_against, limit=limit, seconds_each=seconds,
+                                      cannot=why_not_here()).line())
     code = EXIT_FAILED if any(p.regressed for p in pairs) or failing_notes else 0
     _print(base, new, pairs, notes, failing_notes, everything=args.all)
     _write_outputs(args, base, new, pairs, code, notes)
     return code
+
+
+def _confirm_bounds(args) -> tuple[int, float]:
+    """--confirm's bounds, refused in one line when out of range or given without --confirm."""
+    from primbench.compare.confirmation import DEFAULT_LIMIT, DEFAULT_SECONDS
+
+    limit, seconds = getattr(args, "confirm_limit", None), getattr(args, "confirm_seconds", None)
+    if (limit is not None or seconds is not None) and not getattr(args, "confirm", False):
+        raise UserError("--confirm-limit and --confirm-seconds bound --confirm; give --confirm too, or neither")
+    if limit is not None and not 1 <= limit <= 10_000:
+        raise UserError(f"--confirm-limit {limit}: give 1 to 10000 suspects")
+    if seconds is not None and not 1 <= seconds <= 3600:  # False for NaN
+        raise UserError(f"--confirm-seconds {seconds:g}: give 1 to 3600 seconds a suspect")
+    return (DEFAULT_LIMIT if limit is None else limit), (DEFAULT_SECONDS if seconds is None else seconds)
 
 
 def _notes(base, new, pairs, *, strict: bool, given_strict: bool) -> tuple[list[str], list[str]]:

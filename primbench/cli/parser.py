@@ -186,7 +186,8 @@ def _add_readers(commands, plugin) -> None:
 
 def _add_gates_and_tools(commands, plugin) -> None:
     """check, publish, baseline and compile."""
-    gate = commands.add_parser("check", help="the CI gate: exit 0 if nothing regressed, 1 on a regression, 2 on unusable input")
+    gate = commands.add_parser("check", parents=[plugin], help="the CI gate: exit 0 if nothing regressed, 1 on a "
+                               "regression, 2 on unusable input")
     gate.add_argument("run", help="the new run: a file, or the newest run in a folder or a glob")
     gate.add_argument("--baseline", metavar="BASE", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl.gz)")
     gate.add_argument("--allow-different-gpu", action="store_true", help="accept a baseline from another GPU model: pairs are "
@@ -194,8 +195,16 @@ def _add_gates_and_tools(commands, plugin) -> None:
     gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
     gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
     gate.add_argument("--all", action="store_true", help="print every case, not only those that changed")
-    gate.add_argument("--strict", action="store_true", help="fail (exit 1) when the baseline lacks cases of the run: "
-                      "a stale baseline gates nothing for them (the config's compare.require_baseline does the same)")
+    gate.add_argument("--strict", action="store_true", help="fail (exit 1) when the baseline lacks cases of the run "
+                      "(a stale baseline gates nothing for them; the config's compare.require_baseline does the same), "
+                      "or was measured by another protocol")
+    gate.add_argument("--confirm", action="store_true", help="on a GPU: time each SLOWER or FASTER suspect again, "
+                      "interleaved against the baseline's own code (as ab --base does); the gate fails only on what "
+                      "this GPU confirms (needs the baseline's commit in this git clone)")
+    gate.add_argument("--confirm-limit", type=_whole_number, metavar="N", help="with --confirm: time at most N "
+                      "suspects, the largest moves first (default: 20); the rest stay unconfirmed and fail as SLOWER")
+    gate.add_argument("--confirm-seconds", type=float, metavar="S", help="with --confirm: about S seconds of samples a "
+                      "suspect, at most 3600 (default: 30)")
 
     site = commands.add_parser("publish", help="a static site of runs: index, reports, history, GPU models side by side")
     site.add_argument("folder", nargs="+", help="folders holding run files (results/), run files or globs")

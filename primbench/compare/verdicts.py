@@ -78,10 +78,11 @@ class Pair:
     @property
     def regressed(self) -> bool:
         """What fails the CI check: significantly slower (unless its changed code is exempt, with a
-        reason; its protocol changed; or `--confirm` did not reproduce it on this GPU), or newly
-        broken in the new run, or (under the config's energy gate) more energy."""
-        slower = (self.verdict == SLOWER and not self.exempt_reason and not self.protocol_changed
-                  and self.confirmation in ("", CONFIRMED))
+        reason), or newly broken in the new run, or (under the config's energy gate) more energy. A
+        SLOWER pair whose protocol changed fails only where `--confirm` timed it again and confirmed
+        it; one that `--confirm` did not reproduce on this GPU never fails."""
+        trusted = self.confirmation == CONFIRMED or (self.confirmation != NOT_REPRODUCED and not self.protocol_changed)
+        slower = self.verdict == SLOWER and not self.exempt_reason and trusted
         return slower or (self.verdict == FAILED and self.newly_failed) or (self.energy is not None and self.energy.regressed)
 
     @property

@@ -251,3 +251,31 @@ def test_runs_of_two_protocols_make_no_baseline(repo, tmp_path):
     refused = bench(repo, "baseline", fixture, "results/baselines/nvidia-h200.jsonl.gz", "--folder", str(tmp_path))
     assert_one_line_error(refused, 2, "measured by another protocol", "cold r1 -> r2")
     assert not list(tmp_path.iterdir())
+
+
+def test_check_confirm_without_a_gpu_leaves_every_suspect_unconfirmed_and_fails(repo, tmp_path):
+    # fixture-b with one case of 200 us or more planted 30 % slower: a suspect no GPU here can time again.
+    import gzip
+
+    lines = gzip.decompress((repo / "tests" / "data" / "runs" / "fixture-b.jsonl.gz").read_bytes()).decode().splitlines()
+    records = [json.loads(line) for line in lines]
+    case = next(r for r in records if r.get("kind") == "case" and sorted(r["samples"]["cold_ms"])[len(r["samples"]["cold_ms"]) // 2] > 0.2)
+    case["samples"]["cold_ms"] = [t * 1.3 for t in case["samples"]["cold_ms"]]
+    new = tmp_path / "new.jsonl"
+    new.write_text("".join(json.dumps(r) + "\n" for r in records))
+    base = str(repo / "tests" / "data" / "runs" / "fixture-a.jsonl.gz")
+    checked = bench(repo, "check", str(new), "--baseline", base, "--confirm", "--junit", str(tmp_path / "check.xml"))
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "confirm: 1 suspect(s), timed again on this GPU interleaved against the baseline's code at 985bc394" in checked.stdout
+    assert "(unconfirmed: 1 no GPU here)" in checked.stdout and f"regression: {case['key'][:60]}" in checked.stdout
+    assert "unconfirmed: no GPU here" in (tmp_path / "check.xml").read_text()
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--confirm-limit", "3"], "give --confirm too"),
+    (["--confirm", "--confirm-limit", "0"], "--confirm-limit 0: give 1 to 10000"),
+    (["--confirm", "--confirm-seconds", "nan"], "--confirm-seconds nan: give 1 to 3600"),
+])
+def test_confirm_bounds_out_of_range_are_one_line(repo, flags, words):
+    run = str(repo / "tests" / "data" / "runs" / "fixture-b.jsonl.gz")
+    assert_one_line_error(bench(repo, "check", run, "--baseline", run, *flags), 2, words)
