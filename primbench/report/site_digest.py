@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 from primbench.report import selection
 from primbench.report.page_cache import read_cache_file, save_cache_file
 from primbench.runfile.frame import block_or_none, is_number
@@ -17,7 +19,8 @@ from primbench.runfile.io import run_stem
 
 DIGEST_NAME = ".primbench-digests.json"
 # 2: the history keeps each op's smallest, middle and largest size, not only HEADLINE_SIZES.
-DIGEST_SCHEMA = 2
+# 3: each history point names its case and the median of the figure the verdict engine judges it on.
+DIGEST_SCHEMA = 3
 # The index line's headline sizes (the seed's size and the largest of the study), also kept in
 # the history wherever an op measured them.
 HEADLINE_SIZES = (2**25, 2**28)
@@ -33,7 +36,7 @@ def digest(run, frame, page: str) -> dict:
     return {"id": run.header.run_id or run_stem(run.path), "page": page, "gpu": device.get("name") or "unknown GPU",
             "started": run.header.started, "git": git.get("sha"), "dirty": git.get("dirty"),
             "config": run.header.config.get("name"), "cases": len(run.cases), "statuses": statuses,
-            "finished": bool(run.finished), "headline": _headline(frame), "points": _points(frame),
+            "finished": bool(run.finished), "headline": _headline(frame), "points": _points(frame, run),
             "source": str(run.path)}
 
 
@@ -67,11 +70,15 @@ def history_sizes(sizes) -> list[int]:
     return sorted({present[0], middle, present[-1], *(n for n in HEADLINE_SIZES if n in present)})
 
 
-def _points(frame) -> list[dict]:
+def _points(frame, run) -> list[dict]:
     """Each history case: op, n, variant, order, median at the headline block, fastest time and % of
-    peak, for every op in its primary slice at its history_sizes."""
+    peak, for every op in its primary slice at its history_sizes; and the case at the headline block
+    with the median of the figure compare judges it on (compare/rule.py), which step detection reads."""
+    from primbench.compare.rule import Thresholds, figure_samples
+
     if frame.empty:
         return []
+    records, thresholds = {record.key: record for record in run.cases}, Thresholds.from_header(run.header)
     points = []
     for op in selection.ops_in(frame):
         dtype, distribution = selection.primary_slice(frame, op)
@@ -79,7 +86,12 @@ def _points(frame) -> list[dict]:
         cases = cases[cases["valid"]]
         for n in history_sizes(cases["n"]):
             for variant, mine in cases[cases["n"] == n].groupby("variant"):
-                points.append(_point(op, int(n), variant, mine))
+                point = _point(op, int(n), variant, mine)
+                record = records.get(point["key"])
+                figure = thresholds.lone_figure(record) if record is not None else None
+                samples = figure_samples(record, figure) if record is not None else ()
+                point["figure"], point["judged_us"] = figure, (float(np.median(samples)) * 1e3 if samples else None)
+                points.append(point)
     return points
 
 
@@ -89,7 +101,8 @@ def _point(op: str, n: int, variant: str, mine) -> dict:
     fastest = mine.sort_values("median_ms").iloc[0]
     return {"op": op, "n": n, "variant": variant, "order": int(fastest["order"]),
             "median_us": float(chosen["median_ms"].iloc[0]) * 1e3 if not chosen.empty else None,
-            "best_us": float(fastest["median_ms"]) * 1e3, "pct_peak": _number(fastest["pct_peak"])}
+            "best_us": float(fastest["median_ms"]) * 1e3, "pct_peak": _number(fastest["pct_peak"]),
+            "key": str(chosen["key"].iloc[0]) if not chosen.empty else None}
 
 
 def _number(value):
@@ -123,7 +136,8 @@ _FIELDS = {"id": (str,), "page": (str,), "gpu": (str,), "started": (str, _NONE),
 _HEADLINE = {"n": (int,), "variant": (str,), "block": (int, _NONE), "time_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE),
              "ratio_to_cub": (*_NUMBER, _NONE)}
 _POINT = {"op": (str,), "n": (int,), "variant": (str,), "order": (int,), "median_us": (*_NUMBER, _NONE),
-          "best_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE)}
+          "best_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE), "key": (str, _NONE), "figure": (str, _NONE),
+          "judged_us": (*_NUMBER, _NONE)}
 
 
 def _is(value, types) -> bool:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from primbench.report import step_detect
+from primbench.report import site_steps
 from primbench.report.formats import size_text, slug
 from primbench.report.site_digest import HEADLINE_SIZES
+from primbench.report.site_steps import StepJudge
 from primbench.report.site_history_chart import (
     MAX_LINES,
     history_chart,
@@ -20,14 +21,16 @@ from primbench.report.site_history_chart import (
 )
 
 
-def history(digests: list[dict], gpu: str) -> dict:
+def history(digests: list[dict], gpu: str, judge: StepJudge | None = None) -> dict:
     """The history page's context: per op (over the runs that measured it, oldest first) a chart
-    per size with its caption; and the regressions found, each with the run where it began."""
+    per size with its caption; and the slowdowns found, each with the run where it began: the steps
+    the verdict engine calls SLOWER (site_steps.py), reading the runs' files through `judge`."""
+    judge = judge or StepJudge()
     sections, found = [], []
     for op in sorted({p["op"] for d in digests for p in d["points"]}):
         runs = [d for d in digests if any(p["op"] == op for p in d["points"])]
         sizes = sorted({p["n"] for d in runs for p in d["points"] if p["op"] == op})
-        series = [s for s in (_series(op, n, runs) for n in sizes) if s["lines"]]
+        series = [s for s in (_series(op, n, runs, judge) for n in sizes) if s["lines"]]
         for s in series:
             found += [_regression(op, s["n"], variant, runs[index], pct) for variant, index, _, pct in s["regressions"]]
         sections.append(_section(op, runs, series, gpu))
@@ -36,21 +39,18 @@ def history(digests: list[dict], gpu: str) -> dict:
             "runs": [{"label": label, "id": d["id"], "page": d["page"]} for label, d in zip(labels, digests)]}
 
 
-def _series(op: str, n: int, runs: list[dict]) -> dict:
+def _series(op: str, n: int, runs: list[dict], judge: StepJudge) -> dict:
     """One op at one size: each variant's (run index, median µs), in the op's order, and the
-    slowdowns step detection finds in each, as (variant, run index, µs, %)."""
-    lines, order = defaultdict(list), {}
+    slowdowns the verdict engine confirms in each, as (variant, run index, µs, %)."""
+    lines, judged, order = defaultdict(list), defaultdict(list), {}
     for index, d in enumerate(runs):
         for p in d["points"]:
             if p["op"] == op and p["n"] == n and p["median_us"]:
                 lines[p["variant"]].append((index, p["median_us"]))
+                judged[p["variant"]].append((index, p["median_us"], p.get("judged_us"), p.get("key")))
                 order.setdefault(p["variant"], p["order"])
     lines = {v: lines[v] for v in sorted(lines, key=lambda v: (order[v], v))}
-    marks = []
-    for variant, points in lines.items():
-        for at, rise in step_detect.regressions([us for _, us in points]):
-            index, us = points[at]
-            marks.append((variant, index, us, rise * 100))
+    marks = [mark for variant in lines for mark in site_steps.slowdowns(variant, judged[variant], runs, judge)]
     return {"n": n, "lines": lines, "regressions": marks}
 
 

@@ -115,15 +115,33 @@ def test_each_point_links_to_its_run_page_and_names_the_run_commit_variant_size_
     assert points >= sum(len(d["points"]) for d in runs) * 0.9  # about one per case and run
 
 
-def test_a_slowdown_is_marked_with_its_size_and_linked_to_the_run_where_it_began(fixture_run):
-    one = fixture_run[1]
-    slowed = next(p for p in one["points"] if p["op"] == "scan" and p["n"] == min(
-        q["n"] for q in one["points"] if q["op"] == "scan"))
+def _slowed_copy(path, folder, key, factor):
+    """The run file at `path` with case `key`'s samples `factor` x slower (test-only), in `folder`."""
+    import gzip
 
-    def slower_from_the_fourth(d, index):  # test-only: one case's median 20 % higher from run 3 on
+    records = [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines()]
+    for record in records:
+        if record.get("key") == key:
+            samples = record["samples"]
+            samples["cold_ms"] = [t * factor for t in samples["cold_ms"]]
+            samples["batch_ms"] = [t * factor for t in samples["batch_ms"]]
+    slowed = folder / "slowed.jsonl"
+    slowed.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return slowed
+
+
+def test_a_slowdown_is_marked_with_its_size_and_linked_to_the_run_where_it_began(fixture_run, tmp_path):
+    one = fixture_run[1]
+    largest = max(q["n"] for q in one["points"] if q["op"] == "scan")
+    slowed = next(p for p in one["points"] if p["op"] == "scan" and p["n"] == largest)
+    slowed_file = _slowed_copy(RUNS / "fixture-a.jsonl.gz", tmp_path, slowed["key"], 1.2)
+
+    def slower_from_the_fourth(d, index):  # test-only: one case 20 % slower from run 3 on, in its run file too
+        d["source"] = str(slowed_file if index >= 3 else RUNS / "fixture-a.jsonl.gz")
         for p in d["points"]:
-            if (p["op"], p["n"], p["variant"]) == ("scan", slowed["n"], slowed["variant"]) and index >= 3:
+            if p["key"] == slowed["key"] and index >= 3:
                 p["median_us"] *= 1.2
+                p["judged_us"] *= 1.2
 
     page = site_history.history(_copies(one, 6, slower_from_the_fourth), "NVIDIA H200")
     assert [(r["op"], r["n"], r["variant"], r["run"]) for r in page["regressions"]] == [
@@ -134,6 +152,22 @@ def test_a_slowdown_is_marked_with_its_size_and_linked_to_the_run_where_it_began
     assert mark.get("href") == "runs/test-run-3.html" and mark.find("polygon").get("fill") == "#c0392b"
     assert "+20 %" in [t.text for t in svg.iter("text")]
     assert "1 slowdown(s) marked" in chart["caption"]
+
+
+def test_a_same_code_series_marks_nothing_that_compare_calls_same():
+    # fixture-a then fixture-b: the same code on one H200. Step detection alone (a 5 % step of cold
+    # medians) flagged 4 of their steps (reduce2 and reduce3 at 2^16, cub_device_max at 2^20, a top-k
+    # case), which compare calls SAME or BELOW_FLOOR; the verdict engine marks none.
+    from primbench.compare import verdicts
+    from primbench.report.formats import annotated_frame
+    from primbench.runfile.io import load_run
+
+    runs = [load_run(RUNS / f"fixture-{side}.jsonl.gz") for side in "ab"]
+    digests = [dict(digest(run, annotated_frame(run), f"runs/{side}.html"), source=str(run.path))
+               for run, side in zip(runs, "ab")]
+    page = site_history.history(digests, "NVIDIA H200")
+    assert page["regressions"] == []
+    assert not any(p.verdict == verdicts.SLOWER for p in verdicts.compare_runs(*runs))
 
 
 def test_every_caption_is_filled(fixture_run):
