@@ -163,6 +163,21 @@ def ratio_interval(base, new, confidence: float = 0.95, at_most: int = 200, resa
     return float(low), float(high)
 
 
+def median_interval(samples, confidence: float = 0.95, at_most: int = 200, resamples: int = 300,
+                    rng_seed: int = 0) -> tuple[float, float]:
+    """A percentile-bootstrap interval for the median of one set of samples: ratio_interval's
+    bootstrap on one side (thinned to `at_most` quantiles, `resamples` draws, seeded), so a
+    dashboard's range and a pair's interval are made alike. (nan, nan) below 2 samples or with a NaN."""
+    values = _thinned(samples, at_most)
+    if values.size < 2 or np.isnan(values[-1]):
+        return math.nan, math.nan
+    # The base side's draw of ratio_interval: the same positions, cached by size and seed.
+    positions, _ = _base_positions_and_state(values.size, resamples, rng_seed)
+    tail = (1.0 - confidence) / 2
+    low, high = np.quantile(_median_at(values, positions), [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
 def _resampled_medians_by_value(b, n, resamples: int, rng_seed: int):
     # The bootstrap as first written: the medians of (resamples, size) matrices of drawn values.
     rng = np.random.default_rng(rng_seed)

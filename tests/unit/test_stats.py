@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from primbench.runfile import stats
@@ -38,3 +39,27 @@ def test_the_median_error_shrinks_with_more_samples_while_the_spread_does_not():
     assert stats.robust_noise(many) == pytest.approx(stats.robust_noise(few), rel=0.2)
     assert stats.median_standard_error(many) < stats.median_standard_error(few) / 5
     assert stats.median_standard_error(many) == pytest.approx(1.2533 * 0.03 / np.sqrt(20000), rel=0.1)
+
+
+def test_the_median_interval_holds_the_median_and_narrows_with_more_samples():
+    rng = np.random.default_rng(1)
+    few, many = rng.normal(10.0, 0.5, 20), rng.normal(10.0, 0.5, 200)
+    for samples in (few, many):
+        low, high = stats.median_interval(samples)
+        assert low <= np.median(samples) <= high
+    assert np.ptp(stats.median_interval(many)) < np.ptp(stats.median_interval(few))
+    assert stats.median_interval(many) == stats.median_interval(list(many))  # seeded: the same interval every time
+
+
+def test_the_median_interval_is_the_base_side_of_the_ratio_interval_bootstrap():
+    # With a new side that is one value repeated, median(new) / median(base) is 1 / median(base):
+    # the ratio interval is the median interval turned over.
+    base = np.random.default_rng(2).normal(5.0, 0.3, 150)
+    low, high = stats.median_interval(base)
+    ratio_low, ratio_high = stats.ratio_interval(base, [1.0] * 10)
+    assert (ratio_low, ratio_high) == pytest.approx((1 / high, 1 / low), rel=1e-6)  # quantiles interpolate
+
+
+def test_the_median_interval_of_fewer_than_two_samples_is_nan():
+    assert all(math.isnan(v) for v in stats.median_interval([3.0]))
+    assert all(math.isnan(v) for v in stats.median_interval([]))
