@@ -1,10 +1,11 @@
 """The commands that turn run files into something to read: `report` (a page per run), `publish` (a
-static site) and `export` (CSV, Google Benchmark and NVBench JSON)."""
+static site) and `export` (CSV, Google Benchmark, NVBench and github-action-benchmark JSON)."""
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 from primbench.errors import EXIT_OK, UserError
@@ -120,7 +121,7 @@ def _refuse_json_among_samples(json_path, folder: Path) -> None:
 
 
 def cmd_export(args) -> int:
-    from primbench.compare.export import export
+    from primbench.compare.export import export, notice
     from primbench.runfile.io import load_run
 
     options = _export_options(args)
@@ -136,4 +137,7 @@ def cmd_export(args) -> int:
             print(f"{args.format}: {escaped(args.output)} ({len(run.cases)} cases)")
     else:
         write_to_standard_output(text)
+    left_out = notice(run, args.format)
+    if left_out:
+        print(left_out, file=sys.stderr)
     return EXIT_OK

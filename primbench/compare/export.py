@@ -1,4 +1,5 @@
-"""`primbench export RUN --format csv|gbench-json|nvbench-json`: a run in the formats other tools read.
+"""`primbench export RUN --format csv|gbench-json|nvbench-json|github-action`: a run in the formats
+other tools read.
 
 - csv (export_csv.py): one tidy row per case, or with `long` one per raw sample, for pandas, R or a
   spreadsheet.
@@ -7,6 +8,9 @@
   `repetitions` N, N repetitions per case and their aggregates, so that compare.py runs its U test.
 - nvbench-json (export_nvbench.py): NVBench's JSON (file version 1.0.0), which nvbench's comparer
   reads; with `jsonbin`, the raw cold samples as NVBench's sample files in that folder.
+- github-action (export_github_action.py): github-action-benchmark's customSmallerIsBetter JSON, one
+  entry per measured case: the median of the figure the verdict rule judges it on, with its 95 %
+  interval; `notice` says on standard error how many cases it left out.
 
 Every figure is derived from the run file's raw samples; nothing here imports CuPy.
 """
@@ -15,10 +19,11 @@ from __future__ import annotations
 
 from primbench.compare.export_csv import CSV_COLUMNS, LONG_COLUMNS, to_csv
 from primbench.compare.export_gbench import to_gbench_json
+from primbench.compare.export_github_action import left_out_line, to_github_action_json
 from primbench.compare.export_nvbench import to_nvbench_json
 from primbench.runfile.io import Run
 
-FORMATS = ("csv", "gbench-json", "nvbench-json")
+FORMATS = ("csv", "gbench-json", "nvbench-json", "github-action")
 
 
 def export(run: Run, fmt: str, *, repetitions: int = 1, long: bool = False, jsonbin=None, json_path=None) -> str:
@@ -31,7 +36,15 @@ def export(run: Run, fmt: str, *, repetitions: int = 1, long: bool = False, json
         return to_gbench_json(run, repetitions=repetitions)
     if fmt == "nvbench-json":
         return to_nvbench_json(run, jsonbin=jsonbin, json_path=json_path)
+    if fmt == "github-action":
+        return to_github_action_json(run)
     raise ValueError(f"unknown export format {fmt!r}; one of {', '.join(FORMATS)}")
 
 
-__all__ = ["CSV_COLUMNS", "FORMATS", "LONG_COLUMNS", "export", "to_csv", "to_gbench_json", "to_nvbench_json"]
+def notice(run: Run, fmt: str) -> str | None:
+    """A line for standard error about what the export of `run` in `fmt` leaves out, if anything."""
+    return left_out_line(run) if fmt == "github-action" else None
+
+
+__all__ = ["CSV_COLUMNS", "FORMATS", "LONG_COLUMNS", "export", "notice", "to_csv", "to_gbench_json", "to_github_action_json",
+           "to_nvbench_json"]
