@@ -89,6 +89,10 @@ def _add_export(commands) -> None:
     export.add_argument("run", help="a run file (or the newest in a folder or a glob)")
     export.add_argument("--format", default="csv", choices=tuple(EXPORT_FORMATS), help="(default: %(default)s)")
     export.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: standard output)")
+    export.add_argument("--cases", action="append", metavar="GLOB", help="only the cases whose key matches GLOB (fnmatch, "
+                        "e.g. 'reduce/vector_*/float32/*'); repeatable: a case matching any is kept")
+    export.add_argument("--common-with", metavar="BASE", help="only the cases the run BASE also has: export two runs "
+                        "each --common-with the other, and nvbench's comparers read the pair")
     export.add_argument("--repetitions", type=_repetitions, metavar="N", help="gbench-json only: N repetitions per case, "
                         "each the median of every Nth cold sample, and their mean, median, stddev and cv, so that "
                         "compare.py runs its U test (9 or more, as it recommends; default 1, one entry per case, for a dashboard)")

@@ -120,21 +120,36 @@ def _refuse_json_among_samples(json_path, folder: Path) -> None:
                         f"name the JSON otherwise, e.g. -o {shown(folder / 'results.json')}")
 
 
+def _common_with(argument):
+    """The run --common-with names; what is wrong with it says which option it came from."""
+    from primbench.runfile.io import load_run
+
+    try:
+        return load_run(newest_run_in(argument))
+    except UserError as exc:
+        raise UserError(f"export --common-with: {exc}") from None
+
+
 def cmd_export(args) -> int:
     from primbench.compare.export import export, notice
+    from primbench.compare.export_select import select
     from primbench.runfile.io import load_run
 
     options = _export_options(args)
     run = load_run(newest_run_in(args.run))
+    base = _common_with(args.common_with) if args.common_with else None
     to_file = args.output not in (None, STANDARD_OUTPUT)
     if to_file:
         check_writable(args.output)
-    refuse_overwriting_inputs([args.output, options.get("jsonbin")], [run.path])
+    refuse_overwriting_inputs([args.output, options.get("jsonbin")], [run.path] + ([base.path] if base else []))
+    every_case = len(run.cases)
+    run = select(run, globs=args.cases, base=base)
     text = export(run, args.format, **options)
     if to_file:
         write_atomically(args.output, text)
         if not goes_to_standard_output(args.output):
-            print(f"{args.format}: {escaped(args.output)} ({len(run.cases)} cases)")
+            of = f" of {every_case}" if len(run.cases) < every_case else ""
+            print(f"{args.format}: {escaped(args.output)} ({len(run.cases)}{of} cases)")
     else:
         write_to_standard_output(text)
     left_out = notice(run, args.format)

@@ -14,8 +14,9 @@ import subprocess
 import pytest
 
 from primbench.compare.export_nvbench import to_nvbench_json
+from primbench.compare.export_select import select
 from primbench.runfile.io import load_run
-from tests.conftest import RUNS
+from tests.conftest import REFERENCE_RUN, REPO, RUNS
 from tests.readers import install
 from tests.run_copies import edited_copy
 
@@ -103,6 +104,19 @@ def test_a_failed_case_is_unknown_to_the_comparer_not_an_error(readers, tmp_path
     compare = _export(dataclasses.replace(RUN_A, cases=[failed, *cases[1:]]), tmp_path / "cmp.json")
     counts, summary = _verdicts(readers["nvbench-compare-robust"], reference, compare)
     assert counts["UNKNOWN"] == 1 and counts["total"] == len(cases), summary
+
+
+def test_runs_of_different_case_sets_exported_each_common_with_the_other_are_compared_case_by_case(readers, tmp_path):
+    # The nightly baseline (136 cases) and the reference run (1,447), 111 cases in common.
+    base, new = load_run(REPO / "results" / "baselines" / "nvidia-h200.jsonl.gz"), load_run(REFERENCE_RUN)
+    whole = [_export(run, tmp_path / f"{name}-all.json") for name, run in (("base", base), ("new", new))]
+    refused = subprocess.run([str(readers["nvbench-compare-robust"]), "--no-color", *map(str, whole)],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "mismatched state occurrences" in refused.stdout + refused.stderr
+    common = [_export(select(run, base=other), tmp_path / f"{name}.json")
+              for name, run, other in (("base", base, new), ("new", new, base))]
+    counts, summary = _verdicts(readers["nvbench-compare-robust"], *common)
+    assert counts["total"] == 111 and counts["UNKNOWN"] == 0, summary
 
 
 def test_json_summary_lists_every_measured_case(readers, exports):
