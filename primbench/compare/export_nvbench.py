@@ -5,7 +5,7 @@ size, distribution and parameters, and per state the summaries NVBench writes
 (compare/nvbench_summaries.py). Every figure comes from the run file's raw samples; no CuPy.
 
 A failed or skipped case is a state with `is_skipped` and `skip_reason`, as NVBench records a
-state it could not run: nvbench-compare-robust calls such a pair UNKNOWN ("state skipped"), and
+state it could not run, and its own wall time (case_wall_s), as every state has one: nvbench-compare-robust calls such a pair UNKNOWN ("state skipped"), and
 nvbench-json-summary leaves it out of its table. Leaving the state out instead would make the
 two runs' states differ wherever a case failed in one of them, and nvbench-compare-robust refuses
 such a pair of files outright ("mismatched state occurrences").
@@ -20,6 +20,7 @@ and the rest: nvbench_summaries.ENERGY_SUMMARIES) after NVBench's own; a case wi
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -27,7 +28,8 @@ import numpy as np
 
 from primbench import __version__
 from primbench.compare import energy
-from primbench.compare.nvbench_summaries import batch_summaries, cold_summaries, energy_summaries, sample_times_summary
+from primbench.compare.nvbench_summaries import (batch_summaries, cold_summaries, energy_summaries, sample_times_summary,
+                                                 walltime_summary)
 from primbench.outputs import write_atomically
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
@@ -136,13 +138,11 @@ class _Document:
         state = {"name": name, "device": 0, "type_config_index": 0, "axis_values": axis_values, "summaries": []}
         if not (record.ok and record.cold_ms):
             reason = record.reason or "no samples"
-            return {**state, "is_skipped": True, "skip_reason": reason if record.ok else f"{record.status}: {reason}"}
+            return {**state, "summaries": [walltime_summary(case_wall_s(record))], "is_skipped": True,
+                    "skip_reason": reason if record.ok else f"{record.status}: {reason}"}
         times_s = np.asarray(record.cold_ms, dtype=np.float64) / 1e3
-        # The case's whole timing wall time (warm-up, cold and batch samples): it is all written as
-        # the cold walltime, so that nvbench-walltime counts it once.
-        wall_s = record.timing.get("wall_s")
         state["summaries"] = cold_summaries(
-            times_s, wall_s=wall_s if isinstance(wall_s, (int, float)) else None, bytes_moved=record.bytes or 0,
+            times_s, wall_s=case_wall_s(record), bytes_moved=record.bytes or 0,
             peak_bytes_per_s=self.peak_bytes_per_s, sm_clock_hz=_sm_clock_hz(record, self.run.device),
             default_clock_hz=self.default_clock_hz)
         if self.jsonbin is not None:
@@ -158,6 +158,25 @@ class _Document:
         self.sample_files += 1
         _write_file(path, times_s.astype("<f4").tobytes())
         return sample_times_summary(Path(os.path.relpath(path, self.json_folder)).as_posix(), times_s.size)
+
+
+def _seconds(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def case_wall_s(record: CaseRecord) -> float:
+    """The wall time written as a state's `nv/cold/walltime`, which every state carries: once one
+    state has it, nvbench-walltime looks it up in all (a state without is its KeyError 'cold').
+    A measured case's timing wall time (warm-up, cold and batch samples), all of it as the cold
+    walltime so that nvbench-walltime counts it once; a failed or skipped case's own wall time
+    (record.elapsed_s: building and verifying it), where the runner kept one; else the GPU time of
+    its samples (each batch sample one launch's mean over batch_size launches), 0 where it has none."""
+    timing = record.timing.get("wall_s") if record.ok and record.cold_ms else None
+    for value in (timing, record.elapsed_s):
+        if _seconds(value):
+            return float(value)
+    samples = record.samples
+    return (sum(samples.cold_ms) + sum(samples.batch_ms) * (samples.batch_size or 1)) / 1e3
 
 
 def _write_file(path: Path, payload: bytes) -> None:

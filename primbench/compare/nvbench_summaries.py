@@ -104,13 +104,16 @@ def _clock_summaries(sm_clock_hz: float | None, default_clock_hz: float | None) 
     return out
 
 
-def cold_summaries(times_s: np.ndarray, *, wall_s: float | None, bytes_moved: float, peak_bytes_per_s: float,
+def walltime_summary(wall_s: float) -> dict:
+    """measure_cold.cu's wall time of a state's measurement, in seconds."""
+    return summary("nv/cold/walltime", "Walltime", "duration", "Walltime used for isolated measurements", wall_s)
+
+
+def cold_summaries(times_s: np.ndarray, *, wall_s: float, bytes_moved: float, peak_bytes_per_s: float,
                    sm_clock_hz: float | None, default_clock_hz: float | None) -> list[dict]:
     """measure_cold.cu's summaries, in its order, from a case's cold samples in seconds."""
     out = [summary("nv/cold/sample_size", "Samples", "sample_size", "Number of isolated kernel executions", times_s.size,
-                   kind="int64", hide=None)]
-    if wall_s is not None:
-        out.append(summary("nv/cold/walltime", "Walltime", "duration", "Walltime used for isolated measurements", wall_s))
+                   kind="int64", hide=None), walltime_summary(wall_s)]
     out += _gpu_time_summaries(times_s)
     out += _bandwidth_summaries(bytes_moved, float(times_s.mean()), peak_bytes_per_s)
     return out + _clock_summaries(sm_clock_hz, default_clock_hz)

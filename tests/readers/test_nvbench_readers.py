@@ -140,6 +140,17 @@ def test_walltime_totals_every_cases_wall_time(readers, exports):
     assert total == pytest.approx(sum(r.timing["wall_s"] for r in MEASURED), abs=0.002) and total > 0
 
 
+def test_walltime_reads_a_run_with_a_failed_case_and_counts_the_failed_cases_own_time(readers, tmp_path):
+    cases = [r for r in MEASURED if r.case.variant == MEASURED[0].case.variant]
+    failed = dataclasses.replace(cases[0], status="failed", reason="wrong result", timing={}, elapsed_s=0.5,
+                                 samples=dataclasses.replace(cases[0].samples, cold_ms=(), batch_ms=()))
+    json_path = _export(dataclasses.replace(RUN_A, cases=[failed, *cases[1:]]), tmp_path / "failed.json")
+    output = _run(readers["nvbench-walltime"], json_path)  # a state without nv/cold/walltime was its KeyError 'cold'
+    overview = output[output.index("# Walltime Overview"):].splitlines()
+    total = _seconds(overview[4].strip("| ").split("|")[0].strip())
+    assert total == pytest.approx(0.5 + sum(r.timing["wall_s"] for r in cases[1:]), abs=0.002)
+
+
 def test_histogram_reads_every_sample_file(readers, tmp_path):
     cases = [r for r in MEASURED if r.case.variant == MEASURED[0].case.variant]  # one benchmark: a KDE per state
     json_path = _export(dataclasses.replace(RUN_A, cases=cases), tmp_path / "one.json")

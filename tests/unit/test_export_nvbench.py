@@ -199,16 +199,31 @@ def test_a_special_file_in_the_jsonbin_folder_is_written_in_place_not_replaced(t
 
 def test_a_failed_case_is_a_skipped_state_with_its_reason_and_no_sample_file(tmp_path):
     cases = [r for r in MEASURED if r.case.variant == MEASURED[0].case.variant][:3]  # three cases of one variant
-    failed = dataclasses.replace(cases[0], status="failed", reason="wrong result: got 3, expected 4",
-                                 samples=dataclasses.replace(cases[0].samples, cold_ms=(), batch_ms=()))
+    failed = dataclasses.replace(cases[0], status="failed", reason="wrong result: got 3, expected 4", timing={},
+                                 elapsed_s=0.75, samples=dataclasses.replace(cases[0].samples, cold_ms=(), batch_ms=()))
     run = dataclasses.replace(RUN, cases=[failed, *cases[1:]])
     document = json.loads(to_nvbench_json(run, jsonbin=tmp_path / "bins"))
     first, second, _ = document["benchmarks"][0]["states"]
-    assert first["is_skipped"] is True and first["summaries"] == []
+    # Its own wall time, the one summary: nvbench-walltime looks it up in every state.
+    assert first["is_skipped"] is True and [s["tag"] for s in first["summaries"]] == ["nv/cold/walltime"]
+    assert _values(first) == {"nv/cold/walltime": 0.75}
     assert first["skip_reason"] == "failed: wrong result: got 3, expected 4"
     assert second["is_skipped"] is False and sorted(os.listdir(tmp_path / "bins")) == ["0.bin", "1.bin"]
     # The skipped state keeps its place among the axes, so that both runs of a pair have the same states.
     assert [v["name"] for v in first["axis_values"]] == [a["name"] for a in document["benchmarks"][0]["axes"]]
+
+
+def test_every_state_has_a_walltime_from_its_timing_else_its_own_elapsed_time_else_its_samples():
+    record = MEASURED[0]
+    untimed = dataclasses.replace(record, timing={}, elapsed_s=None)
+    failed = dataclasses.replace(record, status="failed", elapsed_s=None,
+                                 samples=dataclasses.replace(record.samples, cold_ms=(), batch_ms=()))
+    expected = [(record, record.timing["wall_s"]), (dataclasses.replace(record, timing={}), record.elapsed_s),
+                (untimed, (sum(record.cold_ms) + sum(record.samples.batch_ms) * record.samples.batch_size) / 1e3),
+                (failed, 0.0)]
+    for case, wall_s in expected:
+        (bench,) = json.loads(to_nvbench_json(dataclasses.replace(RUN, cases=[case])))["benchmarks"]
+        assert _values(bench["states"][0])["nv/cold/walltime"] == pytest.approx(wall_s, rel=1e-12)
 
 
 def test_the_device_is_described_as_nvbench_does(document):
