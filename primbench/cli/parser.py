@@ -197,7 +197,10 @@ def _add_gates_and_tools(commands, plugin) -> None:
     gate.add_argument("--baseline", metavar="BASE", help="the baseline run (default: results/baselines/<the run's GPU>.jsonl.gz)")
     gate.add_argument("--allow-different-gpu", action="store_true", help="accept a baseline from another GPU model: pairs are "
                       "then listed in %% of each GPU's peak and gate nothing (only newly failed cases fail the check)")
-    gate.add_argument("--markdown", metavar="FILE", help="also write a Markdown summary (for a CI job summary)")
+    gate.add_argument("--markdown", metavar="FILE", help="also write the check as Markdown, every pair in a closed "
+                      "table (for a CI job summary)")
+    gate.add_argument("--markdown-summary", metavar="FILE", help="also write a Markdown that fits a pull-request comment "
+                      "(at most 65,536 characters): what changed and the counts, not the table of every pair (--markdown)")
     gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test case per compared case")
     gate.add_argument("--all", action="store_true", help="print every case, not only those that changed")
     gate.add_argument("--strict", action="store_true", help="fail (exit 1) when the baseline lacks cases of the run "

@@ -19,6 +19,7 @@ _ORDER = {"SLOWER": 0, "FAILED": 1, "FASTER": 2, "UNSURE": 3, "BELOW_FLOOR": 4, 
           "PUBLISHED": 6, "SAME": 7}
 MAX_LINES = 60  # a comparison where nothing changed fits in one screen (terminal) or one glance (Markdown)
 MARKDOWN_LEAD_ROWS = 40  # the changed pairs tabled before the full table; the rest are in it
+COMMENT_LIMIT = 65_536  # GitHub refuses a pull-request comment whose body is longer ("maximum is 65536 characters")
 
 
 def _us(ms: float) -> str:
@@ -241,11 +242,11 @@ def _energy_summary(pairs: list[Pair]) -> list[str]:
     return ([f"energy gate: {gated}"] if gated else []) + energy.missing_lines(pairs)
 
 
-def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time",
-             notes=()) -> str:
-    """A GitHub job summary of a check: the runs and warnings, verdicts per op, the pairs that
-    changed, the rest folded one row per variant; every pair in a closed <details>. Outside it, a
-    check where nothing changed takes at most MAX_LINES lines."""
+def _markdown_head(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str, notes,
+                   lead_rows: int, rest: str) -> list[str]:
+    """The lines of a check's Markdown above its table of every pair: the runs and warnings, verdicts
+    per op, the first `lead_rows` pairs that changed (a line says that the rest are `rest`), the
+    other pairs folded one row per variant."""
     status = "**regression**" if exit_code else "no regression"
     # Run-file text is a code span or escaped: GitHub renders a job summary as Markdown and HTML.
     out = [f"## primbench check: {status}", "", f"- baseline: {_code_span(base_label, in_table=False)}",
@@ -264,9 +265,9 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
     shown = rows(pairs)
     if shown:
         out += ["", f"### Changed: {len(shown)} pairs", "", *_pair_header(with_energy, metric)]
-        out += [_markdown_row(p, metric, with_energy) for p in shown[:MARKDOWN_LEAD_ROWS]]
-        if len(shown) > MARKDOWN_LEAD_ROWS:
-            out.append(f"\n... and {len(shown) - MARKDOWN_LEAD_ROWS} more, in the table of every pair below")
+        out += [_markdown_row(p, metric, with_energy) for p in shown[:lead_rows]]
+        if len(shown) > lead_rows:
+            out.append(f"\n... and {len(shown) - lead_rows} more, {rest}")
     else:
         out += ["", "Nothing changed: no case moved past its threshold, and none newly failed."]
     meaning = digest.below_floor_meaning(pairs)
@@ -277,10 +278,53 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
         out += [f"| {_code_span(fold.label)} | {len(fold.pairs)} | {fold.verdicts()} |" for fold in folds]
         if meaning:
             out += ["", meaning]
+    return out
+
+
+def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time",
+             notes=()) -> str:
+    """A GitHub job summary of a check: the runs and warnings, verdicts per op, the pairs that
+    changed, the rest folded one row per variant; every pair in a closed <details>. Outside it, a
+    check where nothing changed takes at most MAX_LINES lines."""
+    out = _markdown_head(pairs, base_label, new_label, exit_code, metric=metric, notes=notes,
+                         lead_rows=MARKDOWN_LEAD_ROWS, rest="in the table of every pair below")
+    with_energy = energy.measured(pairs)
     out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_pair_header(with_energy, metric)]
     out += [_markdown_row(p, metric, with_energy) for p in rows(pairs, everything=True)]
     out += ["", "</details>"]
     return "\n".join(out) + "\n"
+
+
+def markdown_summary(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time",
+                     notes=(), full_table=None) -> str:
+    """A check's Markdown for a pull-request comment: markdown() without its table of every pair
+    (a 1,447-pair check's is 250 KB), saying where that table is (`full_table`, the --markdown
+    file, where one is written), in at most COMMENT_LIMIT bytes of UTF-8 (so as many characters
+    or fewer). Where the changed pairs would pass it, fewer of them are tabled, and the count of
+    the rest says so; a last resort cuts the text at a line."""
+    every = f"the table of every pair ({len(pairs)})"
+    where = (f"{every[0].upper()}{every[1:]} is in {_code_span(str(full_table), in_table=False)}." if full_table
+             else f"`primbench check --markdown FILE` writes {every}.")
+    rest = f"in {every}" + (f" ({_code_span(str(full_table), in_table=False)})" if full_table else " (--markdown)")
+    for lead_rows in (MARKDOWN_LEAD_ROWS, 20, 5, 0):
+        lines = _markdown_head(pairs, base_label, new_label, exit_code, metric=metric, notes=notes, lead_rows=lead_rows,
+                               rest=rest)
+        text = "\n".join([*lines, "", where]) + "\n"
+        if len(text.encode("utf-8")) <= COMMENT_LIMIT:
+            return text
+    return _cut_at_a_line(text, COMMENT_LIMIT, f"... cut to fit a comment. {where}")
+
+
+def _cut_at_a_line(text: str, limit: int, last_line: str) -> str:
+    """`text`'s whole lines that fit in `limit` bytes of UTF-8 with `last_line` after them."""
+    budget = limit - len(last_line.encode("utf-8")) - 2
+    kept, used = [], 0
+    for line in text.splitlines():
+        used += len(line.encode("utf-8")) + 1
+        if used > budget:
+            break
+        kept.append(line)
+    return "\n".join([*kept, "", last_line]) + "\n"
 
 
 def _seconds(seconds: float | None) -> str:
