@@ -178,7 +178,7 @@ def test_a_csv_cell_quotes_only_text_a_negative_number_is_written_as_it_is():
         ["'-1.5", "'=1", "'+1", "'@x", "' x", "' x", "' =1", "ok"]
 
 
-@pytest.mark.parametrize("form", ["gbench-json", "nvbench-json"])
+@pytest.mark.parametrize("form", ["gbench-json", "nvbench-json", "github-action"])
 def test_json_exports_replace_lone_surrogates_so_any_json_reader_takes_them(folder, form):
     before = harness.fingerprint([folder])
     _finished(_cli(["export", "evil.jsonl", "--format", form, "-o", "e.json"], folder))
