@@ -1,7 +1,7 @@
 """`primbench export --format github-action` (primbench/compare/export_github_action.py): what
 github-action-benchmark's customSmallerIsBetter reads, one entry per measured case on the figure the
 verdict rule judges a lone run's case on, with its 95 % interval as the range the action parses.
-tests/readers/test_github_action_readers.py runs the action itself on such exports."""
+tests/readers/test_github_action_alerts.py reads them as the action does, and alerts as it does."""
 
 import json
 import re
