@@ -48,6 +48,9 @@ class Measured:
     device: str
     label: str | None = None
     quantiles: dict = field(default_factory=dict)  # {q: cold ms} for the quantiles asked for
+    # How the batches were launched ("stream": K launches from the host; None: no batch). A run
+    # file records it, and the verdict rule gates on a batch only where it was a CUDA graph.
+    batch_method: str | None = None
 
     @property
     def median_us(self) -> float:
@@ -238,5 +241,5 @@ def _result(measurement, nbytes: int | None, device_info: dict, label=None, quan
     return Measured(median_ms=cold.median, noise=cold.noise, cold_ms=list(measurement.cold_ms),
                     batch_ms=list(measurement.batch_ms), batch_size=measurement.batch_size, stop=measurement.stop,
                     bytes=None if nbytes is None else int(nbytes), gbps=gbps, peak_gbps=peak, pct_of_peak=pct,
-                    device=device_info.get("name", "?"), label=label,
+                    device=device_info.get("name", "?"), label=label, batch_method=measurement.batch_method,
                     quantiles={q: float(numpy.quantile(measurement.cold_ms, q)) for q in quantiles})

@@ -23,8 +23,9 @@ PEAK_GBPS = 4800.0
 class StandInTimer:
     """Returns known samples and remembers what it was asked to time."""
 
-    def __init__(self, cold_ms, batch_ms=(), batch_size=None, stop="converged"):
-        self.measurement = Measurement(cold_ms=list(cold_ms), batch_ms=list(batch_ms), batch_size=batch_size, stop=stop)
+    def __init__(self, cold_ms, batch_ms=(), batch_size=None, stop="converged", batch_method=None):
+        self.measurement = Measurement(cold_ms=list(cold_ms), batch_ms=list(batch_ms), batch_size=batch_size, stop=stop,
+                                       batch_method=batch_method)
         self.calls = []
 
     def measure(self, operation, policy, setup=None):
@@ -73,7 +74,7 @@ def test_median_noise_and_bandwidth_are_those_of_the_cold_samples(stand_in):
     assert result.gbps == pytest.approx(nbytes / (median * 1e-3) / 1e9)
     assert result.pct_of_peak == pytest.approx(100 * result.gbps / PEAK_GBPS)
     assert result.peak_gbps == PEAK_GBPS and result.device == "Stand-in GPU" and result.bytes == nbytes
-    assert result.cold_ms == COLD_MS and result.batch_ms == [] and result.batch_size is None
+    assert result.cold_ms == COLD_MS and result.batch_ms == [] and result.batch_size is None and result.batch_method is None
 
 
 def test_the_one_line_summary_reads_time_spread_bandwidth_and_sample_count(stand_in):
@@ -94,9 +95,11 @@ def test_without_bytes_there_is_no_bandwidth(stand_in):
 
 
 def test_batch_samples_and_a_missed_noise_target_are_reported(stand_in):
-    stand_in(cold_ms=[0.01, 0.012, 0.02], batch_ms=[0.004, 0.0041, 0.0039], batch_size=125, stop="max_time")
+    stand_in(cold_ms=[0.01, 0.012, 0.02], batch_ms=[0.004, 0.0041, 0.0039], batch_size=125, stop="max_time",
+             batch_method="stream")
     result = measure(lambda: None)
     assert result.batch_ms == [0.004, 0.0041, 0.0039] and result.batch_size == 125
+    assert result.batch_method == "stream"  # what a run file records, and the verdict rule reads
     assert result.batch_median_ms == pytest.approx(0.004)
     assert not result.converged
     assert "hot L2 4.00 us (batches of 125)" in str(result) and "noise target missed: max_time" in str(result)
