@@ -1,94 +1,104 @@
 """A pytest plugin: the `gpubench` fixture times a GPU callable by primbench's protocol inside an
-ordinary test, and a baseline gates on it, as pytest-benchmark users expect. Registered through the
-`pytest11` entry point, so it is there once primbench is installed.
+ordinary test, and a saved baseline gates on it by the rule `primbench check` applies. Registered
+through the `pytest11` entry point, so it is there once primbench is installed.
 
     def test_sum_is_fast(gpubench):
         x = cupy.random.random(2**25, dtype=cupy.float32)
         result = gpubench(lambda: x.sum(), bytes=x.nbytes)   # a primbench.measure result
         assert result.converged
 
-    pytest --gpubench-save main                      # keeps .gpubench/main.jsonl, a primbench run file
-    pytest --gpubench-compare main --gpubench-fail=median:5%    # a test whose median moved more fails
-    pytest --gpubench-json run.jsonl                 # a run file: primbench report/compare/check/export read it
+    pytest --gpubench-save main            # keeps .gpubench/main.jsonl, a primbench run file
+    pytest --gpubench-compare main         # a test the verdict engine calls SLOWER than main fails
+    pytest --gpubench-json run.jsonl       # a run file: primbench report/compare/check/export read it
 
 Each measurement is one case of the run file: op "pytest", the test's id (and its label) as the
 variant. Without a GPU (or CuPy and PyTorch) a test that uses the fixture is skipped, in one line.
+
+How it gates (primbench/pytest_gate.py): each timing is judged against the baseline's record of
+the same test by the one verdict engine (compare/verdicts.judge; the README's table "The verdict
+rule"), and a SLOWER verdict fails the test in one line. primbench.measure launches its batches
+from the host, so the engine judges a timing on its cold samples (5 %, and at least 4 us).
+`--gpubench-fail=STAT:LIMIT` (e.g. median:5%), given explicitly, replaces the engine with that rule
+on the cold samples. A baseline measured by another protocol (runfile/protocol.py) marks the
+verdicts whose figure it moves, fails none of them, and the summary says so once.
+
+A baseline from another GPU model is refused, as `check` refuses it. The GPU is known only when
+the first timing is taken, so at each process's first gpubench call, before anything is timed,
+the names are compared; where they differ, every gpubench call fails in the same one line
+without timing (no verdict would mean anything, and a skip would pass the gate silently), the
+tests that do not time run as usual, and nothing is written, as nothing was timed.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import pytest
 
-OP = "pytest"
+from primbench.pytest_records import Timing, case_of, code_hash, record_of, run_file_text
+
 DEFAULT_STORAGE = ".gpubench"
-DEFAULT_FAIL = "median:5%"
-_RESULTS = pytest.StashKey[list]()
-_BASELINE = pytest.StashKey[dict]()
-_FAIL = re.compile(r"^(median|mean|min):(\d+(?:\.\d+)?)(%|us)$")
+_STATE = pytest.StashKey["_State"]()
+
+
+@dataclass
+class _State:
+    """This process's gpubench session: its timings, the
+    baseline it is judged against, the GPU-model refusal once the first call found one, and the
+    lines the summary adds."""
+
+    baseline: object = None  # a pytest_gate.Baseline under --gpubench-compare
+    timings: list[Timing] = field(default_factory=list)
+    variants: set[str] = field(default_factory=set)  # this process's case variants: a run file holds each once
+    test_hashes: dict = field(default_factory=dict)  # {test function: its code hash}: hashed once, not per call
+    gpu_checked: bool = False
+    refusal: str | None = None
+    notes: list[str] = field(default_factory=list)  # what was written
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("gpubench", "primbench: GPU timings in tests (the gpubench fixture)")
     group.addoption("--gpubench-save", metavar="NAME", help="save this session's timings as baseline NAME "
                     "(<storage>/NAME.jsonl, a primbench run file)")
-    group.addoption("--gpubench-compare", metavar="NAME", help="compare each timing with baseline NAME, and fail "
-                    "a test whose timing moved past --gpubench-fail")
-    group.addoption("--gpubench-fail", metavar="STAT:LIMIT", default=DEFAULT_FAIL, help="how far a timing may move "
-                    "past the baseline: median, mean or min, by a percentage or microseconds "
-                    "(default: %(default)s; e.g. median:20us)")
+    group.addoption("--gpubench-compare", metavar="NAME", help="judge each timing against baseline NAME by "
+                    "primbench's verdict rule (as `primbench check`), and fail a test it calls SLOWER")
+    group.addoption("--gpubench-fail", metavar="STAT:LIMIT", help="instead of the verdict rule, fail a test whose "
+                    "STAT (median, mean or min of the cold samples) moved past LIMIT, a percentage or microseconds "
+                    "(e.g. median:5%%, median:20us)")
     group.addoption("--gpubench-json", metavar="FILE", help="write this session's timings as a primbench run file")
     group.addoption("--gpubench-storage", metavar="DIR", default=DEFAULT_STORAGE, help="where baselines are kept "
                     "(default: %(default)s)")
 
 
 def pytest_configure(config):
-    config.stash[_RESULTS] = []
-    text = config.getoption("--gpubench-fail")
-    if not _FAIL.match(text or ""):
-        raise pytest.UsageError(f"--gpubench-fail {text[:60]!r}: give STAT:LIMIT, STAT one of median, mean, min and "
-                                "LIMIT like 5% or 20us (e.g. --gpubench-fail=median:5%)")
-    name = config.getoption("--gpubench-compare")
-    config.stash[_BASELINE] = _load_baseline(_storage_file(config, name)) if name else {}
-
-
-def _storage_file(config, name: str) -> Path:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name):
-        raise pytest.UsageError(f"gpubench baseline name {name[:60]!r}: use letters, digits, '.', '_' and '-'")
-    return Path(config.getoption("--gpubench-storage")) / f"{name}.jsonl"
-
-
-def _load_baseline(path: Path) -> dict:
-    """{case key: cold samples} of a saved baseline; a missing or unreadable one is a usage error."""
+    """Check every option, and read the baseline, before any test runs."""
+    from primbench import pytest_gate
     from primbench.errors import UserError
-    from primbench.runfile.io import load_run
 
-    if not path.is_file():
-        raise pytest.UsageError(f"--gpubench-compare: no baseline {path}; save one first with --gpubench-save")
+    state = config.stash[_STATE] = _State()
     try:
-        run = load_run(path)
+        pytest_gate.check_override(config.getoption("--gpubench-fail"))
+        name = config.getoption("--gpubench-compare")
+        if name:
+            from primbench.pytest_records import session_header
+
+            path = pytest_gate.storage_file(config.getoption("--gpubench-storage"), name)
+            state.baseline = pytest_gate.load_baseline(path, name, session_header())
     except UserError as exc:
-        raise pytest.UsageError(f"--gpubench-compare: {exc}") from None
-    return {record.key: list(record.cold_ms) for record in run.cases if record.ok}
+        raise pytest.UsageError(str(exc).removeprefix("primbench: ")) from None
 
 
-def _statistic(name: str, samples_ms) -> float:
-    import numpy
+def _targets(config) -> list[tuple[str, object]]:
+    """(option, path) of each file this session writes."""
+    from primbench import pytest_gate
 
-    return float({"median": numpy.median, "mean": numpy.mean, "min": numpy.min}[name](samples_ms))
-
-
-def regression(new_ms, base_ms, rule: str) -> str | None:
-    """Why `new_ms` fails `rule` (e.g. 'median:5%') against `base_ms`, in words; None when it passes."""
-    stat, limit, unit = _FAIL.match(rule).groups()
-    new, base = _statistic(stat, new_ms), _statistic(stat, base_ms)
-    moved = (new / base - 1) * 100 if unit == "%" else (new - base) * 1e3
-    if moved <= float(limit):
-        return None
-    return (f"{stat} {new * 1e3:,.2f} us against the baseline's {base * 1e3:,.2f} us: "
-            f"{new / base - 1:+.1%} ({(new - base) * 1e3:+,.2f} us), past --gpubench-fail={rule}")
+    targets = []
+    if config.getoption("--gpubench-json"):
+        targets.append(("--gpubench-json", config.getoption("--gpubench-json")))
+    if config.getoption("--gpubench-save"):
+        targets.append(("--gpubench-save", pytest_gate.storage_file(config.getoption("--gpubench-storage"),
+                                                                    config.getoption("--gpubench-save"))))
+    return targets
 
 
 class GpuBench:
@@ -96,25 +106,56 @@ class GpuBench:
 
     def __init__(self, request):
         self._request = request
+        self._state: _State = request.config.stash[_STATE]
 
     def __call__(self, fn, *, bytes=None, setup=None, label=None, **policy):
         from primbench.errors import NoGPUError
         from primbench.measuring.measure import device_info, measure
 
         try:
-            result = measure(fn, bytes=bytes, setup=setup, label=label, **policy)
+            device = device_info()
         except (NoGPUError, ModuleNotFoundError) as exc:
             pytest.skip(f"gpubench: {str(exc).removeprefix('primbench: ')}")
-        config = self._request.config
-        case = _case_of(self._request.node.nodeid, label, bytes, config.stash[_RESULTS])
-        config.stash[_RESULTS].append((case, result, device_info(), _code_hash(self._request)))
-        baseline = config.stash[_BASELINE]
-        if case.key in baseline:
-            why = regression(result.cold_ms, baseline[case.key], config.getoption("--gpubench-fail"))
-            if why:
-                pytest.fail(f"gpubench: {case.variant} is slower than baseline "
-                            f"{config.getoption('--gpubench-compare')}: {why}", pytrace=False)
+        self._refuse_another_gpu(device)
+        result = measure(fn, bytes=bytes, setup=setup, label=label, **policy)
+        state, function = self._state, self._request.function
+        case = case_of(self._request.node.nodeid, label, bytes, state.variants)
+        state.variants.add(case.variant)
+        if function not in state.test_hashes:
+            state.test_hashes[function] = code_hash(function)
+        record = record_of(case, result, state.test_hashes[function])
+        why, verdict = self._judge(record, device)
+        state.timings.append(Timing(record, device, str(result), verdict))
+        if why:
+            pytest.fail(why, pytrace=False)
         return result
+
+    def _refuse_another_gpu(self, device: dict) -> None:
+        """At this process's first call, before timing: a baseline of another GPU model fails
+        this call and every later one in one line (the module docstring says why)."""
+        from primbench import pytest_gate
+
+        state = self._state
+        if not state.gpu_checked and state.baseline is not None:
+            state.refusal = pytest_gate.other_gpu(state.baseline, device)
+        state.gpu_checked = True
+        if state.refusal:
+            pytest.fail(state.refusal, pytrace=False)
+
+    def _judge(self, record, device: dict) -> tuple[str | None, str]:
+        """(why the test fails or None, the engine's verdict or "") for one timing."""
+        from primbench import pytest_gate
+
+        baseline, config = self._state.baseline, self._request.config
+        if baseline is None or record.key not in baseline.records:
+            return None, ""
+        rule = config.getoption("--gpubench-fail")
+        if rule:  # the user's explicit rule replaces the engine
+            why = pytest_gate.regression(record.cold_ms, baseline.records[record.key].cold_ms, rule)
+            return (f"gpubench: {record.case.variant} is slower than baseline {baseline.name}: {why}" if why else None), ""
+        pair = pytest_gate.judged(baseline, record, device)
+        verdict = f"{pair.verdict} (protocol changed: not gated)" if pair.protocol_changed else pair.verdict
+        return (pytest_gate.slower_line(pair, baseline) if pair.regressed else None), verdict
 
 
 @pytest.fixture
@@ -131,96 +172,63 @@ def gpubench(request):
     return GpuBench(request)
 
 
-def _code_hash(request) -> str:
-    """The test function's source, hashed: a baseline then shows "code changed" where the test did
-    (as a variant's hash does for a kernel)."""
-    import hashlib
-    import inspect
-
-    try:
-        text = inspect.getsource(request.function)
-    except (OSError, TypeError):
-        text = request.node.nodeid
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _case_of(nodeid: str, label, nbytes, recorded: list):
-    """The timing's case: the test's id and label as the variant, the bytes as n. A test that times
-    twice under one name gets '#2', '#3', ...: a run file holds each key once."""
-    from primbench.runfile.case_id import CaseId
-
-    name = nodeid.replace("/", ".") + (f"[{label}]" if label else "")
-    taken = {entry[0].variant for entry in recorded}
-    unique, count = name, 1
-    while unique in taken:
-        count += 1
-        unique = f"{name}#{count}"
-    return CaseId(OP, unique, "any", int(nbytes or 1), None, None)  # n: the bytes (a case's n is at least 1)
-
-
 def pytest_sessionfinish(session):
-    config = session.config
-    results = config.stash.get(_RESULTS, [])
-    targets = [Path(config.getoption("--gpubench-json"))] if config.getoption("--gpubench-json") else []
-    if config.getoption("--gpubench-save"):
-        targets.append(_storage_file(config, config.getoption("--gpubench-save")))
-    if not results or not targets:
-        return
+    """Write each output asked for."""
     from primbench.outputs import write_atomically
 
-    text = run_file_text(results)
-    for target in targets:
+    config = session.config
+    state = config.stash.get(_STATE, None)
+    if state is None:
+        return
+    if not state.timings:
+        return
+    text = run_file_text(state.timings)
+    for option, target in _targets(config):
         write_atomically(target, text)
+        state.notes.append(f"gpubench: {len(state.timings)} timings written to {target}")
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    results = config.stash.get(_RESULTS, [])
-    if not results:
+    state = config.stash.get(_STATE, None)
+    if state is None or not (state.timings or state.refusal):
         return
+    write = terminalreporter.write_line
     terminalreporter.section("gpubench")
-    for case, result, *_ in results:
-        terminalreporter.write_line(f"{case.variant}: {result}")
-    unmatched = [case.variant for case, *_ in results if config.stash[_BASELINE] and case.key not in config.stash[_BASELINE]]
+    for timing in state.timings:
+        write(f"{timing.record.case.variant}: {timing.line}" + (f"  [{timing.verdict}]" if timing.verdict else ""))
+    for line in _baseline_lines(config, state):
+        write(line)
+    for line in state.notes:
+        write(line)
+
+
+def _baseline_lines(config, state: _State) -> list[str]:
+    """What the summary says of the baseline: a refused GPU model, the protocol line, the
+    verdicts counted, and the timings it does not hold."""
+    baseline = state.baseline
+    if baseline is None:
+        return []
+    if state.refusal:
+        return [state.refusal]
+    rule = config.getoption("--gpubench-fail")
+    lines = []
+    if baseline.protocol_line and not rule:
+        lines.append(f"gpubench: {baseline.protocol_line}")
+    elif baseline.protocol_changes:  # the user's rule gates whatever measured the samples
+        changed = "; ".join(dict.fromkeys(baseline.protocol_changes.values()))
+        lines.append(f"gpubench: protocol changed since the baseline ({changed}); --gpubench-fail gates all the same")
+    counts: dict[str, int] = {}
+    for timing in state.timings:
+        if timing.verdict:
+            counts[timing.verdict] = counts.get(timing.verdict, 0) + 1
+    if counts:
+        order = {verdict: rank for rank, verdict in enumerate(("SLOWER", "FASTER", "UNSURE", "BELOW_FLOOR", "SAME"))}
+        listed = ", ".join(f"{counts[v]} {v}" for v in sorted(counts, key=lambda v: order.get(v, len(order))))  # what changed first
+        lines.append(f"gpubench: against baseline {baseline.name}: {listed} (README: \"The verdict rule\")")
+    unmatched = [t.record.case.variant for t in state.timings if t.record.key not in baseline.records]
     if unmatched:
-        terminalreporter.write_line(f"not in baseline {config.getoption('--gpubench-compare')}: {len(unmatched)} "
-                                    f"(e.g. {unmatched[0]}); save it again to gate them")
-    for option in ("--gpubench-json", "--gpubench-save"):
-        if config.getoption(option):
-            name = config.getoption(option)
-            where = name if option == "--gpubench-json" else _storage_file(config, name)
-            terminalreporter.write_line(f"gpubench: {len(results)} timings written to {where}")
-
-
-def run_file_text(results) -> str:
-    """The session's timings as one primbench run file (header, a case a timing, end)."""
-    import datetime as dt
-    import hashlib
-    import platform
-    import socket
-
-    from primbench import __version__
-    from primbench.measuring.policy import TimingPolicy
-    from primbench.run.runner import git_state
-    from primbench.runfile.io import record_line
-    from primbench.runfile.records import CaseRecord, RunEnd, RunHeader, Samples
-
-    now = dt.datetime.now(dt.timezone.utc)
-    digest = hashlib.sha256("".join(entry[0].key for entry in results).encode()).hexdigest()[:6]
-    variants = {f"{OP}/{case.variant}": {"op": OP, "name": case.variant, "hash": code_hash, "origin": "a pytest test (gpubench)",
-                                         "series": OP, "order": index, "notes": ""}
-                for index, (case, _, _, code_hash) in enumerate(results)}
-    header = RunHeader(run_id=f"{now:%Y-%m-%d-%H%M%S}-pytest-{digest}", started=now.isoformat(timespec="seconds"),
-                       tool={"name": "primbench", "version": __version__, "via": "pytest"}, git=git_state(),
-                       host={"hostname": socket.gethostname(), "platform": platform.platform(),
-                             "python": platform.python_version()},
-                       device=results[0][2], timing=TimingPolicy().as_dict(), variants=variants)
-    lines = [record_line(header)]
-    for case, result, _, code_hash in results:
-        lines.append(record_line(CaseRecord(
-            case, status="ok", variant_hash=code_hash, bytes=float(result.bytes) if result.bytes else None,
-            samples=Samples(tuple(round(t, 6) for t in result.cold_ms), tuple(round(t, 6) for t in result.batch_ms),
-                            result.batch_size),
-            timing={"stop": result.stop}, started=header.started)))
-    lines.append(record_line(RunEnd(finished=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                                    ok=len(results))))
-    return "".join(lines)
+        lines.append(f"gpubench: not in baseline {baseline.name}: {len(unmatched)} (e.g. {unmatched[0]}); "
+                     "save it again to gate them")
+    if rule:
+        lines.append(f"gpubench: gated by --gpubench-fail={rule}, not the verdict rule")
+    return lines
