@@ -27,6 +27,10 @@ the first timing is taken, so at each process's first gpubench call, before anyt
 the names are compared; where they differ, every gpubench call fails in the same one line
 without timing (no verdict would mean anything, and a skip would pass the gate silently), the
 tests that do not time run as usual, and nothing is written, as nothing was timed.
+
+Every output path is checked before any test runs (a usage error, exit code 4). A write that
+fails at the end (a full disk) is one line, the other output is still written, and the session's
+exit status becomes 1 where it was 0: a CI job must not pass without the baseline it asked for.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ class _State:
     test_hashes: dict = field(default_factory=dict)  # {test function: its code hash}: hashed once, not per call
     gpu_checked: bool = False
     refusal: str | None = None
-    notes: list[str] = field(default_factory=list)  # what was written
+    notes: list[str] = field(default_factory=list)  # what was written, or why not
 
 
 def pytest_addoption(parser):
@@ -71,13 +75,14 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    """Check every option, and read the baseline, before any test runs."""
+    """Check every option and output path, and read the baseline, before any test runs."""
     from primbench import pytest_gate
     from primbench.errors import UserError
 
     state = config.stash[_STATE] = _State()
     try:
         pytest_gate.check_override(config.getoption("--gpubench-fail"))
+        _check_outputs(config)
         name = config.getoption("--gpubench-compare")
         if name:
             from primbench.pytest_records import session_header
@@ -99,6 +104,17 @@ def _targets(config) -> list[tuple[str, object]]:
         targets.append(("--gpubench-save", pytest_gate.storage_file(config.getoption("--gpubench-storage"),
                                                                     config.getoption("--gpubench-save"))))
     return targets
+
+
+def _check_outputs(config) -> None:
+    from primbench.errors import UserError
+    from primbench.outputs import check_writable
+
+    for option, path in _targets(config):
+        try:
+            check_writable(path)
+        except UserError as exc:
+            raise UserError(f"{option}: {str(exc).removeprefix('primbench: ')}") from None
 
 
 class GpuBench:
@@ -173,7 +189,8 @@ def gpubench(request):
 
 
 def pytest_sessionfinish(session):
-    """Write each output asked for."""
+    """Write each output, each on its own: one that fails is one line and spares the other."""
+    from primbench.errors import UserError
     from primbench.outputs import write_atomically
 
     config = session.config
@@ -184,8 +201,13 @@ def pytest_sessionfinish(session):
         return
     text = run_file_text(state.timings)
     for option, target in _targets(config):
-        write_atomically(target, text)
-        state.notes.append(f"gpubench: {len(state.timings)} timings written to {target}")
+        try:
+            write_atomically(target, text)
+            state.notes.append(f"gpubench: {len(state.timings)} timings written to {target}")
+        except UserError as exc:
+            state.notes.append(f"gpubench: {option} not written: {str(exc).removeprefix('primbench: ')}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter, config):

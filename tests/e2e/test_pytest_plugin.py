@@ -2,8 +2,8 @@
 stand-in GPU: the fixture times and records, --gpubench-save writes a run file every primbench
 reader takes, --gpubench-compare fails a test the verdict engine calls SLOWER (or, given
 explicitly, one past --gpubench-fail) with a clear line, and without a GPU the fixture skips in
-one line. Replayed real H200 runs show the engine's gate; another GPU model and a changed
-protocol each get the behaviour a user relies on."""
+one line. Replayed real H200 runs show the engine's gate; another GPU model, a changed protocol
+and unwritable outputs each get the behaviour a user relies on."""
 
 import json
 import re
@@ -164,6 +164,35 @@ def test_a_changed_measuring_protocol_marks_verdicts_fails_none_and_says_so_once
     bare = session("--gpubench-compare", "main", "--gpubench-fail=median:5%", STAND_IN_SLOW="1.1")
     bare.assert_outcomes(failed=2)  # the user's own rule gates whatever measured the samples, and says so
     assert "gpubench: protocol changed since the baseline (cold r1 -> r2); --gpubench-fail gates all the same" in bare.outlines
+
+
+@pytest.mark.parametrize("option", [["--gpubench-json", "a-file/run.jsonl"],
+                                    ["--gpubench-storage", "a-file/baselines", "--gpubench-save", "main"]])
+def test_an_output_that_cannot_be_written_is_refused_before_any_test_runs(session, pytester, option):
+    (pytester.path / "a-file").write_text("a regular file, not a folder\n")
+    result = session(*option)
+    assert result.ret == 4  # pytest's usage error
+    errors = [line for line in result.errlines if line.strip()]
+    assert errors == [f"ERROR: {option[-2]}: {option[-1]}: a-file is a file, not a folder; give another path"
+                      if option[0] == "--gpubench-json" else
+                      "ERROR: --gpubench-save: a-file/baselines/main.jsonl: a-file is a file, not a folder; give another path"], errors
+    assert not any("passed" in line or "failed" in line for line in result.outlines), result.outlines
+
+
+def test_a_write_that_fails_at_the_end_is_one_line_and_spares_the_other_output(session, pytester):
+    pytester.makepyfile(test_takes_the_folder="""
+import pathlib
+
+def test_leaves_a_file_where_the_output_folder_would_go():
+    pathlib.Path("out").write_text("not a folder")
+""")
+    result = session("--gpubench-json", "out/run.jsonl", "--gpubench-save", "main")
+    result.assert_outcomes(passed=3)
+    assert result.ret == 1  # the session passed, but the run file it was asked for is missing
+    assert "gpubench: --gpubench-json not written: out/run.jsonl: out is a file, not a folder; give another path" in \
+        result.outlines, result.outlines
+    assert len(load_run(pytester.path / ".gpubench" / "main.jsonl").cases) == 3
+    assert "Traceback" not in result.stdout.str()
 
 
 def test_the_plugin_is_registered_as_a_pytest11_entry_point(repo):
