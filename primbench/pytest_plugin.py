@@ -31,6 +31,8 @@ tests that do not time run as usual, and nothing is written, as nothing was time
 Every output path is checked before any test runs (a usage error, exit code 4). A write that
 fails at the end (a full disk) is one line, the other output is still written, and the session's
 exit status becomes 1 where it was 0: a CI job must not pass without the baseline it asked for.
+Under pytest-xdist each worker hands its timings to the controller (config.workeroutput), which
+alone writes the files and prints the summary.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ _STATE = pytest.StashKey["_State"]()
 
 @dataclass
 class _State:
-    """This process's gpubench session: its timings, the
+    """This process's gpubench session: its timings (on the controller, the workers' too), the
     baseline it is judged against, the GPU-model refusal once the first call found one, and the
     lines the summary adds."""
 
@@ -57,6 +59,7 @@ class _State:
     test_hashes: dict = field(default_factory=dict)  # {test function: its code hash}: hashed once, not per call
     gpu_checked: bool = False
     refusal: str | None = None
+    workers: int = 0  # xdist workers that sent timings
     notes: list[str] = field(default_factory=list)  # what was written, or why not
 
 
@@ -74,15 +77,22 @@ def pytest_addoption(parser):
                     "(default: %(default)s)")
 
 
+def _is_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
 def pytest_configure(config):
     """Check every option and output path, and read the baseline, before any test runs."""
     from primbench import pytest_gate
     from primbench.errors import UserError
 
     state = config.stash[_STATE] = _State()
+    if config.pluginmanager.hasplugin("xdist") and not _is_worker(config):
+        config.pluginmanager.register(_WorkerTimings(state), "gpubench-xdist")
     try:
         pytest_gate.check_override(config.getoption("--gpubench-fail"))
-        _check_outputs(config)
+        if not _is_worker(config):  # the controller alone writes
+            _check_outputs(config)
         name = config.getoption("--gpubench-compare")
         if name:
             from primbench.pytest_records import session_header
@@ -115,6 +125,22 @@ def _check_outputs(config) -> None:
             check_writable(path)
         except UserError as exc:
             raise UserError(f"{option}: {str(exc).removeprefix('primbench: ')}") from None
+
+
+class _WorkerTimings:
+    """Under pytest-xdist, on the controller: each worker's timings as it finishes. Registered only
+    where xdist is loaded: pytest knows pytest_testnodedown only from xdist."""
+
+    def __init__(self, state: _State):
+        self.state = state
+
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node, error):
+        sent = getattr(node, "workeroutput", {}).get("gpubench") or {}
+        timings = [Timing.from_json(obj) for obj in sent.get("timings", [])]
+        self.state.timings.extend(timings)
+        self.state.workers += bool(timings)
+        self.state.refusal = self.state.refusal or sent.get("refusal")
 
 
 class GpuBench:
@@ -189,13 +215,17 @@ def gpubench(request):
 
 
 def pytest_sessionfinish(session):
-    """Write each output, each on its own: one that fails is one line and spares the other."""
+    """A worker hands its timings to the controller; the controller (or a session without xdist)
+    writes each output, each on its own: one that fails is one line and spares the other."""
     from primbench.errors import UserError
     from primbench.outputs import write_atomically
 
     config = session.config
     state = config.stash.get(_STATE, None)
     if state is None:
+        return
+    if _is_worker(config):
+        config.workeroutput["gpubench"] = {"timings": [t.to_json() for t in state.timings], "refusal": state.refusal}
         return
     if not state.timings:
         return
@@ -212,12 +242,14 @@ def pytest_sessionfinish(session):
 
 def pytest_terminal_summary(terminalreporter, config):
     state = config.stash.get(_STATE, None)
-    if state is None or not (state.timings or state.refusal):
+    if state is None or _is_worker(config) or not (state.timings or state.refusal):
         return
     write = terminalreporter.write_line
     terminalreporter.section("gpubench")
     for timing in state.timings:
         write(f"{timing.record.case.variant}: {timing.line}" + (f"  [{timing.verdict}]" if timing.verdict else ""))
+    if state.workers:
+        write(f"gpubench: {len(state.timings)} timings from {state.workers} workers")
     for line in _baseline_lines(config, state):
         write(line)
     for line in state.notes:

@@ -1,6 +1,7 @@
 """The pytest plugin's timings as run-file records (primbench/pytest_plugin.py): each gpubench call
-is one CaseRecord (op "pytest", the test's id and label as the variant, the bytes as n), and a
-session's calls are one run file.
+is one CaseRecord (op "pytest", the test's id and label as the variant, the bytes as n), a
+session's calls are one run file, and under pytest-xdist each worker's timings travel to the
+controller as plain JSON (config.workeroutput) and are read back as the same records.
 
 A record is built when its call is timed, and the verdict engine judges that very record: what
 is gated is what --gpubench-save and --gpubench-json write. No CuPy here.
@@ -27,11 +28,18 @@ class Timing:
     line: str
     verdict: str = ""
 
+    def to_json(self) -> dict:
+        return {"record": self.record.to_json(), "device": self.device, "line": self.line, "verdict": self.verdict}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Timing":
+        return cls(CaseRecord.from_json(obj["record"]), dict(obj["device"]), obj["line"], obj.get("verdict", ""))
+
 
 def case_of(nodeid: str, label, nbytes, taken: set[str]) -> CaseId:
     """The timing's case: the test's id and label as the variant, the bytes as n. A test that times
     twice under one name gets '#2', '#3', ...: a run file holds each key once. `taken`: the
-    variants recorded already."""
+    variants this process recorded already (a test runs whole in one process, xdist or not)."""
     name = nodeid.replace("/", ".") + (f"[{label}]" if label else "")
     unique, count = name, 1
     while unique in taken:

@@ -2,8 +2,8 @@
 stand-in GPU: the fixture times and records, --gpubench-save writes a run file every primbench
 reader takes, --gpubench-compare fails a test the verdict engine calls SLOWER (or, given
 explicitly, one past --gpubench-fail) with a clear line, and without a GPU the fixture skips in
-one line. Replayed real H200 runs show the engine's gate; another GPU model, a changed protocol
-and unwritable outputs each get the behaviour a user relies on."""
+one line. Replayed real H200 runs show the engine's gate; another GPU model, a changed protocol,
+pytest-xdist and unwritable outputs each get the behaviour a user relies on."""
 
 import json
 import re
@@ -164,6 +164,27 @@ def test_a_changed_measuring_protocol_marks_verdicts_fails_none_and_says_so_once
     bare = session("--gpubench-compare", "main", "--gpubench-fail=median:5%", STAND_IN_SLOW="1.1")
     bare.assert_outcomes(failed=2)  # the user's own rule gates whatever measured the samples, and says so
     assert "gpubench: protocol changed since the baseline (cold r1 -> r2); --gpubench-fail gates all the same" in bare.outlines
+
+
+def test_under_xdist_every_workers_timings_reach_the_files(session, pytester):
+    pytester.makepyfile(test_many="""
+import pytest
+
+@pytest.mark.parametrize("i", range(12))
+def test_each(gpubench, i):
+    gpubench(lambda: None, label=f"call {i}")
+""")
+    result = session("-p", "xdist", "-n", "2", "--gpubench-save", "main", "--gpubench-json", "run.jsonl")
+    result.assert_outcomes(passed=14)
+    for written in (pytester.path / "run.jsonl", pytester.path / ".gpubench" / "main.jsonl"):
+        variants = sorted(case.case.variant for case in load_run(written).cases)
+        assert len(variants) == 15 and variants[0] == "test_kernels.py::test_sum[sum]", variants
+        assert {f"test_many.py::test_each[{i}][call {i}]" for i in range(12)} <= set(variants)
+    assert "gpubench: 15 timings from 2 workers" in result.outlines, result.outlines
+    compared = session("-p", "xdist", "-n", "2", "--gpubench-compare", "main", STAND_IN_SLOW="1.1")
+    compared.assert_outcomes(failed=14)  # each worker judges its own tests against the baseline
+    # 14: test_twice_in_one_test fails at its first timing
+    assert "gpubench: against baseline main: 14 SLOWER (README: \"The verdict rule\")" in compared.outlines
 
 
 @pytest.mark.parametrize("option", [["--gpubench-json", "a-file/run.jsonl"],
