@@ -10,6 +10,7 @@ through the `pytest11` entry point, so it is there once primbench is installed.
     pytest --gpubench-save main            # keeps .gpubench/main.jsonl, a primbench run file
     pytest --gpubench-compare main         # a test the verdict engine calls SLOWER than main fails
     pytest --gpubench-json run.jsonl       # a run file: primbench report/compare/check/export read it
+    pytest --gpubench-disable              # the tests run, each callable once, nothing timed or written
 
 Each measurement is one case of the run file: op "pytest", the test's id (and its label) as the
 variant. Without a GPU (or CuPy and PyTorch) a test that uses the fixture is skipped, in one line.
@@ -33,6 +34,11 @@ fails at the end (a full disk) is one line, the other output is still written, a
 exit status becomes 1 where it was 0: a CI job must not pass without the baseline it asked for.
 Under pytest-xdist each worker hands its timings to the controller (config.workeroutput), which
 alone writes the files and prints the summary.
+
+`--gpubench-disable`, as pytest-benchmark's --benchmark-disable, checks correctness alone: each
+gpubench call runs its setup and callable once and returns an untimed result
+(pytest_records.Untimed: `converged` True, so `assert result.converged` holds; `timed` False;
+`value` what the callable returned; the figures NaN). Nothing is recorded, compared or written.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from primbench.pytest_records import Timing, case_of, code_hash, record_of, run_file_text
+from primbench.pytest_records import Timing, Untimed, case_of, code_hash, record_of, run_file_text
 
 DEFAULT_STORAGE = ".gpubench"
 _STATE = pytest.StashKey["_State"]()
@@ -59,6 +65,7 @@ class _State:
     test_hashes: dict = field(default_factory=dict)  # {test function: its code hash}: hashed once, not per call
     gpu_checked: bool = False
     refusal: str | None = None
+    untimed: int = 0  # calls run once under --gpubench-disable
     workers: int = 0  # xdist workers that sent timings
     notes: list[str] = field(default_factory=list)  # what was written, or why not
 
@@ -75,6 +82,8 @@ def pytest_addoption(parser):
     group.addoption("--gpubench-json", metavar="FILE", help="write this session's timings as a primbench run file")
     group.addoption("--gpubench-storage", metavar="DIR", default=DEFAULT_STORAGE, help="where baselines are kept "
                     "(default: %(default)s)")
+    group.addoption("--gpubench-disable", action="store_true", help="run each timed callable once, untimed: the "
+                    "tests check correctness only, nothing is recorded, compared or written")
 
 
 def _is_worker(config) -> bool:
@@ -91,6 +100,8 @@ def pytest_configure(config):
         config.pluginmanager.register(_WorkerTimings(state), "gpubench-xdist")
     try:
         pytest_gate.check_override(config.getoption("--gpubench-fail"))
+        if config.getoption("--gpubench-disable"):
+            return
         if not _is_worker(config):  # the controller alone writes
             _check_outputs(config)
         name = config.getoption("--gpubench-compare")
@@ -140,6 +151,7 @@ class _WorkerTimings:
         timings = [Timing.from_json(obj) for obj in sent.get("timings", [])]
         self.state.timings.extend(timings)
         self.state.workers += bool(timings)
+        self.state.untimed += sent.get("untimed", 0)
         self.state.refusal = self.state.refusal or sent.get("refusal")
 
 
@@ -154,6 +166,9 @@ class GpuBench:
         from primbench.errors import NoGPUError
         from primbench.measuring.measure import device_info, measure
 
+        config = self._request.config
+        if config.getoption("--gpubench-disable"):
+            return self._untimed(fn, setup, label, bytes)
         try:
             device = device_info()
         except (NoGPUError, ModuleNotFoundError) as exc:
@@ -171,6 +186,12 @@ class GpuBench:
         if why:
             pytest.fail(why, pytrace=False)
         return result
+
+    def _untimed(self, fn, setup, label, nbytes) -> Untimed:
+        if setup is not None:
+            setup()
+        self._state.untimed += 1
+        return Untimed(label, nbytes, fn())
 
     def _refuse_another_gpu(self, device: dict) -> None:
         """At this process's first call, before timing: a baseline of another GPU model fails
@@ -203,7 +224,8 @@ class GpuBench:
 @pytest.fixture
 def gpubench(request):
     """Time a GPU callable by primbench's protocol: gpubench(fn, bytes=None, setup=None, label=None,
-    **policy) returns primbench.measure's result, recorded for --gpubench-save/-compare/-json."""
+    **policy) returns primbench.measure's result, recorded for --gpubench-save/-compare/-json
+    (under --gpubench-disable, an untimed result: pytest_records.Untimed)."""
     from primbench.errors import NoGPUError
     from primbench.measuring.device import require_gpu
 
@@ -225,7 +247,8 @@ def pytest_sessionfinish(session):
     if state is None:
         return
     if _is_worker(config):
-        config.workeroutput["gpubench"] = {"timings": [t.to_json() for t in state.timings], "refusal": state.refusal}
+        config.workeroutput["gpubench"] = {"timings": [t.to_json() for t in state.timings], "untimed": state.untimed,
+                                           "refusal": state.refusal}
         return
     if not state.timings:
         return
@@ -242,10 +265,12 @@ def pytest_sessionfinish(session):
 
 def pytest_terminal_summary(terminalreporter, config):
     state = config.stash.get(_STATE, None)
-    if state is None or _is_worker(config) or not (state.timings or state.refusal):
+    if state is None or _is_worker(config) or not (state.timings or state.untimed or state.refusal):
         return
     write = terminalreporter.write_line
     terminalreporter.section("gpubench")
+    if state.untimed:
+        write(f"gpubench: {state.untimed} calls ran once, untimed (--gpubench-disable): nothing recorded or written")
     for timing in state.timings:
         write(f"{timing.record.case.variant}: {timing.line}" + (f"  [{timing.verdict}]" if timing.verdict else ""))
     if state.workers:

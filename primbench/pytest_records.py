@@ -10,6 +10,7 @@ is gated is what --gpubench-save and --gpubench-json write. No CuPy here.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 
 from primbench.runfile.case_id import CaseId
@@ -112,3 +113,30 @@ def run_file_text(timings: list[Timing]) -> str:
     lines.append(record_line(RunEnd(finished=_now(), ok=len(timings))))
     return "".join(lines)
 
+
+@dataclass(frozen=True)
+class Untimed:
+    """What gpubench returns under --gpubench-disable: the callable ran once (after its setup) and
+    was not timed. `converged` is True, as there was nothing to converge, so a test's `assert
+    result.converged` checks correctness alone; `timed` is False (a measure result's is True), the
+    figures are NaN or None, and `value` is what the callable returned."""
+
+    label: str | None
+    bytes: int | None
+    value: object = None
+    timed = False
+    converged = True
+    median_ms = median_us = noise = math.nan
+    gbps = peak_gbps = pct_of_peak = batch_size = batch_median_ms = None
+    stop = "not timed"
+
+    @property
+    def cold_ms(self) -> list:
+        return []
+
+    @property
+    def batch_ms(self) -> list:
+        return []
+
+    def __str__(self) -> str:
+        return (f"{self.label}: " if self.label else "") + "not timed (--gpubench-disable)"

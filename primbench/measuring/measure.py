@@ -61,6 +61,12 @@ class Measured:
         return stats.summarize(self.batch_ms).median if self.batch_ms else None
 
     @property
+    def timed(self) -> bool:
+        """True: this result holds samples (the pytest plugin's --gpubench-disable returns an untimed
+        one whose `timed` is False, so a test can tell)."""
+        return True
+
+    @property
     def converged(self) -> bool:
         """False when sampling ran out of time or samples before the noise target was met."""
         return self.stop in CONVERGED

@@ -3,7 +3,7 @@ stand-in GPU: the fixture times and records, --gpubench-save writes a run file e
 reader takes, --gpubench-compare fails a test the verdict engine calls SLOWER (or, given
 explicitly, one past --gpubench-fail) with a clear line, and without a GPU the fixture skips in
 one line. Replayed real H200 runs show the engine's gate; another GPU model, a changed protocol,
-pytest-xdist and unwritable outputs each get the behaviour a user relies on."""
+pytest-xdist, unwritable outputs and --gpubench-disable each get the behaviour a user relies on."""
 
 import json
 import re
@@ -214,6 +214,22 @@ def test_leaves_a_file_where_the_output_folder_would_go():
         result.outlines, result.outlines
     assert len(load_run(pytester.path / ".gpubench" / "main.jsonl").cases) == 3
     assert "Traceback" not in result.stdout.str()
+
+
+def test_disable_runs_each_callable_once_untimed_and_writes_nothing(session, pytester):
+    pytester.makepyfile(test_correct="""
+calls = []
+
+def test_runs_setup_then_the_callable_once(gpubench):
+    result = gpubench(lambda: calls.append("fn") or 42, setup=lambda: calls.append("setup"), label="answer")
+    assert calls == ["setup", "fn"] and result.value == 42
+    assert result.converged and not result.timed and result.cold_ms == [] and str(result) == "answer: not timed (--gpubench-disable)"
+""")
+    result = session("--gpubench-disable", "--gpubench-save", "main", "--gpubench-json", "run.jsonl",
+                     "--gpubench-compare", "no-such-baseline", STAND_IN_SLOW="1000")
+    result.assert_outcomes(passed=3)
+    assert not (pytester.path / "run.jsonl").exists() and not (pytester.path / ".gpubench").exists()
+    assert "gpubench: 4 calls ran once, untimed (--gpubench-disable): nothing recorded or written" in result.outlines
 
 
 def test_the_plugin_is_registered_as_a_pytest11_entry_point(repo):

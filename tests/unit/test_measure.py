@@ -75,6 +75,7 @@ def test_median_noise_and_bandwidth_are_those_of_the_cold_samples(stand_in):
     assert result.pct_of_peak == pytest.approx(100 * result.gbps / PEAK_GBPS)
     assert result.peak_gbps == PEAK_GBPS and result.device == "Stand-in GPU" and result.bytes == nbytes
     assert result.cold_ms == COLD_MS and result.batch_ms == [] and result.batch_size is None and result.batch_method is None
+    assert result.timed  # a measurement; the pytest plugin's --gpubench-disable returns one that is not
 
 
 def test_the_one_line_summary_reads_time_spread_bandwidth_and_sample_count(stand_in):
