@@ -3,7 +3,7 @@ with primbench: `pip install primbench[cuda13]`, or a clone's `make test` venv).
 
     pytest examples/pytest                                   # checks the result, times the sum
     pytest examples/pytest --gpubench-save main              # keeps the timings as baseline "main"
-    pytest examples/pytest --gpubench-compare main           # fails a test 5 % slower than "main"
+    pytest examples/pytest --gpubench-compare main           # fails a test SLOWER than "main" (5 % and 4 us)
     GPUBENCH_EXAMPLE_SLOWDOWN=0.1 pytest examples/pytest --gpubench-compare main   # a slowdown to see it fail
 
 Without an NVIDIA GPU the test is skipped, in one line.
