@@ -93,7 +93,7 @@ def _print(base, new, pairs, notes, failing_notes, *, everything: bool) -> None:
     regressed = [p for p in pairs if p.regressed]
     shown = min(len(regressed), SHOWN_REGRESSIONS)
     output.print_terminal(pairs, run_label(base), run_label(new), metric=verdicts.default_metric(base, new),
-                          everything=everything, notes=notes,
+                          everything=everything, notes=notes, rule=_rule(new),
                           reserve=2 + shown + (len(regressed) > SHOWN_REGRESSIONS) + len(failing_notes))
     skipped = verdicts.not_compared(pairs)
     below_floor = sum(p.verdict == verdicts.BELOW_FLOOR for p in pairs)
@@ -123,13 +123,22 @@ def _write_outputs(args, base, new, pairs, code: int, notes) -> None:
     metric = verdicts.default_metric(base, new)
     if args.markdown:
         write_atomically(args.markdown, output.markdown(pairs, run_label(base), run_label(new), code, metric=metric,
-                                                        notes=notes))
+                                                        notes=notes, rule=_rule(new)))
     if getattr(args, "markdown_summary", None):
         write_atomically(args.markdown_summary, output.markdown_summary(
-            pairs, run_label(base), run_label(new), code, metric=metric, notes=notes, full_table=args.markdown))
+            pairs, run_label(base), run_label(new), code, metric=metric, notes=notes, full_table=args.markdown,
+            rule=_rule(new)))
     if args.junit:
         elapsed_s = {record.key: record.elapsed_s for record in new.cases}  # each test case's time: the new run's
-        write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new), elapsed_s=elapsed_s))
+        write_atomically(args.junit, output.junit(pairs, run_label(base), run_label(new), elapsed_s=elapsed_s,
+                                                  rule=_rule(new)))
+
+
+def _rule(new) -> str:
+    """The verdict rule in one line, with the defaults the new run's config sets (compare/rule.py)."""
+    from primbench.compare.rule import Thresholds, rule_words
+
+    return rule_words(Thresholds.from_header(new.header))
 
 
 def _regression_line(pair, verdicts) -> str:

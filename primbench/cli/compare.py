@@ -14,6 +14,7 @@ from primbench.text_safety import printable
 
 def cmd_compare(args) -> int:
     from primbench.compare import caveats, output, verdicts
+    from primbench.compare.rule import Thresholds, rule_words
     from primbench.runfile import protocol
 
     arguments = [a for argument in args.runs for a in ([argument] if argument.startswith("ref:") else map(str, runs_in(argument)))]
@@ -30,7 +31,9 @@ def cmd_compare(args) -> int:
         pairs = verdicts.compare_runs(base, new)
         notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new),
                                    protocol.compare(base.header, new.header).line()]))
-        output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes)
+        rule = rule_words(Thresholds.from_header(new.header)) if not verdicts.is_published(new) else None
+        output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes,
+                              rule=rule)
         print()
         sections.append((new, pairs, metric))
     if args.html:

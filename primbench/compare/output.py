@@ -142,7 +142,7 @@ def _means_text(summary: dict, energy_ratio: float | None) -> str:
 
 
 def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time",
-                   everything: bool = False, notes=(), reserve: int = 0) -> list:
+                   everything: bool = False, notes=(), reserve: int = 0, rule: str | None = None) -> list:
     """The comparison as rich Text lines of at most WIDTH columns (a warning's command excepted): the
     runs, any warning (`notes`), one summary line per op; then each pair that changed, its verdict
     and case above its figures; then the rest folded, one line per variant (every pair, with
@@ -166,6 +166,8 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
         line.truncate(WIDTH, overflow="ellipsis")
         lines.append(line)
     lines += [Text(_fit(_clean(line)), style=_STYLE[energy.ENERGY_MISSING]) for line in energy.missing_lines(pairs)]
+    if rule and any(p.verdict in SPEED_VERDICTS for p in pairs):  # compare/rule.py rule_words: how they were reached
+        lines.append(Text(_fit(rule), style="dim"))
     if not pairs:
         return lines + [Text(""), Text("no case in common: nothing compared")]
     ratio_name = "new/base % of peak" if metric == "pct_peak" else "new/base"
@@ -243,7 +245,7 @@ def _energy_summary(pairs: list[Pair]) -> list[str]:
 
 
 def _markdown_head(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str, notes,
-                   lead_rows: int, rest: str) -> list[str]:
+                   lead_rows: int, rest: str, rule: str | None = None) -> list[str]:
     """The lines of a check's Markdown above its table of every pair: the runs and warnings, verdicts
     per op, the first `lead_rows` pairs that changed (a line says that the rest are `rest`), the
     other pairs folded one row per variant."""
@@ -252,6 +254,7 @@ def _markdown_head(pairs: list[Pair], base_label: str, new_label: str, exit_code
     out = [f"## primbench check: {status}", "", f"- baseline: {_code_span(base_label, in_table=False)}",
            f"- new: {_code_span(new_label, in_table=False)}"]
     out += [f"- {_markdown_text(' '.join(part.strip() for part in note.splitlines()))}" for note in notes]
+    out += [f"- {_markdown_text(rule)}"] if rule else []
     with_energy = energy.measured(pairs)
     energy_means = energy.geometric_means(pairs) if with_energy else {}
     out += [f"- {_markdown_text(line.strip())}" for line in _energy_summary(pairs)]
@@ -282,12 +285,12 @@ def _markdown_head(pairs: list[Pair], base_label: str, new_label: str, exit_code
 
 
 def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time",
-             notes=()) -> str:
+             notes=(), rule: str | None = None) -> str:
     """A GitHub job summary of a check: the runs and warnings, verdicts per op, the pairs that
     changed, the rest folded one row per variant; every pair in a closed <details>. Outside it, a
     check where nothing changed takes at most MAX_LINES lines."""
     out = _markdown_head(pairs, base_label, new_label, exit_code, metric=metric, notes=notes,
-                         lead_rows=MARKDOWN_LEAD_ROWS, rest="in the table of every pair below")
+                         lead_rows=MARKDOWN_LEAD_ROWS, rest="in the table of every pair below", rule=rule)
     with_energy = energy.measured(pairs)
     out += ["", f"<details><summary>Every pair ({len(pairs)})</summary>", "", *_pair_header(with_energy, metric)]
     out += [_markdown_row(p, metric, with_energy) for p in rows(pairs, everything=True)]
@@ -296,7 +299,7 @@ def markdown(pairs: list[Pair], base_label: str, new_label: str, exit_code: int,
 
 
 def markdown_summary(pairs: list[Pair], base_label: str, new_label: str, exit_code: int, *, metric: str = "time",
-                     notes=(), full_table=None) -> str:
+                     notes=(), full_table=None, rule: str | None = None) -> str:
     """A check's Markdown for a pull-request comment: markdown() without its table of every pair
     (a 1,447-pair check's is 250 KB), saying where that table is (`full_table`, the --markdown
     file, where one is written), in at most COMMENT_LIMIT bytes of UTF-8 (so as many characters
@@ -308,7 +311,7 @@ def markdown_summary(pairs: list[Pair], base_label: str, new_label: str, exit_co
     rest = f"in {every}" + (f" ({_code_span(str(full_table), in_table=False)})" if full_table else " (--markdown)")
     for lead_rows in (MARKDOWN_LEAD_ROWS, 20, 5, 0):
         lines = _markdown_head(pairs, base_label, new_label, exit_code, metric=metric, notes=notes, lead_rows=lead_rows,
-                               rest=rest)
+                               rest=rest, rule=rule)
         text = "\n".join([*lines, "", where]) + "\n"
         if len(text.encode("utf-8")) <= COMMENT_LIMIT:
             return text
@@ -346,7 +349,8 @@ def _failure_kind(pair: Pair) -> str:
     return ", ".join(([pair.verdict] if time_failed else []) + ([energy.ENERGY_REGRESSION] if energy_failed else []))
 
 
-def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict[str, float] | None = None) -> str:
+def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict[str, float] | None = None,
+          rule: str | None = None) -> str:
     """JUnit XML that validates against Surefire's schema (tests/data/xsd): one test case per pair;
     a regression is a failure, a pair with no verdict is skipped with its reason. A test case's time
     is what its case took in the new run, compiling, verifying and timing it (`elapsed_s`, by case
@@ -361,6 +365,8 @@ def junit(pairs: list[Pair], base_label: str, new_label: str, *, elapsed_s: dict
                        skipped=str(sum(1 for p in pairs if _no_verdict(p))), time=_seconds(sum(times)))
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=_clean(base_label))
     suite.find("properties").append(ET.Element("property", name="new", value=_clean(new_label)))
+    if rule:
+        suite.find("properties").append(ET.Element("property", name="verdict rule", value=_clean(rule)))
     for p in rows(pairs, everything=True):  # what changed first, as everywhere
         case = ET.SubElement(suite, "testcase", classname=_clean(f"primbench.{p.op}"), name=_clean(p.text), time=_seconds(seconds(p)))
         detail = (f"{p.verdict}: {p.figure} figure, base {_us(p.base_ms)} us, new {_us(p.new_ms)} us, ratio {_ratio(p.ratio)} (95 % interval {interval(p)}), "

@@ -149,3 +149,13 @@ def run_spread(record: CaseRecord, figure: str) -> float:
     of `figure`, from its `between_runs` medians; 0 for a case of one run."""
     medians = [m for m in (record.between_runs or {}).get(f"{figure}_median_ms") or () if m and m > 0]
     return max(medians) / min(medians) - 1.0 if len(medians) > 1 else 0.0
+
+
+def rule_words(thresholds: Thresholds | None = None) -> str:
+    """The rule in one line of at most 120 columns, from the defaults in force (a config's per-op
+    thresholds show in each pair's threshold), pointing to the README's table: what every surface
+    that shows a verdict says of how it was reached."""
+    t = thresholds or Thresholds()
+    return (f'rule (README "The verdict rule"): cold >{t.default:.0%} and {t.abs_floor_us:g} us; <{t.batch_below_us:g} us: '
+            f"batch >{t.batch_threshold:.0%} and {t.batch_abs_floor_us:g} us; {t.spread_multiple:g}x baseline spread; "
+            f"U test p<{ALPHA:g}")
