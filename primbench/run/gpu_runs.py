@@ -85,10 +85,22 @@ def _create(header: RunHeader, output) -> RunWriter:
 
 
 def resume(path, gpus_text: str | None = None) -> GpusSummary:
-    """Finish an interrupted run over several GPUs on the GPUs it started on (or those `--gpus` names)."""
-    from primbench.run.runner import _now, order_cases, resumable
+    """Finish an interrupted run over several GPUs on the GPUs it started on (or those `--gpus` names).
+    The writer's lock comes first, as in runner.resume: a second resume is refused before it reads."""
+    from primbench.runfile.io import load_run
 
     path = Path(path)
+    load_run(path) if not path.is_file() else None  # a missing file or a folder: its one line
+    writer = RunWriter(path, create=False)
+    try:
+        return _resume_locked(path, writer, gpus_text)
+    finally:
+        writer.close()
+
+
+def _resume_locked(path: Path, writer: RunWriter, gpus_text: str | None) -> GpusSummary:
+    from primbench.run.runner import _now, order_cases, resumable
+
     existing, config = resumable(path)
     block = existing.header.gpus
     mode = block.get("mode")
@@ -106,11 +118,10 @@ def resume(path, gpus_text: str | None = None) -> GpusSummary:
     remaining = order_cases(config.cases(), done)
     shards = split(remaining, len(gpus)) if mode == "shard" else [remaining]
     if not remaining:  # every case was recorded before the stop, only the end record is missing
-        return _close_complete(path, existing, done, mode)
+        return _close_complete(path, writer, existing, done, mode)
 
     def open_sinks(started, workers):
         repair_truncated_tail(path)
-        writer = RunWriter(path, create=False)
         writer.append(RunResume(at=_now(), done_before=len(done)))
         counts = {status: sum(1 for c in existing.cases if c.status == status) for status in ("ok", "failed", "skipped")}
         seeded_by = block.get("group") or existing.header.run_id  # a replica's inputs: its group's
@@ -127,16 +138,14 @@ def resume(path, gpus_text: str | None = None) -> GpusSummary:
     return execute(Plan(mode, gpus, shards, job, open_sinks, check_worker))
 
 
-def _close_complete(path: Path, existing, done: set, mode: str) -> GpusSummary:
+def _close_complete(path: Path, writer: RunWriter, existing, done: set, mode: str) -> GpusSummary:
     """A run stopped after its last case but before its end record: no GPU is needed to finish it."""
     from primbench.run.runner import _now
 
     repair_truncated_tail(path)
     counts = {status: sum(1 for c in existing.cases if c.status == status) for status in ("ok", "failed", "skipped")}
-    writer = RunWriter(path, create=False)
     writer.append(RunResume(at=_now(), done_before=len(done)))
     writer.append(RunEnd(finished=_now(), **counts))
-    writer.close()
     return GpusSummary(paths=[path], mode=mode, interrupted=False, **counts)
 
 

@@ -296,17 +296,20 @@ def run(config: Config, *, output: str | None = None) -> RunSummary:
 
 
 def resume(path) -> RunSummary:
-    """Finish an interrupted run: re-expand its config from the header and run the missing cases."""
+    """Finish an interrupted run: re-expand its config from the header and run the missing cases.
+    The writer's lock comes first: a second resume of the file is refused before it reads a line,
+    and this one reads the file as no other writer can change it."""
     path = Path(path)
-    existing, config = resumable(path)
-    runner = Runner(config)
-    device = existing.device
-    if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
-        raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
-                        f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
-    repair_truncated_tail(path)
-    done = {c.key for c in existing.cases}
+    load_run(path) if not path.is_file() else None  # a missing file or a folder: its one line
     with RunWriter(path, create=False) as writer:
+        existing, config = resumable(path)
+        runner = Runner(config)
+        device = existing.device
+        if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
+            raise UserError(f"{path}: was started on GPU {device.get('name')} {device['uuid']}, this is "
+                            f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
+        repair_truncated_tail(path)
+        done = {c.key for c in existing.cases}
         writer.append(RunResume(at=_now(), done_before=len(done)))
         return _run_cases(runner, writer, existing.header.run_id, config.cases(), done=done,
                           counts=existing.cases)

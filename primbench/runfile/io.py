@@ -6,6 +6,7 @@ imports CuPy: report, compare and check read runs on machines without a GPU.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import math
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from primbench.runfile import stats
+from primbench.runfile import lock, stats
 from primbench.runfile.lines import (  # RunFileError: readers import it from here
     RunFileError,
     looks_cut_short,
@@ -266,10 +267,13 @@ def _add_record(run: Run, obj: dict, number: int, checks: RunChecks | None) -> R
 
 
 class RunWriter:
-    """Appends JSON lines to a run file, flushing each so an interruption loses nothing finished."""
+    """Appends JSON lines to a run file, flushing each so an interruption loses nothing finished. It
+    holds the file's writer lock (runfile/lock.py) while open: a second writer is refused. A full
+    disk is one line naming --resume, with every record written before it kept."""
 
     def __init__(self, path, *, create: bool):
         self.path = Path(path)
+        self._created, self._written = create, 0
         if create:
             if self.path.exists():
                 raise RunFileError(f"{self.path}: already exists; primbench never overwrites a run")
@@ -277,15 +281,46 @@ class RunWriter:
             self._file = open(self.path, "x", encoding="utf-8")
         else:
             self._file = open(self.path, "a", encoding="utf-8")
+        try:
+            lock.take(self._file, self.path)
+        except BlockingIOError as exc:
+            self._file.close()
+            raise RunFileError(f"{self.path}: is being written by {exc}; one writer at a time: wait for it to end "
+                               "(or stop it), then `primbench run --resume` it if it did not finish") from None
 
     def append(self, record) -> None:
         """Write one record (a type of primbench/runfile/records.py) as one line and push it to disk."""
-        self._file.write(record_line(record))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            self._file.write(record_line(record))
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                raise
+            self._full(exc)
+        self._written += 1
+
+    def _full(self, exc: OSError) -> None:
+        """The disk (or the user's quota) is full: one line. A new run that could not even write its
+        header is removed (nothing was recorded); any other keeps every whole record, and --resume
+        cuts the last, half-written line and goes on."""
+        why = os.strerror(exc.errno)
+        try:
+            self._file.close()
+        except OSError:  # the flush of what could not be written fails again
+            pass
+        if self._created and not self._written:
+            self.path.unlink(missing_ok=True)
+            raise RunFileError(f"{self.path}: {why}; nothing was recorded (the file is removed): free some space "
+                               "and start the run again")
+        raise RunFileError(f"{self.path}: {why} while writing it; the {self._written} records before are kept: free some "
+                           f"space, then finish it with `primbench run --resume {self.path}`")
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:  # a flush on a full disk at close: append already said so
+            pass
 
     def __enter__(self):
         return self
