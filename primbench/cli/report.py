@@ -3,6 +3,8 @@ static site) and `export` (CSV, Google Benchmark, NVBench and github-action-benc
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import re
 import sys
@@ -120,6 +122,28 @@ def _refuse_json_among_samples(json_path, folder: Path) -> None:
                         f"name the JSON otherwise, e.g. -o {shown(folder / 'results.json')}")
 
 
+@contextlib.contextmanager
+def _sample_files_removed_on_failure(folder):
+    """--jsonbin: where the export fails before its JSON is written (a full disk, an interruption),
+    the sample files it wrote are removed, and the folder if it made it: no half an export is left.
+    Files that were there before are left alone."""
+    if folder is None:
+        yield
+        return
+    folder = Path(folder)
+    made = not folder.exists()
+    before = set(folder.iterdir()) if folder.is_dir() else set()
+    try:
+        yield
+    except BaseException:
+        if folder.is_dir():
+            for path in set(folder.iterdir()) - before:
+                path.unlink(missing_ok=True)
+            if made and not any(folder.iterdir()):
+                folder.rmdir()
+        raise
+
+
 def _common_with(argument):
     """The run --common-with names; what is wrong with it says which option it came from."""
     from primbench.runfile.io import load_run
@@ -144,9 +168,11 @@ def cmd_export(args) -> int:
     refuse_overwriting_inputs([args.output, options.get("jsonbin")], [run.path] + ([base.path] if base else []))
     every_case = len(run.cases)
     run = select(run, globs=args.cases, base=base)
-    text = export(run, args.format, **options)
+    with _sample_files_removed_on_failure(options.get("jsonbin")):
+        text = export(run, args.format, **options)
+        if to_file:
+            write_atomically(args.output, text)
     if to_file:
-        write_atomically(args.output, text)
         if not goes_to_standard_output(args.output):
             of = f" of {every_case}" if len(run.cases) < every_case else ""
             print(f"{args.format}: {escaped(args.output)} ({len(run.cases)}{of} cases)")

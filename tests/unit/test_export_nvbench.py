@@ -241,3 +241,28 @@ def test_a_parameter_only_some_cases_have_is_a_string_axis_empty_where_they_lack
     assert bench["axes"][-1] == {"name": "unroll", "type": "string", "flags": "", "values": [
         {"input_string": "4", "description": "", "value": "4"}, {"input_string": "", "description": "", "value": ""}]}
     assert [s["axis_values"][-1]["value"] for s in bench["states"]] == ["", "4"]  # every state on every axis
+
+
+@pytest.mark.parametrize("fails", ["a sample file", "the JSON"])
+def test_an_export_that_fills_the_disk_leaves_no_sample_file_behind(tmp_path, monkeypatch, capsys, fails):
+    # The disk fills after 5 sample files, or when the JSON itself is written: one line, exit 2, and
+    # nothing of the export is left: not the sample files written before, nor the folder it made.
+    from primbench import outputs
+    from primbench.cli.main import main
+
+    real, calls = outputs.os.replace, {"n": 0}
+
+    def replace(source, destination):
+        calls["n"] += 1
+        if (fails == "a sample file" and calls["n"] > 5) or str(destination).endswith("out.json"):
+            raise OSError(28, "No space left on device")
+        return real(source, destination)
+
+    monkeypatch.setattr(outputs.os, "replace", replace)
+    (tmp_path / "kept.bin").write_bytes(b"a file of the user's")
+    folder = tmp_path / "samples"
+    code = main(["export", str(RUNS / "fixture-a.jsonl.gz"), "--format", "nvbench-json", "--jsonbin", str(folder),
+                 "-o", str(tmp_path / "out.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "No space left on device" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.bin"]
