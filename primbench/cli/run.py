@@ -26,8 +26,14 @@ def cmd_run(args) -> int:
     if args.resume and (args.dry_run or args.output or args.only or args.sizes or args.blocks or args.energy):
         raise UserError("--resume continues the run file where it is, with the config in its header; "
                         "--dry-run, --output, --only, --sizes, --blocks and --energy do not apply")
+    def on_hang(path, key, limit_s):  # a case past timing: case_limit_s, recorded as failed (measuring/case_limit.py)
+        from primbench.measuring.case_limit import hung
+        from primbench.run.restart import go_on_in_a_fresh_process
+
+        go_on_in_a_fresh_process(path, key, no_restart=args.no_restart, no_report=args.no_report, what=hung(limit_s))
+
     if args.resume:
-        summary = runner.resume(args.resume)
+        summary = runner.resume(args.resume, on_hang=on_hang)
     else:
         config = run_config(args)
         if args.dry_run:
@@ -38,7 +44,7 @@ def cmd_run(args) -> int:
             print(f"{config.path}: {len(cases)} cases in {len(config.sweeps)} sweeps"
                   + (f"; energy for {energy} of them (about 2 s each)" if energy else ""))
             return EXIT_OK
-        summary = runner.run(config, output=args.output)
+        summary = runner.run(config, output=args.output, on_hang=on_hang)
     print(f"run file: {summary.path}")
     if summary.context_lost:
         from primbench.run.restart import go_on_in_a_fresh_process

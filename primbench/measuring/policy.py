@@ -27,6 +27,9 @@ class TimingPolicy:
     # A cold sample whose SM clock (read around its hold) is under this fraction of the GPU's
     # default clock is discarded and retaken after a pause, as nvbench does at 75 %; 0 keeps all.
     min_clock_fraction: float = 0.75
+    # A case that makes no progress for this long (its start, then each chunk of samples) is hung:
+    # failed with the reason, its process replaced, the run going on (measuring/case_limit.py).
+    case_limit_s: float = 60.0
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -47,7 +50,7 @@ def integer_fields() -> set[str]:
 # (max_noise, max_median_error, min_clock_fraction) are bounded by policy_problem; batch_below_us
 # past a second of cold median means "always batch", which a larger number says no better.
 MAXIMUM = {"min_samples": 100_000, "max_samples": 100_000, "warmup": 1000, "min_time_s": 600, "max_time_s": 600,
-           "batch_target_ms": 1000, "batch_below_us": 1_000_000}
+           "batch_target_ms": 1000, "batch_below_us": 1_000_000, "case_limit_s": 86_400}
 
 
 def shown_number(value) -> str:
@@ -104,6 +107,9 @@ def policy_problem(policy: TimingPolicy) -> tuple[str | None, str] | None:
         return "max_samples", f"{shown_number(policy.max_samples)} is fewer than min_samples {shown_number(policy.min_samples)}"
     if policy.batch_below_us < 0 or policy.batch_target_ms <= 0:
         return None, "batch_below_us must be >= 0 and batch_target_ms > 0"
+    if policy.case_limit_s < 1:
+        return "case_limit_s", (f"{shown_number(policy.case_limit_s)} s is under 1 s: a case's build and verification "
+                                "must fit in it (the default is 60 s)")
     if not 0 <= policy.min_clock_fraction < 1:
         return "min_clock_fraction", f"{shown_number(policy.min_clock_fraction)} is not a fraction from 0 to 1 (0.75 means 75 % of the default clock)"
     return None

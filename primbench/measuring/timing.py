@@ -95,6 +95,8 @@ class Timer:
         # clock of its hold, and one under `min_clock_mhz` (set by the runner) is discarded and retaken.
         self._stamps = self.gpu.stamp_buffer(MAX_EVENTS_PER_CHUNK) if hasattr(self.gpu, "stamp_buffer") else None
         self.min_clock_mhz: float | None = None
+        # When the last chunk of samples came back: the case limit's sign of life (case_limit.py).
+        self.last_progress = 0.0
 
     def flush_l2(self) -> None:
         self.gpu.memset(self.flush_buffer)
@@ -128,6 +130,7 @@ class Timer:
             for slot, (start, end) in enumerate(used):
                 enqueue_sample(start, end, slot)
             self.gpu.wait(used[-1][1])
+            self.last_progress = time.monotonic()
             times = [self.gpu.elapsed_ms(start, end) for start, end in used]
             readings = self.gpu.sm_clocks_mhz(self._stamps, len(used)) if clocked else [None] * len(used)
             late = time.perf_counter() - wall_start >= wall_cap
@@ -266,6 +269,7 @@ class Timer:
                     self.gpu.record(end)
                     used.append((index, start, end))
             self.gpu.wait(used[-1][2])
+            self.last_progress = time.monotonic()
             for index, start, end in used:
                 samples[index].append(self.gpu.elapsed_ms(start, end))
         return [_ns(s) for s in samples]

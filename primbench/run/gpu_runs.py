@@ -249,10 +249,11 @@ def _take(scheduler: Scheduler, worker: Worker, record) -> None:
 
 
 def _exited(scheduler: Scheduler, worker: Worker) -> None:
-    """A worker left: after a lost CUDA context, a fresh one takes its remaining cases."""
+    """A worker left: after a lost CUDA context or a hung case, a fresh one takes its remaining cases."""
     if worker.exit_code == EXIT_CONTEXT_LOST and worker.cases and not scheduler.stopping and worker.restarts < MAX_RESTARTS:
-        print(f"primbench: GPU {worker.gpu.index}: a kernel broke the CUDA context (its case is recorded as failed); "
-              "going on with its remaining cases in a fresh worker", file=sys.stderr, flush=True)
+        print(f"primbench: GPU {worker.gpu.index}: a kernel broke the CUDA context or made no progress within timing: "
+              "case_limit_s (its case is recorded as failed, with which); going on with its remaining cases in a fresh "
+              "worker", file=sys.stderr, flush=True)
         fresh = scheduler.spawn(worker.gpu, worker.cases, restarts=worker.restarts + 1)
         fresh.sink, fresh.expect_uuid = worker.sink, worker.uuid
         worker.cases = []

@@ -22,6 +22,7 @@ from primbench.errors import UserError
 from primbench.measuring import ceilings
 from primbench.progress import Progress, describe_result
 from primbench.resources import IMPORT_ROOT
+from primbench.run import restart
 from primbench.run.case_energy import CaseEnergy
 from primbench.runfile import protocol, stats
 from primbench.runfile.case_id import CaseId
@@ -280,8 +281,10 @@ def _install_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def run(config: Config, *, output: str | None = None) -> RunSummary:
-    """Start a new run of `config`; returns where it was written and how the cases ended."""
+def run(config: Config, *, output: str | None = None, on_hang=None) -> RunSummary:
+    """Start a new run of `config`; returns where it was written and how the cases ended. A case
+    that makes no progress for the policy's case_limit_s is recorded as failed, then
+    `on_hang(run path, case key, the limit in s)` replaces the process (it never returns)."""
     runner = Runner(config)
     run_id = run_file_name(runner.device.info["name"])
     path = new_run_path(output or config.output, runner.device.info["name"], run_id)
@@ -292,10 +295,10 @@ def run(config: Config, *, output: str | None = None) -> RunSummary:
     header = runner.header(run_id, unique, cases)
     with RunWriter(path, create=True) as writer:
         writer.append(header)
-        return _run_cases(runner, writer, run_id, cases, done=set())
+        return _run_cases(runner, writer, run_id, cases, done=set(), on_hang=on_hang)
 
 
-def resume(path) -> RunSummary:
+def resume(path, on_hang=None) -> RunSummary:
     """Finish an interrupted run: re-expand its config from the header and run the missing cases.
     The writer's lock comes first: a second resume of the file is refused before it reads a line,
     and this one reads the file as no other writer can change it."""
@@ -312,7 +315,7 @@ def resume(path) -> RunSummary:
         done = {c.key for c in existing.cases}
         writer.append(RunResume(at=_now(), done_before=len(done)))
         return _run_cases(runner, writer, existing.header.run_id, config.cases(), done=done,
-                          counts=existing.cases)
+                          counts=existing.cases, on_hang=on_hang)
 
 
 def resumable(path: Path):
@@ -360,17 +363,22 @@ def order_cases(cases: list[CaseId], done=frozenset()) -> list[CaseId]:
     return sorted((c for c in cases if c.key not in done), key=lambda c: first_seen[input_key(c)])
 
 
-def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done: set, counts=()) -> RunSummary:
+def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done: set, counts=(),
+               on_hang=None) -> RunSummary:
     summary = RunSummary(path=writer.path)
     for record in counts:
         setattr(summary, record.status, getattr(summary, record.status) + 1)
     todo = order_cases(cases, done)
     progress = Progress(len(todo))
     _install_sigterm()
+    limit = restart.hang_watch(runner, writer.append,
+                               lambda record: on_hang(writer.path, record.key, runner.config.timing.case_limit_s)
+                               if on_hang else None)
     try:
         for case in todo:
             progress.start(case)
-            record = runner.run_case(case, rng_seed_for(run_id, input_key(case)))
+            with limit.watching(case):
+                record = runner.run_case(case, rng_seed_for(run_id, input_key(case)))
             writer.append(record)
             setattr(summary, record.status, getattr(summary, record.status) + 1)
             progress.line(describe_result(case, record, runner.device.info))

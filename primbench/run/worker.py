@@ -8,8 +8,9 @@ of the run file. The exchange:
 2. stdin, line 2: `{"run_id": ..., "cases": [case keys]}`. The worker runs them in run order and
    sends each case record, and a telemetry record (NVML clocks, temperature, power) at the start,
    at least every TELEMETRY_EVERY_S between cases, and at the end.
-It exits 0 when every case is sent, EXIT_CONTEXT_LOST (75) when a kernel broke its CUDA context (that case's
-record sent first; the scheduler starts a fresh worker for the rest), 130 on SIGINT or SIGTERM (the
+It exits 0 when every case is sent, EXIT_CONTEXT_LOST (75) when a kernel broke its CUDA context or
+made no progress within timing: case_limit_s (that case's record sent first, as failed; the
+scheduler starts a fresh worker for the rest), 130 on SIGINT or SIGTERM (the
 case under way is dropped, never half sent: the scheduler keeps only whole lines), and a user
 error's code (2, 3) with its one line on stderr.
 """
@@ -74,6 +75,7 @@ def telemetry(runner):
 def run_job(channel: Channel, stream, make_runner) -> int:
     """Steps 1 and 2 above; returns the exit code."""
     from primbench import registry
+    from primbench.run import restart
     from primbench.run.runner import input_key, order_cases, rng_seed_for
 
     job = read_job(stream)
@@ -97,8 +99,13 @@ def run_job(channel: Channel, stream, make_runner) -> int:
     if unknown:
         raise UserError(f"the scheduler asked for case {unknown[0][:120]!r}, which the config does not expand to; a primbench bug")
     last = time.monotonic()
+    # A hung case (measuring/case_limit.py) is sent as failed, and this worker ends as after a lost
+    # context: the scheduler starts a fresh one for this GPU's remaining cases.
+    limit = restart.hang_watch(runner, channel.send, lambda record: os._exit(EXIT_CONTEXT_LOST))
     for case in order_cases([by_key[key] for key in start["cases"]]):
-        channel.send(runner.run_case(case, rng_seed_for(start["run_id"], input_key(case))))
+        with limit.watching(case):
+            record = runner.run_case(case, rng_seed_for(start["run_id"], input_key(case)))
+        channel.send(record)
         if time.monotonic() - last >= TELEMETRY_EVERY_S:
             channel.send(telemetry(runner))
             last = time.monotonic()

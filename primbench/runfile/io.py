@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -274,6 +275,7 @@ class RunWriter:
     def __init__(self, path, *, create: bool):
         self.path = Path(path)
         self._created, self._written = create, 0
+        self._one_at_a_time = threading.Lock()  # the case limit's thread may record a hung case
         if create:
             if self.path.exists():
                 raise RunFileError(f"{self.path}: already exists; primbench never overwrites a run")
@@ -290,15 +292,16 @@ class RunWriter:
 
     def append(self, record) -> None:
         """Write one record (a type of primbench/runfile/records.py) as one line and push it to disk."""
-        try:
-            self._file.write(record_line(record))
-            self._file.flush()
-            os.fsync(self._file.fileno())
-        except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-                raise
-            self._full(exc)
-        self._written += 1
+        with self._one_at_a_time:
+            try:
+                self._file.write(record_line(record))
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                    raise
+                self._full(exc)
+            self._written += 1
 
     def _full(self, exc: OSError) -> None:
         """The disk (or the user's quota) is full: one line. A new run that could not even write its

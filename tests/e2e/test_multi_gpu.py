@@ -177,6 +177,21 @@ def test_a_broken_cuda_context_gets_a_fresh_worker_for_the_rest(tmp_path, config
     assert [c.status for c in run.cases].count("failed") == 1 and run.end.failed == 1
 
 
+def test_a_case_that_never_returns_fails_within_its_limit_and_a_fresh_worker_runs_the_rest(tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG + "timing:\n  case_limit_s: 1\n")
+    started = time.monotonic()
+    result = _bench(tmp_path, "run", config, "--gpus", "all", "--output", tmp_path / "out", "--no-report",
+                    env={"STAND_IN_HANG": "0:1", "STAND_IN_MARKS": str(tmp_path)})
+    assert result.returncode == 1, result.stderr  # the hung case failed; every other case ran
+    assert "fresh worker" in result.stderr and time.monotonic() - started < 30
+    run = load_run(_runs(tmp_path)[0])
+    assert run.finished and len(run.cases) == KEYS == len({c.key for c in run.cases})
+    (hung,) = [c for c in run.cases if c.status == "failed"]
+    assert hung.reason.startswith("made no progress for 1 s (timing: case_limit_s): a kernel that never returns?")
+    assert 1 <= hung.elapsed_s < 5 and run.end.failed == 1
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_stops_every_worker_cleanly_and_resume_finishes_the_run(tmp_path, config, signum):
     # The signal goes to the parent alone (a scheduler's kill, not a terminal's whole group): it

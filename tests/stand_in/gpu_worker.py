@@ -8,6 +8,8 @@ What it does is set by the environment, per CUDA_VISIBLE_DEVICES entry (the GPU 
                                  already in its pipe
   STAND_IN_LOSE_CONTEXT=0:2      the GPU '0' worker's third case breaks its CUDA context, once
                                  (STAND_IN_MARKS names a folder that remembers it happened)
+  STAND_IN_HANG=0:2              the GPU '0' worker's third case never returns, once (STAND_IN_MARKS
+                                 remembers it): a kernel that spins forever
   STAND_IN_UUID_PREFIX=GPU-x-    another host's GPUs
   STAND_IN_IDLE_W=0:120,1:140    the GPU '0' idles at 120 W: its header says energy was measured, and
                                  every case gets one window of 100 J over 1000 operations in 0.5 s
@@ -83,6 +85,11 @@ class StandInRunner:
             mark.write_text("once")
             raise ContextLost(CaseRecord(case, status="failed", reason="CUDARuntimeError: an illegal memory access",
                                          variant_hash=variant.hash(), seed=rng_seed))
+        hang = _setting("STAND_IN_HANG")
+        hung = Path(os.environ.get("STAND_IN_MARKS", "/nonexistent")) / f"hung-{VISIBLE}"
+        if hang is not None and self.sent >= int(hang) and not hung.exists():
+            hung.write_text("once")
+            time.sleep(3600)  # the case limit's thread ends this process long before
         self.sent += 1
         base = 0.01 * (1 + case.n / 2**20) * float(_setting("STAND_IN_SLOW") or 1)
         wobble = [1 + ((rng_seed >> i) % 7 - 3) * 0.001 for i in range(10)]

@@ -1,0 +1,87 @@
+"""A case's time limit (`timing: case_limit_s`): a case that makes no progress for that long is
+called hung, and `expire` is called from a watching thread. Progress is the case's start and every
+chunk of samples the Timer takes (`Timer.last_progress`), so a long case that keeps sampling is never
+cut short, while a kernel that never returns is found one limit after its last sign of life.
+
+Why a thread and not an exception: a hung kernel holds the host inside the CUDA driver (CuPy's
+synchronize releases the GIL and never returns), where no Python exception can reach, and the
+process's CUDA context can run nothing more anyway. So `expire` does what needs doing without the
+stuck thread: the runner records the case as failed and replaces its process (run/runner.py), a
+worker reports it and ends (run/worker.py), and `measure` or `ab` end the process with one line.
+Nothing here imports CuPy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import time
+
+DEFAULT_CASE_LIMIT_S = 60.0  # 7x the longest case of the reference and energy runs (8.4 s, with energy)
+
+
+class CaseLimit:
+    """Watches one case at a time; `expire(case, seconds since it started)` runs on the watching
+    thread when the case has made no progress for `limit_s`. `expire` should not return (it ends or
+    replaces the process); if it does, watching stops."""
+
+    def __init__(self, limit_s: float, expire, timer=None, *, poll_s: float | None = None):
+        self.limit_s, self._expire, self._timer = float(limit_s), expire, timer
+        self._poll_s = poll_s if poll_s is not None else min(1.0, self.limit_s / 4)
+        self._lock = threading.Lock()
+        self._case, self._since = None, 0.0
+        self._thread = threading.Thread(target=self._watch, name="primbench-case-limit", daemon=True)
+        self._thread.start()
+
+    @contextlib.contextmanager
+    def watching(self, case):
+        """Within the block, `case` is the one watched."""
+        with self._lock:
+            self._case, self._since = case, time.monotonic()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._case = None
+
+    def _silence(self) -> float | None:
+        """Seconds since the watched case's last progress, or None when no case is watched."""
+        with self._lock:
+            if self._case is None:
+                return None
+            last = max(self._since, getattr(self._timer, "last_progress", 0.0) or 0.0)
+        return time.monotonic() - last
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self._poll_s)
+            silence = self._silence()
+            if silence is not None and silence > self.limit_s:
+                with self._lock:
+                    case, started = self._case, self._since
+                if case is not None:
+                    self._expire(case, time.monotonic() - started)
+                    return
+
+
+def hung(limit_s: float) -> str:
+    """What a hung case did, in words: 'made no progress for 60 s (timing: case_limit_s)'."""
+    return f"made no progress for {limit_s:g} s (timing: case_limit_s)"
+
+
+def hung_reason(limit_s: float) -> str:
+    """A hung case's record's reason."""
+    return f"{hung(limit_s)}: a kernel that never returns? Its process was replaced, and the run went on"
+
+
+def end_process(line: str, code: int) -> None:
+    """For a hung `measure` or `ab`, whose caller's process can run nothing more on this GPU: one
+    line on standard error, then the process ends (os._exit: the stuck thread cannot be joined)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os.write(2, f"primbench: {line}\n".encode("utf-8", "backslashreplace"))
+    os._exit(code)
