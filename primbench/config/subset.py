@@ -12,6 +12,7 @@ import dataclasses
 import fnmatch
 
 from primbench import ops, registry
+from primbench.config import numbers
 from primbench.config.loading import MAX_BLOCK, MAX_N, MIN_BLOCK, Config, Sweep, parse_size
 from primbench.config.yaml_source import Source
 from primbench.errors import ConfigError
@@ -21,29 +22,44 @@ from primbench.runfile.locations import RESULTS_DIR
 DEFAULT_SIZES = ("2^20", "2^24", "2^28")  # --variant without --sizes
 
 
-def parse_sizes(text: str | None, option: str = "--sizes") -> tuple[int, ...] | None:
-    """'2^25,2^28,1000' -> sizes (--blocks: block sizes); None when the option was not given. Each
-    is read as a config's sizes are (ASCII digits, at most 2^40) and must fit the kernels: sizes
-    from 1 to 2^30, block sizes powers of two from 32 to 1024."""
+def parse_sizes(text: str | None, option: str = "--sizes", *, blocks: bool | None = None) -> tuple[int, ...] | None:
+    """'2^25,2^28,1000' -> sizes (block sizes with option "--blocks", or blocks=True); None when the
+    option was not given. `option` names what the text came from in an error: "--sizes" on the
+    command line, "sizes" in primbench.ab."""
     if text is None:
         return None
     items = [item.strip() for item in text.split(",")]
     if not all(items):
         raise ConfigError(f"{option} {text[:200]!r}: give sizes separated by commas, e.g. {option} 2^25,2^28")
+    return checked_sizes(items, option, blocks=option == "--blocks" if blocks is None else blocks)
+
+
+def checked_sizes(items, option: str, *, blocks: bool) -> tuple[int, ...]:
+    """Each item (text as --sizes holds it, or an int) read as a config's sizes are (ASCII digits,
+    at most 2^40), then held to what the kernels take: sizes from 1 to 2^30, block sizes powers of
+    two from 32 to 1024. The CLI's options and primbench.ab's arguments are checked here alike."""
     src = Source(option)
-    blocks = option == "--blocks"
     sizes = tuple(parse_size(item, (), src, what="block size" if blocks else "size") for item in items)
     for item, n in zip(items, sizes):  # the error quotes the item as the user wrote it
+        shown = item[:40] if isinstance(item, str) else numbers.shown(n)
         if blocks and (n < MIN_BLOCK or n > MAX_BLOCK or n & (n - 1)):
-            raise ConfigError(f"{option} {item[:40]}: a block size is a power of two from {MIN_BLOCK} to {MAX_BLOCK}")
+            raise ConfigError(f"{option} {shown}: a block size is a power of two from {MIN_BLOCK} to {MAX_BLOCK}")
         if not blocks and not 1 <= n <= MAX_N:
-            raise ConfigError(f"{option} {item[:40]}: a size is from 1 to 2^30 = {MAX_N} (the kernels index with 32-bit ints)")
+            raise ConfigError(f"{option} {shown}: a size is from 1 to 2^30 = {MAX_N} (the kernels index with 32-bit ints)")
     return sizes
 
 
 def parse_dtypes(text: str | None) -> tuple[str, ...] | None:
     """--dtypes 'float32,int32' -> dtypes; None when the option was not given."""
     return tuple(d.strip() for d in text.split(",")) if text else None
+
+
+def check_dtypes(op: str, dtypes, option: str = "--dtypes") -> None:
+    """Each of `dtypes` one the op takes; refused in one line naming `option` otherwise."""
+    valid = ops.dtypes(op)
+    for dtype in dtypes or ():
+        if dtype not in valid:
+            raise ConfigError(f"{option} {dtype[:40]!r} is not available for {op}; valid: {', '.join(valid)}")
 
 
 def parse_patterns(values: list[str] | None) -> tuple[str, ...] | None:
@@ -125,14 +141,8 @@ def variant_config(patterns: tuple[str, ...], sizes=None, blocks=None, dtypes=No
     op's default dtype and distribution, the variants' block sizes (256 where they take it)."""
     by_op: dict[str, list[str]] = {}
     for pattern in patterns:
-        op, _, name = pattern.partition("/")
-        if not name:
-            raise ConfigError(f"--variant {pattern[:120]!r}: give op/name, e.g. reduce/vector_load_sum (or reduce/* for all)")
-        if op not in registry.ops():
-            raise ConfigError(f"--variant {pattern[:120]!r}: unknown op {op[:60]!r}; valid ops: {', '.join(registry.ops())}")
-        matched = [v.name for v in registry.select(op, name)]
-        if not matched:
-            raise ConfigError(f"--variant {pattern[:120]!r} matches no variant; `primbench list --op {op}` lists them")
+        matched = variant_names(pattern)
+        op = pattern.partition("/")[0]
         by_op.setdefault(op, []).extend(name for name in matched if name not in by_op[op])
     sweeps = tuple(_variant_sweep(op, names, sizes, blocks, dtypes) for op, names in by_op.items())
     config = Config(path="--variant " + ",".join(patterns), name="cli", output=str(RESULTS_DIR), timing=TimingPolicy(),
@@ -142,15 +152,28 @@ def variant_config(patterns: tuple[str, ...], sizes=None, blocks=None, dtypes=No
     return config
 
 
+def variant_names(pattern: str, where: str | None = None) -> list[str]:
+    """The names of the variants `pattern` (op/name, a glob allowed) matches; refused in one line
+    starting with `where` (default: "--variant 'PATTERN'") when it names no op or no variant."""
+    where = where or f"--variant {pattern[:120]!r}"
+    op, _, name = pattern.partition("/")
+    if not name:
+        raise ConfigError(f"{where}: give op/name, e.g. reduce/vector_load_sum (or reduce/* for all)")
+    if op not in registry.ops():
+        raise ConfigError(f"{where}: unknown op {op[:60]!r}; valid ops: {', '.join(registry.ops())}")
+    matched = [v.name for v in registry.select(op, name)]
+    if not matched:
+        raise ConfigError(f"{where} matches no variant; `primbench list --op {op}` lists them")
+    return matched
+
+
 def _variant_sweep(op: str, names: list[str], sizes, blocks, dtypes) -> Sweep:
     variants = [registry.get(op, name) for name in names]
     if blocks is None:
         taken = sorted({b for v in variants for b in v.block_sizes})
         blocks = (256,) if 256 in taken or not taken else (taken[0],)
+    check_dtypes(op, dtypes)
     valid = ops.dtypes(op)
-    for dtype in dtypes or ():
-        if dtype not in valid:
-            raise ConfigError(f"--dtypes {dtype!r} is not available for {op}; valid: {', '.join(valid)}")
     chosen_sizes = sizes or parse_sizes(",".join(DEFAULT_SIZES))
     return Sweep(name=f"--variant {op}", op=op, variants=tuple(names), sizes=tuple(chosen_sizes), block_sizes=tuple(blocks),
                  dtypes=tuple(dtypes or valid[:1]), distributions=ops.distributions(op)[:1], explicit=frozenset(names))
