@@ -99,11 +99,18 @@ def measure(fn, *, bytes: int | None = None, setup=None, quantiles=None, label: 
     quantiles: e.g. (0.2, 0.5, 0.8): those quantiles of the cold samples, in ms (result.quantiles).
     label: a name for the result (its line and to_dict say it).
     policy: a primbench.TimingPolicy (default: the CLI's); keyword overrides replace its fields,
-        e.g. measure(fn, min_samples=50, max_time_s=5.0)."""
+        e.g. measure(fn, min_samples=50, max_time_s=5.0).
+
+    Every argument is checked before the GPU is touched, by the rules a config's `timing:` block
+    and a run file keep: a value of the wrong type is a TypeError, a value out of range a
+    ValueError, each naming the argument (Python's convention, which primbench.ab keeps too).
+    NumPy integers, floats and arrays count as the numbers and sequences they hold."""
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments (e.g. lambda: x.sum()), not {type(fn).__name__}")
     if setup is not None and not callable(setup):
         raise TypeError(f"setup must be a callable taking no arguments, not {type(setup).__name__}")
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label must be text (a name for the result), not {type(label).__name__}")
     _check_bytes(bytes)
     wanted = _check_quantiles(quantiles)
     resolved = _resolve_policy(policy, policy_overrides)
@@ -129,25 +136,49 @@ def device_info() -> dict:
 
 
 def _check_quantiles(quantiles) -> tuple[float, ...]:
+    """The quantiles asked for, as floats: one number, or any sequence of them (a NumPy array too)."""
     if quantiles is None:
         return ()
-    values = tuple(quantiles) if isinstance(quantiles, (list, tuple)) else (quantiles,)
+    if getattr(quantiles, "ndim", None) == 0:  # a NumPy scalar or 0-d array: the number it holds
+        quantiles = quantiles.item()
+    one = isinstance(quantiles, (numbers.Real, str, bytes)) or not hasattr(quantiles, "__iter__")
+    values = (quantiles,) if one else tuple(quantiles)  # text is refused whole, not read letter by letter
     for q in values:
-        if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0 <= q <= 1:
-            raise ValueError(f"quantiles must be numbers from 0 to 1, e.g. (0.2, 0.5, 0.8), not {quantiles!r}")
+        if isinstance(q, bool) or not isinstance(q, numbers.Real):
+            raise TypeError(f"quantiles must be numbers from 0 to 1, e.g. (0.2, 0.5, 0.8), not {_shown(quantiles)}")
+        if not 0 <= q <= 1:  # False for NaN too
+            raise ValueError(f"quantiles must be numbers from 0 to 1, e.g. (0.2, 0.5, 0.8), not {_shown(quantiles)}")
     return tuple(float(q) for q in values)
 
 
+def _shown(value) -> str:
+    """A value as an error line quotes it: at most 80 characters of its repr (Python refuses to
+    write an int of over 4,300 digits at all)."""
+    try:
+        return repr(value)[:80]
+    except ValueError:
+        return f"a {type(value).__name__} too long to show"
+
+
 def _check_bytes(nbytes) -> None:
-    if nbytes is not None and (isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral)):
-        raise TypeError(f"bytes must be a whole number of bytes (e.g. x.nbytes), not {nbytes!r}")
-    if nbytes is not None and nbytes <= 0:
-        raise ValueError(f"bytes must be positive (the bytes one call reads and writes), not {nbytes}")
+    """A whole number of bytes from 1 to what a run file's bytes field holds (validate.BYTES_CEILING):
+    the pytest plugin records it there, and past it no GPU moves anything."""
+    from primbench.measuring.policy import shown_number
+    from primbench.runfile.validate import BYTES_CEILING
+
+    if nbytes is None:
+        return
+    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral):
+        raise TypeError(f"bytes must be a whole number of bytes (e.g. x.nbytes), not {_shown(nbytes)}")
+    if nbytes <= 0:
+        raise ValueError(f"bytes must be positive (the bytes one call reads and writes), not {shown_number(int(nbytes))}")
+    if nbytes > BYTES_CEILING:
+        raise ValueError(f"bytes must be at most 2^64 (what a run file records), not {shown_number(int(nbytes))}")
 
 
 def _resolve_policy(policy, overrides: dict):
     """The policy, overrides applied, checked by the same rules as a config's `timing:` block."""
-    from primbench.measuring.policy import TimingPolicy, field_names, timing_problem
+    from primbench.measuring.policy import TimingPolicy, field_names, timing_problem, type_problem
 
     base = TimingPolicy() if policy is None else policy
     if not isinstance(base, TimingPolicy):
@@ -155,13 +186,26 @@ def _resolve_policy(policy, overrides: dict):
     valid = field_names()
     unknown = sorted(set(overrides) - set(valid))
     if unknown:
-        raise ValueError(f"unknown timing policy setting(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
-    resolved = dataclasses.replace(base, **overrides)
-    problem = timing_problem(resolved.as_dict())
+        raise ValueError(f"unknown timing policy setting(s) {', '.join(unknown)[:200]}; valid: {', '.join(valid)}")
+    values = {name: _plain_number(value) for name, value in dataclasses.replace(base, **overrides).as_dict().items()}
+    for name, value in values.items():
+        if (problem := type_problem(name, value)) is not None:
+            raise TypeError(f"primbench.measure: timing.{name}: {problem}")
+    problem = timing_problem(values)
     if problem is not None:  # worded as a config's timing: block would be, e.g. "timing.min_samples: ..."
         key, message = problem
         raise ValueError(f"primbench.measure: timing{'.' + key if key else ''}: {message}")
-    return resolved
+    return TimingPolicy(**values)
+
+
+def _plain_number(value):
+    """A NumPy integer or float as the int or float it holds (the policy's rules, and the run file's
+    JSON, take those); anything else as it is."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):
+        return float(value)
+    return value
 
 
 def _initialised_torch():

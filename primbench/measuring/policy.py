@@ -61,17 +61,26 @@ def shown_number(value) -> str:
     return str(value) if isinstance(value, int) and abs(value) < 10**30 else "a number of over 30 digits"
 
 
-def value_problem(name: str, value) -> str | None:
-    """What is wrong with one setting's value by its type (whole numbers from 0 for the counts,
-    finite numbers for the rest) or past its MAXIMUM, or None."""
+def type_problem(name: str, value) -> str | None:
+    """What is wrong with one setting's value by its type (whole numbers for the counts, numbers for
+    the rest), or None. primbench.measure raises this part as a TypeError."""
     if name in integer_fields():
         if isinstance(value, bool) or not isinstance(value, int):
-            return f"must be a whole number, not {value!r}"
-        if value < 0:
-            return f"{shown_number(value)} is below the minimum 0"
+            return f"must be a whole number, not {value!r:.60}"
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"must be a number, not {value!r}"
-    elif isinstance(value, float) and not math.isfinite(value):  # an int is finite however long
+        return f"must be a number, not {value!r:.60}"
+    return None
+
+
+def value_problem(name: str, value) -> str | None:
+    """What is wrong with one setting's value by its type (type_problem), its sign (counts from 0),
+    its finiteness or past its MAXIMUM, or None."""
+    problem = type_problem(name, value)
+    if problem is not None:
+        return problem
+    if name in integer_fields() and value < 0:
+        return f"{shown_number(value)} is below the minimum 0"
+    if isinstance(value, float) and not math.isfinite(value):  # an int is finite however long
         return f"must be a finite number, not {value!r}"
     if name in MAXIMUM and value > MAXIMUM[name]:
         shown = shown_number(value)

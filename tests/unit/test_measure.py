@@ -157,11 +157,18 @@ def test_an_unknown_policy_setting_is_refused_with_the_valid_names(stand_in):
     assert timer.calls == []
 
 
-@pytest.mark.parametrize("setting", [{"min_samples": 1}, {"max_noise": 5}, {"max_time_s": -1.0}, {"min_samples": 10.0}])
+@pytest.mark.parametrize("setting", [{"min_samples": 1}, {"max_noise": 5}, {"max_time_s": -1.0}])
 def test_a_policy_value_the_config_would_refuse_is_refused(stand_in, setting):
     timer = stand_in()
     with pytest.raises(ValueError, match=next(iter(setting))):
         measure(lambda: None, **setting)
+    assert timer.calls == []
+
+
+def test_a_policy_value_of_a_type_the_config_would_refuse_is_a_type_error(stand_in):
+    timer = stand_in()
+    with pytest.raises(TypeError, match="timing.min_samples: must be a whole number, not 10.0"):
+        measure(lambda: None, min_samples=10.0)
     assert timer.calls == []
 
 
