@@ -75,15 +75,20 @@ def ab(a, b=None, *, rounds=200, threshold=0.01, sizes=None, blocks=None, dtypes
     Two callables: ab(fn_a, fn_b) times each in turn on the caller's GPU (as measure does) and
     returns one result: .ratio (B/A of the medians), .ci_low/.ci_high (its 95 % interval) and
     .verdict (FASTER, SLOWER, SAME or UNSURE), judged by the CLI's rule. setup_a/setup_b run before
-    each of their samples, never timed.
+    each of their samples, never timed; label names the result.
 
     Two variants: ab("reduce/vector_load_sum", "reduce/cub_device_reduce", sizes=[2**20, 2**28])
     verifies both with the runner's checks and returns one result per size, as the CLI prints them;
-    b=None with base="HEAD~1" times A at that git revision against A now."""
-    if callable(a):
-        from primbench.run.ab import ab_callables
+    b=None with base="HEAD~1" times A at that git revision against A now. sizes and blocks: an int,
+    a list of them, or the CLI's text ("2^20,2^28"); dtypes: "float32", "float32,int32" or a list.
 
-        return ab_callables(a, b, rounds=rounds, threshold=threshold, setup_a=setup_a, setup_b=setup_b, label=label)
-    from primbench.run.ab import ab_variants
+    rounds (16 to 100000) and threshold (0 to 1; 0.01 is 1 %) apply to both. Every argument is
+    checked first, by the CLI's rules, before any GPU work: a wrong type (a missing b, or an
+    argument of the other form, such as sizes beside callables) is a TypeError, a value the CLI
+    would refuse a ValueError (as primbench.measure raises), each naming the argument. Then a
+    machine without a GPU raises primbench.errors.NoGPUError, and a variant that fails
+    verification a primbench.errors.UserError. See primbench/run/ab_arguments.py."""
+    from primbench.run.ab_arguments import checked
 
-    return ab_variants(a, b, base=base, sizes=sizes, blocks=blocks, dtypes=dtypes, rounds=rounds, threshold=threshold)[1]
+    return checked(a, b, rounds=rounds, threshold=threshold, sizes=sizes, blocks=blocks, dtypes=dtypes, base=base,
+                   setup_a=setup_a, setup_b=setup_b, label=label).run()

@@ -34,6 +34,7 @@ from primbench.runfile.case_id import CaseId
 
 DEFAULT_ROUNDS = 200
 MIN_ROUNDS = 16  # two rounds of each of the 8 plan instances: the fewest the interval is built from
+MAX_ROUNDS = 100_000
 DEFAULT_THRESHOLD = 0.01
 
 
@@ -98,9 +99,10 @@ def verdict(ratio: float, low: float, high: float, threshold: float) -> str:
     return "UNSURE"
 
 
-def pairs_of(config, a: str, b: str) -> list[tuple[CaseId, CaseId]]:
+def pairs_of(config, a: str, b: str, narrowed_by: str = "--sizes or --blocks") -> list[tuple[CaseId, CaseId]]:
     """(A's case, B's case) for each point of the config's sweep: the same input (dtype, n,
-    distribution, parameters), and the same block size unless a library chooses B's."""
+    distribution, parameters), and the same block size unless a library chooses B's. With none,
+    one line names what narrows the sweep (`narrowed_by`: the CLI's options, or ab's arguments)."""
     name_a, name_b = a.partition("/")[2], b.partition("/")[2]
     cases = config.cases()
     b_cases: dict = {}
@@ -114,7 +116,7 @@ def pairs_of(config, a: str, b: str) -> list[tuple[CaseId, CaseId]]:
         if match is not None:
             pairs.append((case, match))
     if not pairs:
-        raise UserError(f"{a[:80]} and {b[:80]}: no size and block size that both take; give --sizes or --blocks")
+        raise UserError(f"{a[:80]} and {b[:80]}: no size and block size that both take; give {narrowed_by}")
     return pairs
 
 
@@ -126,9 +128,10 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
     from primbench.run.runner import Runner, input_key, rng_seed_for
     from primbench.verify.sequence import verify_case
 
+    pairs = pairs_of(config, a, b)  # before the GPU is opened: a request with no pair is a bad request
     runner = Runner(config)
     results = []
-    for case_a, case_b in pairs_of(config, a, b):
+    for case_a, case_b in pairs:
         inputs = runner._inputs_for(case_a, rng_seed_for("ab", input_key(case_a)))
         makers = []
         for side, case in (("A", case_a), ("B", case_b)):
@@ -210,21 +213,42 @@ def chart(results: list[ABResult], path, a: str, b: str) -> None:
     plt.close(figure)
 
 
+def rounds_problem(rounds: int) -> str | None:
+    """What is wrong with a whole number of rounds, or None: the rule of --rounds and of primbench.ab's rounds."""
+    if not MIN_ROUNDS <= rounds <= MAX_ROUNDS:
+        return f"give {MIN_ROUNDS} to {MAX_ROUNDS} rounds (each times A and B once)"
+    return None
+
+
+def threshold_problem(threshold: float) -> str | None:
+    """What is wrong with a threshold (a number), or None; NaN is refused with the rest."""
+    if not 0 <= threshold < 1:
+        return "give a relative change from 0 to 1 (0.01 is 1 %)"
+    return None
+
+
+def names_problem(a: str, b: str, sides: tuple[str, str] = ("A", "B")) -> str | None:
+    """What is wrong with A and B as a pair of variant names (`sides` says what to call them), or None."""
+    for side, name in zip(sides, (a, b)):
+        if any(c in name for c in "*?["):
+            return f"{side} {name[:80]!r}: give one variant, not a pattern (ab pairs two variants case by case)"
+    if a.partition("/")[0] != b.partition("/")[0]:
+        return f"{a[:80]} and {b[:80]}: {sides[0]} and {sides[1]} must be variants of one op, to share an input"
+    return None
+
+
 def check_request(a: str, b: str | None, *, base: str | None, rounds: int, threshold: float) -> str:
     """B (A itself when only --base is given), once the request makes sense: one variant a side, of
     one op, a rounds count and a threshold in range. Refused in one line otherwise."""
     if b is None and base is None:
         raise UserError("ab: give B (op/variant), or --base REV to time A at that git revision against A now")
     b = b or a
-    if not MIN_ROUNDS <= rounds <= 100_000:
-        raise UserError(f"--rounds {rounds}: give {MIN_ROUNDS} to 100000 rounds (each times A and B once)")
-    if not 0 <= threshold < 1:
-        raise UserError(f"--threshold {threshold}: give a relative change from 0 to 1 (0.01 is 1 %)")
-    for side, name in (("A", a), ("B", b)):
-        if any(c in name for c in "*?["):
-            raise UserError(f"{side} {name[:80]!r}: give one variant, not a pattern (ab pairs two variants case by case)")
-    if a.partition("/")[0] != b.partition("/")[0]:
-        raise UserError(f"{a[:80]} and {b[:80]}: A and B must be variants of one op, to share an input")
+    if problem := rounds_problem(rounds):
+        raise UserError(f"--rounds {rounds}: {problem}")
+    if problem := threshold_problem(threshold):
+        raise UserError(f"--threshold {threshold}: {problem}")
+    if problem := names_problem(a, b):
+        raise UserError(problem)
     return b
 
 
@@ -233,37 +257,36 @@ def ab_variants(a: str, b: str | None = None, *, base: str | None = None, sizes=
     """Variant B (op/name) against variant A, or A at git revision `base` against A now when B is
     None. `sizes`, `blocks` (lists of ints) and `dtypes` narrow the op's usual sweep. Returns (A's
     label, one ABResult per size). Bad values are refused in one line before the GPU is touched."""
-    from primbench import registry
     from primbench.config import subset
 
     b = check_request(a, b, base=base, rounds=rounds, threshold=threshold)
     config = subset.variant_config((a, b), sizes=sizes, blocks=blocks, dtypes=dtypes)
-    variant_a, label_a = None, a
-    if base is not None:
-        from primbench.run.ab_revision import variant_at
-
-        variant_a = variant_at(base, a)
-        label_a = f"{a} at {base}"
-        op, _, name = b.partition("/")
-        if variant_a.hash() == registry.get(op, name).hash():
-            print(f"note: {a} at {base} and {b} now have the same hash (same code): expect SAME")
+    variant_a, label_a = side_a_at(base, a, b)
     return label_a, run_ab(config, a, b, rounds=rounds, threshold=threshold, variant_a=variant_a)
+
+
+def side_a_at(base: str | None, a: str, b: str, option: str = "--base"):
+    """(A's variant at git revision `base`, or None for today's; A's label), from git alone (no GPU)."""
+    if base is None:
+        return None, a
+    from primbench import registry
+    from primbench.run.ab_revision import variant_at
+
+    variant_a = variant_at(base, a, option)
+    op, _, name = b.partition("/")
+    if variant_a.hash() == registry.get(op, name).hash():
+        print(f"note: {a} at {base} and {b} now have the same hash (same code): expect SAME")
+    return variant_a, f"{a} at {base}"
 
 
 def ab_callables(fn_a, fn_b, *, rounds: int = DEFAULT_ROUNDS, threshold: float = DEFAULT_THRESHOLD, setup_a=None,
                  setup_b=None, label: str | None = None) -> ABResult:
     """Is fn_b faster than fn_a? Cold samples of each taken in turn, each round in a random order,
     on the caller's GPU and stream (as primbench.measure: CuPy, or torch alone), judged by the
-    rule `primbench ab` prints. Verifying the two compute the same thing is the caller's part."""
+    rule `primbench ab` prints. Verifying the two compute the same thing is the caller's part. The
+    arguments come checked (primbench.ab checks them: run/ab_arguments.py)."""
     from primbench.measuring.measure import callers_timer
 
-    for name, fn in (("fn_a", fn_a), ("fn_b", fn_b), ("setup_a", setup_a), ("setup_b", setup_b)):
-        if fn is not None and not callable(fn):
-            raise TypeError(f"{name} must be a callable taking no arguments, not {type(fn).__name__}")
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not MIN_ROUNDS <= rounds <= 100_000:
-        raise ValueError(f"rounds must be a whole number from {MIN_ROUNDS} to 100000, not {rounds!r}")
-    if not 0 <= threshold < 1:
-        raise ValueError(f"threshold must be a relative change from 0 to 1 (0.01 is 1 %), not {threshold!r}")
     # A callable holds its own buffers, so nothing swaps; the A/A slice (fn_a again) still measures
     # what the order leaves between identical sides, and widens the interval by it.
     with callers_timer() as (_device, timer):

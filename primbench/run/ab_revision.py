@@ -57,30 +57,30 @@ def _declaring_file(variant: Variant) -> Path:
     return Path(module.__file__).resolve()
 
 
-def variant_at(rev: str, variant_key: str) -> Variant:
+def variant_at(rev: str, variant_key: str, option: str = "--base") -> Variant:
     """`variant_key` (op/name) as revision `rev` of its own git repository declared it. Any failure is one
     UserError line: no git, not a repository, no such revision, no such file or variant at `rev`,
-    or a file that no longer loads with this primbench."""
+    or a file that no longer loads with this primbench; `option` names `rev` in it ("base" in primbench.ab)."""
     op, _, name = variant_key.partition("/")
     if op not in registry.ops() or not registry.select(op, name) or any(c in name for c in "*?["):
-        raise UserError(f"--base: {variant_key[:80]} is not one variant today; `primbench list` names them")
+        raise UserError(f"{option}: {variant_key[:80]} is not one variant today; `primbench list` names them")
     current = registry.get(op, name)
     declared_by = _declaring_file(current)
     folder = declared_by.parent
     root = _git(folder, "rev-parse", "--show-toplevel")
     if not root:
-        raise UserError(f"--base: {folder} is not in a git repository (an installed primbench has no history); "
+        raise UserError(f"{option}: {folder} is not in a git repository (an installed primbench has no history); "
                         "run from a git checkout")
     root = Path(root).resolve()
     if rev.startswith("-") or not _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"):
-        raise UserError(f"--base {rev[:80]!r}: no such commit in {root}; give a sha, tag or branch (git log lists them)")
+        raise UserError(f"{option} {rev[:80]!r}: no such commit in {root}; give a sha, tag or branch (git log lists them)")
     sha = _git(root, "rev-parse", "--verify", f"{rev}^{{commit}}")
     inside = folder.relative_to(root).as_posix()
     # A plugin at a repository's root takes only the root's own files, not the whole repository.
     paths = [inside] if inside != "." else (_git(root, "ls-tree", "--name-only", sha) or "").splitlines()
     archive = _git(root, "archive", "--format=tar", sha, "--", *paths, binary=True)
     if archive is None:
-        raise UserError(f"--base {rev[:80]}: {inside}/ did not exist at {sha[:12]}")
+        raise UserError(f"{option} {rev[:80]}: {inside}/ did not exist at {sha[:12]}")
     checkout = tempfile.TemporaryDirectory(prefix=f"primbench-base-{sha[:12]}-")
     _CHECKOUTS.append(checkout)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
@@ -89,10 +89,10 @@ def variant_at(rev: str, variant_key: str) -> Variant:
     old_folder = Path(checkout.name) / inside
     old_file = old_folder / declared_by.name
     if not old_file.is_file():
-        raise UserError(f"--base {rev[:80]}: {inside}/{declared_by.name} did not exist at {sha[:12]}")
+        raise UserError(f"{option} {rev[:80]}: {inside}/{declared_by.name} did not exist at {sha[:12]}")
     declared = _import_collecting(old_file, old_folder, sha)
     if variant_key not in declared:
-        raise UserError(f"--base {rev[:80]}: {inside}/{declared_by.name} at {sha[:12]} declares no {variant_key[:80]}")
+        raise UserError(f"{option} {rev[:80]}: {inside}/{declared_by.name} at {sha[:12]} declares no {variant_key[:80]}")
     old = declared[variant_key]
     # A relative source names a file of the built-in kernels/: REV's when REV's kernels/ declared
     # the variant, today's when a plugin did (a plugin may reuse a built-in kernel).
@@ -105,7 +105,7 @@ def variant_at(rev: str, variant_key: str) -> Variant:
             old.source_text()  # the .cu and every header it includes, as REV had them
         except OSError as exc:
             missing = Path(exc.filename).name if getattr(exc, "filename", None) else old.source
-            raise UserError(f"--base {rev[:80]}: {missing} did not exist at {sha[:12]} (commit it, or pick a later "
+            raise UserError(f"{option} {rev[:80]}: {missing} did not exist at {sha[:12]} (commit it, or pick a later "
                             "revision)") from None
     return old
 
