@@ -13,6 +13,7 @@ from __future__ import annotations
 import decimal
 import fractions
 import math
+import re
 from pathlib import Path
 
 import numpy
@@ -59,12 +60,15 @@ def refused(call, error: type, fragment: str) -> str:
 
 
 def short(cases) -> list[str]:
-    """Test ids: each case's first 40 characters (an int of over 4,300 digits, which repr refuses, as 'huge int')."""
+    """Test ids: each case's first 40 characters (an int of over 4,300 digits, which repr refuses, as
+    'huge int'), with no memory address (a function's repr has one, and pytest-xdist's workers must
+    collect the same ids)."""
     def one(case):
         try:
-            return repr(case[0] if isinstance(case, tuple) and len(case) == 2 and isinstance(case[1], str) else case)[:40]
+            text = repr(case[0] if isinstance(case, tuple) and len(case) == 2 and isinstance(case[1], str) else case)
         except ValueError:
             return "huge int"
+        return re.sub(r" at 0x[0-9a-f]+", "", text)[:40]
     return [one(case) for case in cases]
 
 
