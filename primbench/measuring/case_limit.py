@@ -32,8 +32,13 @@ class CaseLimit:
         self._poll_s = poll_s if poll_s is not None else min(1.0, self.limit_s / 4)
         self._lock = threading.Lock()
         self._case, self._since = None, 0.0
+        self._closed = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="primbench-case-limit", daemon=True)
         self._thread.start()
+
+    def close(self) -> None:
+        """Stop watching for good (the thread ends within one poll)."""
+        self._closed.set()
 
     @contextlib.contextmanager
     def watching(self, case):
@@ -55,8 +60,7 @@ class CaseLimit:
         return time.monotonic() - last
 
     def _watch(self) -> None:
-        while True:
-            time.sleep(self._poll_s)
+        while not self._closed.wait(self._poll_s):
             silence = self._silence()
             if silence is not None and silence > self.limit_s:
                 with self._lock:
@@ -74,6 +78,26 @@ def hung(limit_s: float) -> str:
 def hung_reason(limit_s: float) -> str:
     """A hung case's record's reason."""
     return f"{hung(limit_s)}: a kernel that never returns? Its process was replaced, and the run went on"
+
+
+@contextlib.contextmanager
+def process_ends_if_hung(what: str, limit_s: float, timer=None):
+    """For `measure` and `ab`, which run in their caller's process: where the block makes no
+    progress for `limit_s`, one line naming `what`, and the process ends with EXIT_FAILED, as
+    pytest-timeout's thread method ends a hung test session: the caller's CUDA context can run
+    nothing more, and an exception cannot reach a thread held inside the driver."""
+    from primbench.errors import EXIT_FAILED
+
+    def expire(case, seconds: float) -> None:
+        end_process(f"{case} {hung(limit_s)}: a kernel that never returns? This process's GPU can run nothing more, "
+                    f"so it ends here (after {seconds:.0f} s)", EXIT_FAILED)
+
+    limit = CaseLimit(limit_s, expire, timer)
+    try:
+        with limit.watching(what):
+            yield
+    finally:
+        limit.close()
 
 
 def end_process(line: str, code: int) -> None:

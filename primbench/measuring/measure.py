@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from primbench.measuring.case_limit import process_ends_if_hung
 from primbench.runfile import stats
 
 if TYPE_CHECKING:
@@ -104,7 +105,9 @@ def measure(fn, *, bytes: int | None = None, setup=None, quantiles=None, label: 
     Every argument is checked before the GPU is touched, by the rules a config's `timing:` block
     and a run file keep: a value of the wrong type is a TypeError, a value out of range a
     ValueError, each naming the argument (Python's convention, which primbench.ab keeps too).
-    NumPy integers, floats and arrays count as the numbers and sequences they hold."""
+    NumPy integers, floats and arrays count as the numbers and sequences they hold. A call that
+    makes no progress for the policy's case_limit_s (60 s) ends the process with one line
+    (measuring/case_limit.py says why it cannot be an exception)."""
     if not callable(fn):
         raise TypeError(f"fn must be a callable taking no arguments (e.g. lambda: x.sum()), not {type(fn).__name__}")
     if setup is not None and not callable(setup):
@@ -116,7 +119,9 @@ def measure(fn, *, bytes: int | None = None, setup=None, quantiles=None, label: 
     resolved = _resolve_policy(policy, policy_overrides)
     with _callers_gpu_and_stream() as key:
         device, timer = _shared(key)
-        measurement = timer.measure(fn, resolved, setup=setup)
+        what = f"primbench.measure({label or getattr(fn, '__name__', 'fn')})"
+        with process_ends_if_hung(what[:120], resolved.case_limit_s, timer):
+            measurement = timer.measure(fn, resolved, setup=setup)
     return _result(measurement, bytes, device.info, label, wanted)
 
 

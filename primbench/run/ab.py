@@ -123,32 +123,43 @@ def pairs_of(config, a: str, b: str, narrowed_by: str = "--sizes or --blocks") -
 def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=None) -> list[ABResult]:
     """Verify A and B on each size, then time `rounds` paired rounds of A, B and the A/A slice.
     `variant_a` replaces A's registered variant (A at an older revision: ab_revision.variant_at)."""
-    from primbench import ops, registry
-    from primbench.build import load_module
-    from primbench.run.runner import Runner, input_key, rng_seed_for
-    from primbench.verify.sequence import verify_case
+    from primbench.measuring.case_limit import process_ends_if_hung
+    from primbench.run.runner import Runner
 
     pairs = pairs_of(config, a, b)  # before the GPU is opened: a request with no pair is a bad request
     runner = Runner(config)
     results = []
     for case_a, case_b in pairs:
-        inputs = runner._inputs_for(case_a, rng_seed_for("ab", input_key(case_a)))
-        makers = []
-        for side, case in (("A", case_a), ("B", case_b)):
-            variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
-            module = load_module(variant.source, variant.kernels) if variant.source else None
-
-            def context(x, scale, module=module, case=case):
-                return runner._context(module, x, case, scale)
-
-            verified = verify_case(case, variant, inputs, context, checks=ops.checks(case.op),
-                                   determinism_runs=config.determinism_runs)
-            if verified.reason:
-                raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
-            makers.append(lambda x, variant=variant, context=context: variant.prepare(context(x, 1.0)))
-        a_ms, b_ms, aa_ms = runner.timer.interleaved(_swapped_plans(*makers, inputs[2]), _whole_cycles(rounds))
-        results.append(ABResult(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), aa_ms=aa_ms))
+        # A size that makes no progress for the case limit ends the process with one line (ab runs
+        # in one process: case_limit.py says why it cannot go on).
+        with process_ends_if_hung(f"ab {case_b.label}"[:120], config.timing.case_limit_s, runner.timer):
+            results.append(_one_size(config, runner, case_a, case_b, rounds, threshold, variant_a))
     return results
+
+
+def _one_size(config, runner, case_a, case_b, rounds: int, threshold: float, variant_a) -> ABResult:
+    """One size: A and B verified on one input, then `rounds` paired rounds of A, B and the A/A slice."""
+    from primbench import ops, registry
+    from primbench.build import load_module
+    from primbench.run.runner import input_key, rng_seed_for
+    from primbench.verify.sequence import verify_case
+
+    inputs = runner._inputs_for(case_a, rng_seed_for("ab", input_key(case_a)))
+    makers = []
+    for side, case in (("A", case_a), ("B", case_b)):
+        variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
+        module = load_module(variant.source, variant.kernels) if variant.source else None
+
+        def context(x, scale, module=module, case=case):
+            return runner._context(module, x, case, scale)
+
+        verified = verify_case(case, variant, inputs, context, checks=ops.checks(case.op),
+                               determinism_runs=config.determinism_runs)
+        if verified.reason:
+            raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
+        makers.append(lambda x, variant=variant, context=context: variant.prepare(context(x, 1.0)))
+    a_ms, b_ms, aa_ms = runner.timer.interleaved(_swapped_plans(*makers, inputs[2]), _whole_cycles(rounds))
+    return ABResult(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), aa_ms=aa_ms)
 
 
 def _swapped_plans(make_a, make_b, x) -> list[tuple]:
@@ -285,10 +296,12 @@ def ab_callables(fn_a, fn_b, *, rounds: int = DEFAULT_ROUNDS, threshold: float =
     on the caller's GPU and stream (as primbench.measure: CuPy, or torch alone), judged by the
     rule `primbench ab` prints. Verifying the two compute the same thing is the caller's part. The
     arguments come checked (primbench.ab checks them: run/ab_arguments.py)."""
+    from primbench.measuring.case_limit import DEFAULT_CASE_LIMIT_S, process_ends_if_hung
     from primbench.measuring.measure import callers_timer
 
     # A callable holds its own buffers, so nothing swaps; the A/A slice (fn_a again) still measures
     # what the order leaves between identical sides, and widens the interval by it.
-    with callers_timer() as (_device, timer):
+    with callers_timer() as (_device, timer), process_ends_if_hung(f"primbench.ab({label or 'fn_a, fn_b'})"[:120],
+                                                                   DEFAULT_CASE_LIMIT_S, timer):
         a_ms, b_ms, aa_ms = timer.interleaved([fn_a, fn_b, fn_a], _whole_cycles(rounds), setups=[setup_a, setup_b, setup_a])
     return ABResult(None, None, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), label=label, aa_ms=aa_ms)

@@ -394,6 +394,7 @@ def _run_cases(runner: Runner, writer, run_id: str, cases: list[CaseId], *, done
         summary.keep_alive = runner
         return summary
     finally:
+        limit.close()
         progress.close()
     writer.append(RunEnd(finished=_now(), ok=summary.ok, failed=summary.failed, skipped=summary.skipped))
     return summary

@@ -104,3 +104,33 @@ def test_a_config_with_a_case_limit_it_cannot_keep_is_one_line(tmp_path, value):
                             text=True, timeout=60)
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and "case_limit_s" in lines[0], result.stderr
+
+
+# primbench.measure (and so the pytest fixture) and primbench.ab run in their caller's process: a
+# call that makes no progress ends it with one line, as pytest-timeout's thread method does.
+MEASURE = """
+import contextlib, sys, time
+from types import SimpleNamespace
+from primbench.measuring import measure
+
+class Stuck:
+    last_progress = 0.0
+    def measure(self, operation, policy, setup=None):
+        time.sleep(3600)  # the host held inside the driver by a kernel that never returns
+
+measure._callers_gpu_and_stream = lambda: contextlib.nullcontext(0)
+measure._SHARED[0] = (SimpleNamespace(info={"name": "Stand-in GPU"}), Stuck())
+measure.measure(lambda: None, label="my_kernel", case_limit_s=1)
+print("returned")
+"""
+
+
+def test_a_measure_that_never_returns_ends_its_process_with_one_line():
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", MEASURE], capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 1 and "returned" not in result.stdout and time.monotonic() - started < 30
+    assert len(lines) == 1 and lines[0].startswith(
+        "primbench: primbench.measure(my_kernel) made no progress for 1 s (timing: case_limit_s): a kernel that never "
+        "returns?"), result.stderr
