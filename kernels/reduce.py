@@ -21,7 +21,7 @@ from primbench.api import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, regist
 SOURCE = "reduce.cu"
 BLOCKS = pow2(64, 1024)
 BYTES = "n * itemsize"  # every element read once; the one-value output is negligible
-_DEFINES = dict(re.findall(r"#define (FIXED_TREE_\w+) (\d+)", (KERNEL_DIR / SOURCE).read_text()))
+_DEFINES = dict(re.findall(r"#define (FIXED_TREE_\w+) (\d+)", (KERNEL_DIR / SOURCE).read_text(encoding="utf-8")))
 FIXED_TREE_TILE = int(_DEFINES["FIXED_TREE_TILE"])  # read from reduce.cu: one source of truth
 FIXED_TREE_FINAL_THREADS = int(_DEFINES["FIXED_TREE_FINAL_THREADS"])
 

@@ -33,7 +33,7 @@ L1_ALLOCATE_FROM_BYTES = 512 << 20
 # grid-stride one at 2^28 (docs/perf-notes.md). Any constant keeps the result a function of n
 # alone; on another GPU this one is merely not a whole number of waves.
 MAX_VIRTUAL_WARPS = 8448
-FIXED_FINAL_LANES = int(re.search(r"#define FIXED_FINAL_LANES (\d+)", (KERNEL_DIR / SOURCE).read_text()).group(1))
+FIXED_FINAL_LANES = int(re.search(r"#define FIXED_FINAL_LANES (\d+)", (KERNEL_DIR / SOURCE).read_text(encoding="utf-8")).group(1))
 
 LOADS = {"float32": "LoadF32", "float16": "LoadF16", "bfloat16": "LoadBF16", "int32": "LoadI32"}
 PER_VECTOR = {"float32": 4, "float16": 8, "bfloat16": 8, "int32": 4}  # elements in 16 bytes

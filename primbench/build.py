@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from primbench import cuda_source
 from primbench.resources import KERNEL_DIR
-from primbench.variant import COMPILE_OPTIONS
+from primbench.variant import COMPILE_OPTIONS, expand_includes
 
 # Same options on every path, so that what CI compiles is what the GPU runs.
 BASE_OPTIONS = (*COMPILE_OPTIONS, f"-I{KERNEL_DIR}")
@@ -29,6 +30,14 @@ def source_path(source: str) -> Path:
     return KERNEL_DIR / source
 
 
+def source_code(path: Path) -> str:
+    """The text NVRTC compiles, read as UTF-8 whatever the locale. Every header it includes is read
+    first the same way: one that is missing is NVRTC's to report, but a folder, a FIFO (on which
+    NVRTC would wait forever) or a file that is not UTF-8 is one line here."""
+    expand_includes(path)
+    return cuda_source.read(path)
+
+
 def load_module(source: str, name_expressions: tuple[str, ...]):
     """Compile `source` for the current GPU (cached for the process; CuPy caches on disk)."""
     import cupy
@@ -36,7 +45,7 @@ def load_module(source: str, name_expressions: tuple[str, ...]):
     key = (source, tuple(sorted(name_expressions)))
     if key not in _MODULES:
         path = source_path(source)
-        code = path.read_text()
+        code = source_code(path)
         try:
             module = cupy.RawModule(code=code, options=_options(path), name_expressions=list(key[1]), backend="nvrtc")
             module.compile()
@@ -60,7 +69,7 @@ def compile_for_arch(source: str, name_expressions, arch: str, extra_options: tu
     from cupy.cuda import nvrtc
 
     path = source_path(source)
-    code = path.read_text()
+    code = source_code(path)
     program = nvrtc.createProgram(code, path.name, [], [])
     try:
         for expression in name_expressions:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from primbench import cuda_source, pathnames
 from primbench.resources import KERNEL_DIR
 
 MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
@@ -263,19 +264,22 @@ def eval_bytes_model(model: str, n: int, itemsize: int, params: dict | None = No
 def expand_includes(path: Path, seen: set | None = None) -> str:
     """Source text with local `#include "x"` files appended, each once. A name is looked up beside
     the including file, then in primbench's kernels/ (as NVRTC's -I does), so a plugin may include
-    common.cuh."""
+    common.cuh. A name found in neither is a header NVRTC brings itself (`"cuda_fp16.h"`), or a
+    missing one that NVRTC reports when it compiles: the hash leaves it out. Every file is read as
+    UTF-8 whatever the locale (cuda_source.read), so the hash is the same under any locale."""
     seen = set() if seen is None else seen
     if path in seen:
         return ""
     seen.add(path)
-    text = path.read_text()
+    text = cuda_source.read(path)
     parts = [text]
     for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("#include") and '"' in stripped:
             name = stripped.split('"')[1]
-            beside = path.parent / name
-            parts.append(expand_includes(beside if beside.exists() else KERNEL_DIR / name, seen))
+            found = next((p for p in (path.parent / name, KERNEL_DIR / name) if name and pathnames.kind_of(p)), None)
+            if found is not None:
+                parts.append(expand_includes(found, seen))
     return "\n".join(parts)
 
 
