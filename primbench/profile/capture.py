@@ -82,18 +82,18 @@ def capture(config_path: str | None, folder: Path, *, run_path=None, only=None, 
     request.write_text(json.dumps({"config": None if config_path is None else str(config_path),
                                    "run": None if run_path is None else str(run_path), "only": list(only) if only else None,
                                    "sizes": list(sizes) if sizes else None, "blocks": list(blocks) if blocks else None,
-                                   "plugins": [str(p) for p in plugins]}))
+                                   "plugins": [str(p) for p in plugins]}), encoding="utf-8")
     try:
         # ncu hands its environment to the child: PYTHONPATH lets the child import this primbench
         # from the scratch folder, whether primbench is installed or run from a clone.
-        done = subprocess.run(ncu_command(ncu, request, manifest, log), timeout=NCU_TIMEOUT_S, text=True,
-                              env=child_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        done = subprocess.run(ncu_command(ncu, request, manifest, log), timeout=NCU_TIMEOUT_S, encoding="utf-8",
+                              errors="replace", env=child_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     except subprocess.TimeoutExpired:
         raise UserError(f"profile: ncu ran past {NCU_TIMEOUT_S} s; profile fewer cases (--only, --sizes)") from None
     if not manifest.is_file():
         from primbench.profile.counters import check_ncu_errors
 
-        check_ncu_errors(log.read_text(errors="replace") if log.is_file() else "")
+        check_ncu_errors(log.read_text(encoding="utf-8", errors="replace") if log.is_file() else "")
         last = [line for line in done.stdout.splitlines() if line.strip() and not line.startswith("==")][-1:]
         raise UserError(f"profile: the profiled process stopped (ncu exit {done.returncode}): "
                         f"{(last[0] if last else 'no output')[:200]}")
@@ -142,8 +142,8 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
         log, manifest_path = capture(None if is_run else resolve_config(target), Path(scratch),
                                      run_path=path if is_run else None, only=only, sizes=sizes, blocks=blocks,
                                      plugins=plugins)
-        manifest = json.loads(manifest_path.read_text())
-        cases = counters.cases_from_capture(log.read_text(errors="replace"), manifest, METRICS)
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        cases = counters.cases_from_capture(log.read_text(encoding="utf-8", errors="replace"), manifest, METRICS)
     device = manifest.get("device") or {}
     if run_gpu and device.get("name") != run_gpu:
         raise UserError(f"profile: {path.name} was measured on {run_gpu}, this GPU is {device.get('name')}; counters "
@@ -211,7 +211,7 @@ def resolve_config(argument: str) -> str:
 
 def ncu_version() -> str:
     try:
-        done = subprocess.run([find_ncu(), "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run([find_ncu(), "--version"], capture_output=True, encoding="utf-8", errors="replace", timeout=60)
     except (OSError, subprocess.TimeoutExpired, UserError):
         return "unknown"
     lines = [line for line in done.stdout.splitlines() if line.startswith("Version")]

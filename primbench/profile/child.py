@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
     from primbench.variant import CaseUnsupported
     from primbench.verify import inputs
 
-    with open(argv[0]) as source:
+    with open(argv[0], encoding="utf-8") as source:
         request = json.load(source)
     config = _requested_config(request)
     cases = config.cases()
@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
         manifest.append(entry)
         print(f"profiled {index + 1}/{len(cases)} {case.label}" if entry["profiled"] else
               f"not profiled {case.label}: {entry['reason']}", flush=True)
-    with open(argv[1], "w") as out:
+    with open(argv[1], "w", encoding="utf-8") as out:
         json.dump({"marker": MARKER_NAME, "device": runner.device.info, "cases": manifest}, out)
     return EXIT_OK
 

@@ -81,9 +81,10 @@ def git_state() -> dict:
         dirty = os.environ.get("PRIMBENCH_GIT_DIRTY")
         return {"sha": sha, "dirty": None if dirty is None else dirty == "1", "source": "environment"}
     try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=IMPORT_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=IMPORT_ROOT, capture_output=True, encoding="utf-8",
+                             errors="replace", check=True).stdout.strip()
         dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=IMPORT_ROOT,
-                                    capture_output=True, text=True, check=True).stdout.strip())
+                                    capture_output=True, encoding="utf-8", errors="replace", check=True).stdout.strip())
         return {"sha": sha, "dirty": dirty, "source": "git"}
     except (OSError, subprocess.CalledProcessError):
         return {"sha": None, "dirty": None, "source": "none"}

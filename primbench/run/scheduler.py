@@ -111,7 +111,7 @@ class Scheduler:
         read_end, write_end = os.pipe()
         env = child_environment(CUDA_VISIBLE_DEVICES=gpu.visible)
         process = subprocess.Popen(worker_command(write_end), stdin=subprocess.PIPE, pass_fds=(write_end,), env=env,
-                                   text=True)
+                                   encoding="utf-8")
         os.close(write_end)
         worker = Worker(gpu, list(cases), process, read_end, restarts=restarts)
         self.selector.register(read_end, selectors.EVENT_READ, worker)
