@@ -11,6 +11,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from primbench import declarations, pathnames
+from primbench.declarations import DeclarationError
 from primbench.errors import UserError
 from primbench.variant import Variant
 
@@ -26,11 +28,19 @@ _LOADING: list[Path] = []  # the plugin being imported, while it is
 
 
 def register(variant: Variant) -> Variant:
+    """Add `variant` (register_variant), with its names and block sizes checked (declarations.py);
+    returns the variant as registered."""
+    if not isinstance(variant, Variant):
+        raise DeclarationError(f"register_variant takes a Variant, not {type(variant).__name__}")
+    plugin = _LOADING[-1] if _LOADING else None
+    variant = declarations.checked_variant(variant)
     if variant.key in _REGISTRY:
-        raise ValueError(f"variant {variant.key} registered twice")
+        raise DeclarationError(f"variant {variant.key} registered twice; give it a name of its own")
+    where = f"plugin {pathnames.shown(plugin)}: " if plugin else ""
+    declarations.warn_if_alike("variant", variant.key, [v.key for v in _REGISTRY.values() if v.op == variant.op], where)
     _REGISTRY[variant.key] = variant
-    if _LOADING:
-        _FROM_PLUGIN[variant.key] = _LOADING[-1]
+    if plugin is not None:
+        _FROM_PLUGIN[variant.key] = plugin
     return variant
 
 
@@ -94,8 +104,6 @@ def plugins() -> list[Path]:
 def load_plugin(path) -> Path:
     """Import a plugin file (its module-level `register` calls add variants, or an op with its
     checks). Loading the same file twice does nothing. Any failure is one UserError line."""
-    from primbench import pathnames
-
     path = Path(path).expanduser()
     kind = pathnames.kind_of(path)  # a name too long to look up is one line, too
     if kind != pathnames.FILE:
@@ -130,11 +138,17 @@ def load_plugin(path) -> Path:
             del _FROM_PLUGIN[key]
         if isinstance(exc, (UserError, KeyboardInterrupt)):
             raise
-        raise UserError(f"plugin {path}: {_where(exc, path)}{type(exc).__name__}: {str(exc)[:200]}") from None
+        raise UserError(f"plugin {path}: {_where(exc, path)}{_what_went_wrong(exc)}") from None
     finally:
         _LOADING.pop()
     _PLUGINS[path] = name
     return path
+
+
+def _what_went_wrong(exc: BaseException) -> str:
+    if isinstance(exc, DeclarationError):  # primbench's own words: the rule broken and how to fix it
+        return str(exc)[:300]
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 def _where(exc: BaseException, path: Path) -> str:

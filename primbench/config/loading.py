@@ -32,6 +32,7 @@ from primbench.config.values import integer as _integer
 from primbench.config.values import reject_unknown as _reject_unknown
 from primbench.config.values import string as _string
 from primbench.config.yaml_source import Source, read_yaml
+from primbench.declarations import MAX_BLOCK, MIN_BLOCK  # one rule for a config's and a variant's block sizes
 from primbench.errors import ConfigError, UserError
 from primbench.measuring import energy_policy, policy
 from primbench.measuring.energy_policy import EnergyPolicy
@@ -44,7 +45,6 @@ __all__ = ["Config", "Sweep", "config_from_dict", "config_from_header", "load_co
 MAX_CASES = 100_000  # a sweep past this needs --allow-large (the full study is 1296)
 MAX_SIZE = numbers.MAX_SIZE
 MAX_N = 2**30  # kernels index with 32-bit int; 2^30 leaves room for i + blockDim and 2*blockDim*blockIdx
-MIN_BLOCK, MAX_BLOCK = 32, 1024
 TOP_KEYS = ("schema", "name", "output", "plugins", "timing", "verify", "compare", "sweeps")
 SWEEP_KEYS = ("name", "op", "variants", "sizes", "block_sizes", "dtypes", "distributions", "params")
 VERIFY_KEYS = ("determinism_runs",)

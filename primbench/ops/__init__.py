@@ -62,10 +62,17 @@ _LOADED = False
 
 
 def register(checks: OpChecks) -> OpChecks:
-    """Declare an op's checks (a built-in module here, or a plugin adding an op of its own)."""
+    """Declare an op's checks (a built-in module here, or a plugin adding an op of its own); its name
+    is checked as a variant's is (primbench/declarations.py)."""
+    from primbench import declarations
+
+    if not isinstance(checks, OpChecks):
+        raise declarations.DeclarationError(f"register_op takes an OpChecks, not {type(checks).__name__}")
+    declarations.check_name("op", checks.op)
     _load()
     if checks.op in _CHECKS:
-        raise ValueError(f"op {checks.op} declared twice")
+        raise declarations.DeclarationError(f"op {checks.op} declared twice; give it a name of its own")
+    declarations.warn_if_alike("op", checks.op, _CHECKS)
     _CHECKS[checks.op] = checks
     return checks
 

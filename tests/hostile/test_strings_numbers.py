@@ -130,15 +130,20 @@ def test_baseline_names_a_hostile_gpu_as_escapes(folder):
     _unchanged(folder, before)
 
 
-def test_list_prints_a_plugins_hostile_names_as_escapes(folder):
-    (folder / "evil_plugin.py").write_text(
-        "import dataclasses\nfrom primbench import registry\nfrom primbench.api import register_variant\n"
-        "register_variant(dataclasses.replace(registry.get('reduce', 'vector_load_sum'), name='evil\\x1b[31mred', "
-        "series='s\\x1b]0;t\\x07', origin='o\\x1b[2J\\ud800', order=999, version=1, notes='n'))\n")
+def test_list_prints_a_plugins_hostile_text_as_escapes_and_refuses_a_hostile_name(folder):
+    def plugin(name: str) -> str:
+        return ("import dataclasses\nfrom primbench import registry\nfrom primbench.api import register_variant\n"
+                f"register_variant(dataclasses.replace(registry.get('reduce', 'vector_load_sum'), name={name!r}, "
+                "series='s\\x1b]0;t\\x07', origin='o\\x1b[2J\\ud800', order=999, version=1, notes='n'))\n")
+
+    (folder / "evil_plugin.py").write_text(plugin("evil_red"))
+    (folder / "evil_name.py").write_text(plugin("evil\x1b[31mred"))
     before = harness.fingerprint([folder])
     outcome = _cli(["list", "--op", "reduce", "--plugin", "evil_plugin.py"], folder)
     _finished(outcome)
-    assert "reduce/evil\\x1b[31mred" in outcome.stdout and "s\\x1b]0;t\\x07" in outcome.stdout
+    assert "reduce/evil_red" in outcome.stdout and "s\\x1b]0;t\\x07" in outcome.stdout
+    # A name is refused before it is printed anywhere (primbench/declarations.py), shown as an escape.
+    _one_line(_cli(["list", "--plugin", "evil_name.py"], folder), 2, "evil_name.py: line 4", "'evil\\x1b[31mred'")
     _unchanged(folder, before)
 
 

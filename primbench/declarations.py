@@ -1,0 +1,83 @@
+"""What `register_variant` and `register_op` accept, checked when a variant or an op is declared
+(a built-in one or a plugin's), so that a bad declaration is one line naming the plugin and its
+line, not a case with block -1 or a name that breaks a path, a glob or a terminal later.
+
+Names: 1 to 64 ASCII letters, digits, `_`, `-` and `.`, starting with a letter, a digit or `_`. A
+name is part of a case key (`op/variant/...`), a glob's target, a file name in exports and the
+site, and a CLI argument: no `/`, no glob character, no space or control character, no leading `-`
+(an option) or `.` (`..`). ASCII only, so no Unicode look-alike (a Cyrillic `о`) of a built-in name
+can be registered beside it. Two ASCII names can still look alike to a reader: those equal once
+case is folded and `-`, `.` are read as `_` (`Vector-Load-Sum`, `vector_load_sum`). They are
+allowed (they are distinct keys), with a one-line warning at registration. NFKC folding adds
+nothing once names are ASCII, so it is not done.
+
+Block sizes: the rule of a config's `block_sizes` and of `--blocks` (powers of two from 32 to 1024),
+so that every block size a variant declares can be asked for, and no case has block 0 or -1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import re
+import sys
+
+from primbench.text_safety import printable
+
+MAX_NAME = 64
+NAME = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{MAX_NAME - 1}}}")
+NAME_RULE = f"1 to {MAX_NAME} ASCII letters, digits, _, - and ., starting with a letter, a digit or _"
+MIN_BLOCK, MAX_BLOCK = 32, 1024  # the config's block sizes (config/loading.py reads these)
+
+
+class DeclarationError(ValueError):
+    """A variant or an op declared with a name, block size or source primbench cannot use. The plugin
+    loader reports it as one line naming the plugin and the line of the register call."""
+
+
+def check_name(what: str, name) -> str:
+    """`name` if it is in the alphabet above; else a DeclarationError saying the rule."""
+    if not isinstance(name, str):
+        raise DeclarationError(f"{what} name must be text, not {type(name).__name__}")
+    if not NAME.fullmatch(name):
+        raise DeclarationError(f"{what} name {ascii(name)[:80]} is not {NAME_RULE}; rename it")
+    return name
+
+
+def folded(name: str) -> str:
+    return name.casefold().replace("-", "_").replace(".", "_")
+
+
+def warn_if_alike(what: str, name: str, existing, where: str = "") -> None:
+    """One warning line on stderr when `name` looks like one of `existing` (see the module's note)."""
+    other = next((e for e in sorted(existing) if e != name and folded(e) == folded(name)), None)
+    if other is not None:
+        print(printable(f"primbench: warning: {where}{what} {name} looks like {other}, which is declared already "
+                        "(they differ only in upper/lower case or in -, _ and .); rename it unless you mean both"),
+              file=sys.stderr)
+
+
+def check_block_sizes(blocks) -> tuple[int, ...]:
+    """The declared block sizes as a tuple of ints, each a block size a config can ask for."""
+    if isinstance(blocks, (str, bytes)) or not isinstance(blocks, (tuple, list)):
+        raise DeclarationError(f"block_sizes must be a tuple such as (128, 256), or () for a library that chooses; "
+                               f"not {ascii(blocks)[:60]}")
+    for block in blocks:
+        if isinstance(block, bool) or not isinstance(block, numbers.Integral) \
+                or not MIN_BLOCK <= block <= MAX_BLOCK or block & (block - 1):
+            raise DeclarationError(f"block size {ascii(block)[:40]} is not a power of two from {MIN_BLOCK} to "
+                                   f"{MAX_BLOCK}; a config and --blocks can ask only for those")
+    if len(set(blocks)) != len(blocks):
+        raise DeclarationError(f"block_sizes {ascii(tuple(blocks))[:80]} names a block size twice")
+    return tuple(int(block) for block in blocks)
+
+
+def checked_variant(variant):
+    """`variant` with its names and block sizes checked (block sizes as a tuple); a
+    DeclarationError says what is wrong."""
+    check_name("op", variant.op)
+    check_name("variant", variant.name)
+    blocks = check_block_sizes(variant.block_sizes)
+    if blocks == variant.block_sizes:
+        return variant
+    return dataclasses.replace(variant, block_sizes=blocks)

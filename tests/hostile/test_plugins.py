@@ -1,0 +1,109 @@
+"""Hostile and careless plugins through the command line (issue 52): a name outside the alphabet or
+a block size no config can ask for is one line starting "primbench: " naming the plugin, exit 2, no
+traceback, no hang, nothing written; a look-alike name is a warning. Plugins are written into
+tmp_path; each command runs in a forked child (tests/hostile/harness.py)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tests.hostile import harness
+
+HEAD = "import dataclasses\nfrom primbench import ops, registry\nfrom primbench.api import register_op, register_variant\n"
+COPY = "register_variant(dataclasses.replace(registry.get('reduce', 'vector_load_sum'), {}))\n"
+
+
+def _files(folder: Path) -> dict:
+    """Every file under `folder` by hash; Python's own bytecode cache of a plugin is not primbench's writing."""
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _cli(folder: Path, *argv: str):
+    return harness.run_cli(list(argv), folder, folder.parent / "output")
+
+
+def _one_line(outcome, code: int, *fragments: str) -> str:
+    lines = [line for line in outcome.stderr.splitlines() if line.strip()]
+    where = f"exit {outcome.code}; stderr: {outcome.stderr[-800:]!r}"
+    assert outcome.code is not None, f"still running after {harness.TIMEOUT_S:.0f} s"
+    assert "Traceback" not in outcome.stderr + outcome.stdout, where
+    assert outcome.code == code, where
+    assert len(lines) == 1 and lines[0].startswith("primbench: ") and len(lines[0]) <= 600, where
+    assert all(fragment in lines[0] for fragment in fragments), where
+    return lines[0]
+
+
+def _refused(folder: Path, plugin_text: str, *fragments: str, command=("list",), names_the_plugin=True) -> str:
+    """The plugin (plugin.py in `folder`) is refused in one line naming it, and nothing is written."""
+    (folder / "plugin.py").write_text(plugin_text, encoding="utf-8")
+    before = _files(folder)
+    plugin = [str(folder / "plugin.py")] if names_the_plugin else []
+    line = _one_line(_cli(folder, *command, "--plugin", "plugin.py"), 2, *plugin, *fragments)
+    assert _files(folder) == before
+    return line
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm():
+    """The CLI and the built-in variants loaded once here: each forked child then starts at once."""
+    from primbench import registry
+    from primbench.cli import main  # noqa: F401
+
+    registry.variants()
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    (tmp_path / "in").mkdir()
+    return tmp_path / "in"
+
+
+# -- names -------------------------------------------------------------------------------------
+BAD_NAMES = ["a/b", "", "x\ny", "v*", "red[0]", "vector_l\u043ead_sum", "-x", "..", "x" * 65]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES, ids=[ascii(n)[:20] for n in BAD_NAMES])
+def test_a_variant_or_op_name_outside_the_alphabet_is_one_line_at_its_register_call(folder, name):
+    line = _refused(folder, HEAD + COPY.format(f"name={name!r}"), "line 4", "ASCII letters, digits, _, - and .")
+    assert line.isascii()  # the name is shown as an escape, whatever it holds
+    _refused(folder, HEAD + f"register_op(dataclasses.replace(ops.checks('reduce'), op={name!r}))\n",
+             "line 4", "op name")
+
+
+def test_a_variant_of_an_op_named_outside_the_alphabet_is_refused(folder):
+    _refused(folder, HEAD + COPY.format("op='reduce/x', name='fine'"), "line 4", "op name 'reduce/x'")
+
+
+def test_a_look_alike_of_a_built_in_name_is_listed_with_one_warning(folder):
+    (folder / "plugin.py").write_text(HEAD + COPY.format("name='Vector-Load.Sum', order=999")
+                                      + "register_op(dataclasses.replace(ops.checks('reduce'), op='Reduce'))\n")
+    outcome = _cli(folder, "list", "--op", "reduce", "--plugin", "plugin.py")
+    assert outcome.code == 0 and "Traceback" not in outcome.stderr, outcome.stderr
+    warned = outcome.stderr.splitlines()
+    assert len(warned) == 2 and all(line.startswith("primbench: warning: ") for line in warned), warned
+    assert "reduce/Vector-Load.Sum looks like reduce/vector_load_sum" in warned[0] and "plugin.py" in warned[0]
+    assert "op Reduce looks like reduce" in warned[1]
+    assert "reduce/Vector-Load.Sum" in outcome.stdout and "reduce/vector_load_sum" in outcome.stdout
+
+
+def test_a_duplicate_or_a_register_call_given_no_variant_is_one_line(folder):
+    _refused(folder, HEAD + COPY.format("order=1"), "line 4", "reduce/vector_load_sum registered twice")
+    _refused(folder, HEAD + "register_variant('reduce/mine')\n", "line 4", "takes a Variant, not str")
+
+
+# -- block sizes ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("blocks", ["(33, 0, -1)", "(0,)", "(-1,)", "(96,)", "(2048,)", "(128, 128)", "256", "('64',)"])
+def test_a_block_size_no_config_could_ask_for_is_one_line_and_no_case(folder, blocks):
+    _refused(folder, HEAD + COPY.format(f"name='mine', block_sizes={blocks}"), "line 4", "block")
+
+
+def test_block_sizes_given_as_a_list_are_taken(folder):
+    (folder / "plugin.py").write_text(HEAD + COPY.format("name='mine', block_sizes=[512, 128]"))
+    outcome = _cli(folder, "list", "--op", "reduce", "--plugin", "plugin.py")
+    assert outcome.code == 0, outcome.stderr
+    (listed,) = [line for line in outcome.stdout.splitlines() if line.startswith("reduce/mine ")]
+    assert "blocks 512,128 " in listed
