@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import os
 import re
 import sys
+from pathlib import Path
 
+from primbench import cuda_source, pathnames
 from primbench.text_safety import printable
 
 MAX_NAME = 64
@@ -72,12 +75,36 @@ def check_block_sizes(blocks) -> tuple[int, ...]:
     return tuple(int(block) for block in blocks)
 
 
-def checked_variant(variant):
-    """`variant` with its names and block sizes checked (block sizes as a tuple); a
-    DeclarationError says what is wrong."""
+def resolve_source(source, plugin: Path | None, kernel_dir: Path) -> str | None:
+    """Where a variant's CUDA file is, checked (a regular file, looked at without opening it).
+    Absolute: as given. Relative, from a plugin: beside the plugin file, else primbench's kernels/
+    (a plugin may reuse a built-in kernel), as an #include is looked up; from a built-in module:
+    kernels/. A plugin's own file comes back absolute, a built-in one as the name it was given."""
+    if source is None:
+        return None
+    if not isinstance(source, (str, os.PathLike)) or not os.fspath(source):
+        raise DeclarationError(f"source must name the .cu file (a path), or be None for a library variant; "
+                               f"not {ascii(source)[:60]}")
+    source = os.fspath(source)
+    beside = plugin.parent / source if plugin is not None and not Path(source).is_absolute() else None
+    if beside is not None and pathnames.kind_of(beside) is not None:
+        source = str(beside)
+    elif beside is not None and pathnames.kind_of(kernel_dir / source) is None:
+        raise DeclarationError(f"source {pathnames.shown(source)} is neither beside the plugin ({pathnames.shown(beside)}) "
+                               "nor in primbench's kernels/; give a path relative to the plugin file, or an absolute one")
+    why = cuda_source.problem(kernel_dir / source)
+    if why is not None:
+        raise DeclarationError(f"source {pathnames.shown(kernel_dir / source)}: {why}; give the .cu file itself")
+    return source
+
+
+def checked_variant(variant, plugin: Path | None, kernel_dir: Path):
+    """`variant` with its names, block sizes and source checked (block sizes as a tuple, a plugin's
+    relative source as the absolute path it names); a DeclarationError says what is wrong."""
     check_name("op", variant.op)
     check_name("variant", variant.name)
     blocks = check_block_sizes(variant.block_sizes)
-    if blocks == variant.block_sizes:
+    source = resolve_source(variant.source, plugin, kernel_dir)
+    if blocks == variant.block_sizes and source == variant.source:
         return variant
-    return dataclasses.replace(variant, block_sizes=blocks)
+    return dataclasses.replace(variant, block_sizes=blocks, source=source)

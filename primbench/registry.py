@@ -14,6 +14,7 @@ from pathlib import Path
 from primbench import declarations, pathnames
 from primbench.declarations import DeclarationError
 from primbench.errors import UserError
+from primbench.resources import KERNEL_DIR
 from primbench.variant import Variant
 
 # Kernels the harness launches itself (kernels/harness.cu), compiled and checked like the variants.
@@ -28,12 +29,12 @@ _LOADING: list[Path] = []  # the plugin being imported, while it is
 
 
 def register(variant: Variant) -> Variant:
-    """Add `variant` (register_variant), with its names and block sizes checked (declarations.py);
-    returns the variant as registered."""
+    """Add `variant` (register_variant), with its names, block sizes and source checked
+    (declarations.py); returns the variant as registered (a plugin's relative source made absolute)."""
     if not isinstance(variant, Variant):
         raise DeclarationError(f"register_variant takes a Variant, not {type(variant).__name__}")
     plugin = _LOADING[-1] if _LOADING else None
-    variant = declarations.checked_variant(variant)
+    variant = declarations.checked_variant(variant, plugin, KERNEL_DIR)
     if variant.key in _REGISTRY:
         raise DeclarationError(f"variant {variant.key} registered twice; give it a name of its own")
     where = f"plugin {pathnames.shown(plugin)}: " if plugin else ""

@@ -94,17 +94,23 @@ def variant_at(rev: str, variant_key: str, option: str = "--base") -> Variant:
     if variant_key not in declared:
         raise UserError(f"{option} {rev[:80]}: {inside}/{declared_by.name} at {sha[:12]} declares no {variant_key[:80]}")
     old = declared[variant_key]
-    # A relative source names a file of the built-in kernels/: REV's when REV's kernels/ declared
-    # the variant, today's when a plugin did (a plugin may reuse a built-in kernel).
+    # A relative source names a file beside the file that declared it (REV's copy), as
+    # register_variant resolves a plugin's; a plugin's name found only in the built-in kernels/ is
+    # today's kernel (a plugin may reuse a built-in one).
+    from primbench.cuda_source import SourceError
     from primbench.resources import KERNEL_DIR
 
-    if old.source is not None and not Path(old.source).is_absolute() and folder == KERNEL_DIR.resolve():
+    if old.source is not None and not Path(old.source).is_absolute() and (
+            folder == KERNEL_DIR.resolve() or (old_folder / old.source).exists()):
         old = dataclasses.replace(old, source=str(old_folder / old.source))
     if old.source is not None:
         try:
             old.source_text()  # the .cu and every header it includes, as REV had them
-        except OSError as exc:
-            missing = Path(exc.filename).name if getattr(exc, "filename", None) else old.source
+        except (OSError, SourceError) as exc:
+            missing = getattr(exc, "path", None) or getattr(exc, "filename", None)
+            if isinstance(exc, SourceError) and Path(exc.path).exists():
+                raise  # there, but no source (a folder, not UTF-8): its own line says so
+            missing = Path(missing).name if missing else old.source
             raise UserError(f"{option} {rev[:80]}: {missing} did not exist at {sha[:12]} (commit it, or pick a later "
                             "revision)") from None
     return old

@@ -189,6 +189,7 @@ def test_a_plugin_that_fails_half_way_leaves_nothing_registered(tmp_path):
 
     broken = tmp_path / "half.py"
     broken.write_text(TOY_PLUGIN.read_text().replace("toy_scale", "toy_half") + "\nraise RuntimeError('boom')\n")
+    (tmp_path / "toy_half.cu").write_text(TOY_PLUGIN.with_suffix(".cu").read_text())  # its source is checked
     for _ in range(2):  # the same cause both times, not "declared twice"
         with pytest.raises(UserError, match="RuntimeError: boom"):
             registry.load_plugin(broken)

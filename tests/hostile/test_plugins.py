@@ -1,17 +1,22 @@
-"""Hostile and careless plugins through the command line (issue 52): a name outside the alphabet or
-a block size no config can ask for is one line starting "primbench: " naming the plugin, exit 2, no
-traceback, no hang, nothing written; a look-alike name is a warning. Plugins are written into
-tmp_path; each command runs in a forked child (tests/hostile/harness.py)."""
+"""Hostile and careless plugins through the command line (issue 52): a name outside the alphabet, a
+block size no config can ask for, a source that is missing, a folder, a FIFO or not UTF-8: each is
+one line starting "primbench: " naming the plugin (or the file to fix), exit 2, no traceback, no
+hang, nothing written. A look-alike name is a warning; a relative source is found beside the
+plugin. Plugins are written into tmp_path; each command runs in a forked child
+(tests/hostile/harness.py)."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
 from tests.hostile import harness
 
+TOY = REPO / "tests" / "plugins" / "toy_scale.py"
 HEAD = "import dataclasses\nfrom primbench import ops, registry\nfrom primbench.api import register_op, register_variant\n"
 COPY = "register_variant(dataclasses.replace(registry.get('reduce', 'vector_load_sum'), {}))\n"
 
@@ -107,3 +112,43 @@ def test_block_sizes_given_as_a_list_are_taken(folder):
     assert outcome.code == 0, outcome.stderr
     (listed,) = [line for line in outcome.stdout.splitlines() if line.startswith("reduce/mine ")]
     assert "blocks 512,128 " in listed
+
+
+# -- sources ---------------------------------------------------------------------------------------
+def _toy_with_source(folder: Path, source: str) -> str:
+    """tests/plugins/toy_scale.py (an op of its own, one variant) with `source` as its source."""
+    text = TOY.read_text().replace('str(Path(__file__).with_name("toy_scale.cu"))', source)
+    assert source in text
+    return text
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder", "fifo"])
+def test_a_source_that_is_no_regular_file_is_one_line_without_being_opened(folder, kind):
+    target = folder / "toy_scale.cu"
+    if kind == "folder":
+        target.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(target)  # a reader would wait for a writer forever; the harness would time out
+    words = {"missing": "neither beside the plugin", "folder": "is a folder", "fifo": "FIFO"}[kind]
+    for command in (["list"], ["compile", "--arch", "sm_90"]):
+        _refused(folder, _toy_with_source(folder, '"toy_scale.cu"'), "line 56", words, command=command)
+
+
+def test_a_relative_source_is_found_beside_the_plugin_from_any_working_folder(folder, tmp_path):
+    (folder / "kernels").mkdir()
+    (folder / "kernels" / "toy_scale.cu").write_text(TOY.with_suffix(".cu").read_text())
+    (folder / "plugin.py").write_text(_toy_with_source(folder, '"kernels/toy_scale.cu"'))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    outcome = harness.run_cli(["compile", "--plugin", str(folder / "plugin.py"), "--arch", "sm_90"], elsewhere,
+                              tmp_path / "output")
+    assert outcome.code == 0 and "Traceback" not in outcome.stderr, outcome.stderr
+    assert outcome.stdout.startswith(f"{folder / 'kernels' / 'toy_scale.cu'} sm_90: 1 kernels")
+
+
+def test_a_source_with_a_latin1_byte_is_one_line_naming_its_line_and_the_fix(folder):
+    (folder / "toy_scale.cu").write_bytes(b"// (c) caf\xe9\n" + TOY.with_suffix(".cu").read_bytes())
+    # Met when the source is read (compiled, or hashed for a run's header), so the line names the file to fix.
+    line = _refused(folder, _toy_with_source(folder, '"toy_scale.cu"'), command=["compile", "--arch", "sm_90"],
+                    names_the_plugin=False)
+    assert f"{folder / 'toy_scale.cu'}: line 1: byte 0xe9 is not UTF-8; save the file as UTF-8" in line

@@ -1,13 +1,17 @@
 """What register_variant and register_op accept (primbench/declarations.py): names in the documented
-alphabet, look-alikes warned, block sizes a config can ask for. The plugin loader's one line for
-each is in tests/hostile/test_plugins.py."""
+alphabet, look-alikes warned, block sizes a config can ask for, and a source checked and resolved
+beside the plugin that declares it. The plugin loader's one line for each is in
+tests/hostile/test_plugins.py."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 from primbench import declarations
-from primbench.declarations import DeclarationError, check_block_sizes, check_name
+from primbench.declarations import DeclarationError, check_block_sizes, check_name, resolve_source
+from primbench.resources import KERNEL_DIR
 
 REFUSED_NAMES = ["", "a/b", "x\ny", "v*", "v?", "[ab]", "a b", "-x", ".", "..", ".hidden", "vector_l\u043ead_sum",
                  "caf\u00e9", "x" * 65, "tab\t", "nul\0", "back\\slash", "semi;colon"]
@@ -56,3 +60,33 @@ def test_block_sizes_are_powers_of_two_from_32_to_1024_as_a_configs_are():
     import numpy
 
     assert check_block_sizes((numpy.int64(256),)) == (256,) and type(check_block_sizes((numpy.int64(256),))[0]) is int
+
+
+def test_a_plugins_relative_source_is_found_beside_it_then_in_primbenchs_kernels(tmp_path):
+    plugin = tmp_path / "mine.py"
+    (tmp_path / "mine.cu").write_text("// mine\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "deep.cu").write_text("// deep\n")
+    assert resolve_source("mine.cu", plugin, KERNEL_DIR) == str(tmp_path / "mine.cu")
+    assert resolve_source("sub/deep.cu", plugin, KERNEL_DIR) == str(tmp_path / "sub" / "deep.cu")
+    assert resolve_source(tmp_path / "mine.cu", None, KERNEL_DIR) == str(tmp_path / "mine.cu")  # a Path, absolute
+    assert resolve_source("reduce.cu", plugin, KERNEL_DIR) == "reduce.cu"  # a built-in kernel a plugin reuses
+    assert resolve_source("reduce.cu", None, KERNEL_DIR) == "reduce.cu" and resolve_source(None, plugin, KERNEL_DIR) is None
+    with pytest.raises(DeclarationError, match=r"neither beside the plugin .*mine_missing\.cu.* nor in primbench's kernels/"):
+        resolve_source("mine_missing.cu", plugin, KERNEL_DIR)
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder", "fifo", "empty", "a number"])
+def test_a_source_that_is_no_file_is_refused_at_declaration_without_opening_it(tmp_path, kind):
+    target = tmp_path / "k.cu"
+    source = str(target)
+    if kind == "folder":
+        target.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(target)  # opening it for reading would wait for a writer: the test would hang
+    elif kind in ("empty", "a number"):
+        source = "" if kind == "empty" else 5
+    words = {"missing": "no such file", "folder": "is a folder", "fifo": "FIFO", "empty": "must name the .cu file",
+             "a number": "must name the .cu file"}[kind]
+    with pytest.raises(DeclarationError, match=words):
+        resolve_source(source, tmp_path / "mine.py", KERNEL_DIR)
