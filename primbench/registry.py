@@ -11,7 +11,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from primbench import declarations, pathnames
+from primbench import declarations, pathnames, plugin_import
 from primbench.declarations import DeclarationError
 from primbench.errors import UserError
 from primbench.resources import KERNEL_DIR
@@ -104,19 +104,15 @@ def plugins() -> list[Path]:
 
 def load_plugin(path) -> Path:
     """Import a plugin file (its module-level `register` calls add variants, or an op with its
-    checks). Loading the same file twice does nothing. Any failure is one UserError line."""
-    path = Path(path).expanduser()
-    kind = pathnames.kind_of(path)  # a name too long to look up is one line, too
-    if kind != pathnames.FILE:
-        what = {None: "no such file", pathnames.FOLDER: "is a folder"}.get(kind) \
-            or f"is {pathnames.special_kind(path)}, not a regular file"
-        raise UserError(f"plugin {pathnames.shown(path)}: {what}; give the Python file that registers your variants "
-                        "(see docs/extending.md)")
-    if path.suffix != ".py":
-        raise UserError(f"plugin {path}: is not a .py file; a plugin is Python that registers variants (see docs/extending.md)")
-    path = path.resolve()
+    checks). Loading the same file twice does nothing. Any failure is one UserError line; so is a
+    KeyboardInterrupt the plugin raises itself, while a real Ctrl-C stays a KeyboardInterrupt."""
+    path = _plugin_file(path)
     if path in _PLUGINS:
         return path
+    if path in _LOADING:  # plugins that load each other: the second load would start the first again
+        chain = " -> ".join(pathnames.shown(p.name) for p in [*_LOADING[_LOADING.index(path):], path])
+        raise UserError(f"plugin {pathnames.shown(path)}: loaded again while it is still loading ({chain}); "
+                        "plugins must not load each other: name each once with --plugin")
     _load()  # built-ins first, so that a plugin's name clash is reported against them
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
     name = f"primbench_plugin_{path.stem.replace('-', '_')}_{digest}"
@@ -127,28 +123,48 @@ def load_plugin(path) -> Path:
     from primbench import ops
 
     before = (dict(_REGISTRY), ops.declared_ops())
+    watch = plugin_import.CtrlC()
     try:
-        spec.loader.exec_module(module)
+        with plugin_import.importing(path) as watch:
+            spec.loader.exec_module(module)
     except BaseException as exc:  # noqa: BLE001 (a user's file can raise anything; SystemExit too)
         # Nothing of a plugin that failed stays registered: loading it again reports the same cause.
-        del sys.modules[name]
+        sys.modules.pop(name, None)
         _REGISTRY.clear()
         _REGISTRY.update(before[0])
         ops.forget_all_but(before[1])
         for key in [k for k, file in _FROM_PLUGIN.items() if file == path]:
             del _FROM_PLUGIN[key]
-        if isinstance(exc, (UserError, KeyboardInterrupt)):
+        if isinstance(exc, UserError) or (isinstance(exc, KeyboardInterrupt) and watch.arrived):
             raise
-        raise UserError(f"plugin {path}: {_where(exc, path)}{_what_went_wrong(exc)}") from None
+        raise UserError(f"plugin {pathnames.shown(path)}: {_where(exc, path)}{_what_went_wrong(exc)}") from None
     finally:
         _LOADING.pop()
     _PLUGINS[path] = name
     return path
 
 
+def _plugin_file(path) -> Path:
+    """The plugin's resolved path, once it is known to be a .py file."""
+    path = Path(path).expanduser()
+    kind = pathnames.kind_of(path)  # a name too long to look up is one line, too
+    if kind != pathnames.FILE:
+        what = {None: "no such file", pathnames.FOLDER: "is a folder"}.get(kind) \
+            or f"is {pathnames.special_kind(path)}, not a regular file"
+        raise UserError(f"plugin {pathnames.shown(path)}: {what}; give the Python file that registers your variants "
+                        "(see docs/extending.md)")
+    if path.suffix != ".py":
+        raise UserError(f"plugin {pathnames.shown(path)}: is not a .py file; a plugin is Python that registers variants "
+                        "(see docs/extending.md)")
+    return path.resolve()
+
+
 def _what_went_wrong(exc: BaseException) -> str:
     if isinstance(exc, DeclarationError):  # primbench's own words: the rule broken and how to fix it
         return str(exc)[:300]
+    if isinstance(exc, KeyboardInterrupt):
+        return ("raised KeyboardInterrupt while it was imported, with no Ctrl-C pressed; a plugin must not raise it "
+                "(fix the plugin)")
     return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 

@@ -1,8 +1,9 @@
 """Hostile and careless plugins through the command line (issue 52): a name outside the alphabet, a
-block size no config can ask for, a source that is missing, a folder, a FIFO or not UTF-8: each is
-one line starting "primbench: " naming the plugin (or the file to fix), exit 2, no traceback, no
-hang, nothing written. A look-alike name is a warning; a relative source is found beside the
-plugin. Plugins are written into tmp_path; each command runs in a forked child
+block size no config can ask for, a source that is missing, a folder, a FIFO or not UTF-8, a
+KeyboardInterrupt raised on import, plugins that load each other: each is one line starting
+"primbench: " naming the plugin (or the file to fix), exit 2, no traceback, no hang, nothing
+written. A look-alike name is a warning; a relative source is found beside the plugin, as is a
+module the plugin imports. Plugins are written into tmp_path; each command runs in a forked child
 (tests/hostile/harness.py)."""
 
 from __future__ import annotations
@@ -152,3 +153,33 @@ def test_a_source_with_a_latin1_byte_is_one_line_naming_its_line_and_the_fix(fol
     line = _refused(folder, _toy_with_source(folder, '"toy_scale.cu"'), command=["compile", "--arch", "sm_90"],
                     names_the_plugin=False)
     assert f"{folder / 'toy_scale.cu'}: line 1: byte 0xe9 is not UTF-8; save the file as UTF-8" in line
+
+
+# -- importing -----------------------------------------------------------------------------------
+def test_a_keyboard_interrupt_the_plugin_raises_is_its_fault_not_the_users(folder):
+    _refused(folder, "x = 1\nraise KeyboardInterrupt\n", "line 2", "raised KeyboardInterrupt", "no Ctrl-C")
+
+
+def test_a_real_sigint_while_a_plugin_imports_still_interrupts(folder):
+    (folder / "plugin.py").write_text("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(20)\n")
+    outcome = _cli(folder, "list", "--plugin", "plugin.py")
+    assert outcome.code == 130 and outcome.stderr.strip() == "primbench: interrupted", outcome.stderr
+    assert outcome.seconds < 15
+
+
+@pytest.mark.parametrize("loops", ["each other", "itself"])
+def test_plugins_that_load_each_other_are_one_line(folder, loops):
+    other = "b.py" if loops == "each other" else "plugin.py"
+    (folder / "b.py").write_text("from pathlib import Path\nfrom primbench import registry\n"
+                                 "registry.load_plugin(Path(__file__).with_name('plugin.py'))\n")
+    _refused(folder, f"from pathlib import Path\nfrom primbench import registry\n"
+                     f"registry.load_plugin(Path(__file__).with_name({other!r}))\n", "must not load each other")
+
+
+def test_a_plugin_imports_a_module_beside_it(folder):
+    (folder / "helpers_of_my_plugin.py").write_text("NAME = 'from_a_helper'\n")
+    (folder / "plugin.py").write_text(HEAD + "import helpers_of_my_plugin\n"
+                                      + COPY.format("name=helpers_of_my_plugin.NAME, order=999"))
+    outcome = _cli(folder, "list", "--op", "reduce", "--plugin", "plugin.py")
+    assert outcome.code == 0 and outcome.stderr == "", outcome.stderr
+    assert "reduce/from_a_helper" in outcome.stdout
