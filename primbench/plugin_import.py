@@ -61,3 +61,10 @@ def _noting_sigint(watch: CtrlC):
         # Put back what was there, also when the plugin set a handler of its own: how a command ends
         # on Ctrl-C (one line, 130, no temporary file left) is primbench's.
         signal.signal(signal.SIGINT, previous)
+
+
+def lingering_threads() -> list[threading.Thread]:
+    """Threads that would keep the process alive after the command has finished (non-daemon ones
+    other than the main thread): primbench starts none, so they are a plugin's."""
+    main = threading.main_thread()
+    return [t for t in threading.enumerate() if t is not main and t.is_alive() and not t.daemon]

@@ -62,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         _escape_unprintable_names()
         code = _main(argv)
         _finished(argv)
+        if argv is None:
+            _end_despite_lingering_threads(code)
         return code
     except KeyboardInterrupt:  # also one raised while another line below was being printed
         _finished(argv)
@@ -83,6 +85,27 @@ def _end_interrupted() -> None:
         except (OSError, ValueError):  # its reader has gone: nothing more can reach it
             pass
     os._exit(EXIT_INTERRUPTED)
+
+
+def _end_despite_lingering_threads(code: int) -> None:
+    """End the console script's process now, with `code`, if a thread a plugin started (not a
+    daemon) is still running: Python would wait for it at exit, and a finished command would never
+    return to the shell or the CI job. One warning line says so. Without such a thread, nothing
+    changes: the interpreter ends as usual. Callers passing argv own their process, and its threads."""
+    from primbench.plugin_import import lingering_threads
+
+    threads = lingering_threads()
+    if not threads:
+        return
+    names = ", ".join(t.name for t in threads[:3]) + (f" and {len(threads) - 3} more" if len(threads) > 3 else "")
+    _say(f"warning: thread(s) {names} still running when the command finished, started by a plugin; ended with "
+         "the command (a plugin's background thread should be daemon=True)")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # its reader has gone: nothing more can reach it
+            pass
+    os._exit(code)
 
 
 def _finished(argv) -> None:

@@ -1,15 +1,18 @@
 """Hostile and careless plugins through the command line (issue 52): a name outside the alphabet, a
 block size no config can ask for, a source that is missing, a folder, a FIFO or not UTF-8, a
 KeyboardInterrupt raised on import, plugins that load each other: each is one line starting
-"primbench: " naming the plugin (or the file to fix), exit 2, no traceback, no hang, nothing
-written. A look-alike name is a warning; a relative source is found beside the plugin, as is a
-module the plugin imports. Plugins are written into tmp_path; each command runs in a forked child
-(tests/hostile/harness.py)."""
+"primbench: " naming the plugin, exit 2, no traceback, no hang, nothing written. A look-alike name
+is a warning; a relative source is found beside the plugin, as is a module the plugin imports; a
+plugin's thread does not keep a finished command alive. Plugins are written into tmp_path; each
+command runs in a forked child (tests/hostile/harness.py) but the one that needs a real exit."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -183,3 +186,17 @@ def test_a_plugin_imports_a_module_beside_it(folder):
     outcome = _cli(folder, "list", "--op", "reduce", "--plugin", "plugin.py")
     assert outcome.code == 0 and outcome.stderr == "", outcome.stderr
     assert "reduce/from_a_helper" in outcome.stdout
+
+
+def test_a_plugins_thread_does_not_keep_a_finished_command_alive(folder):
+    # A real exit is what waits for the thread: one process, started as a user starts primbench.
+    (folder / "plugin.py").write_text("import threading, time\nthreading.Thread(target=time.sleep, args=(3600,), "
+                                      "name='poller').start()\n")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "primbench", "list", "--op", "reduce", "--plugin", "plugin.py"],
+                          cwd=folder, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0 and time.monotonic() - started < 30, done.stderr
+    warned = done.stderr.splitlines()
+    assert len(warned) == 1 and warned[0].startswith("primbench: warning: ") and "poller" in warned[0], warned
+    assert "reduce/vector_load_sum" in done.stdout

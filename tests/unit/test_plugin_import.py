@@ -1,6 +1,7 @@
 """What surrounds a plugin's import (primbench/plugin_import.py): its folder on sys.path, so it can
 import a module beside it, kept last afterwards so nothing beside it shadows primbench's imports;
-and a real SIGINT told apart from a KeyboardInterrupt the plugin raises itself."""
+a real SIGINT told apart from a KeyboardInterrupt the plugin raises itself; and threads that would
+keep a finished command alive found."""
 
 from __future__ import annotations
 
@@ -56,3 +57,18 @@ def test_a_real_sigint_is_told_apart_from_a_keyboard_interrupt_the_plugin_raises
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # primbench's handler back
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_a_non_daemon_thread_is_found_lingering_and_a_daemon_one_is_not():
+    stop = threading.Event()
+    lingering = threading.Thread(target=stop.wait, name="plugin-thread", daemon=False)
+    background = threading.Thread(target=stop.wait, name="daemon-thread", daemon=True)
+    lingering.start()
+    background.start()
+    try:
+        names = [t.name for t in plugin_import.lingering_threads()]
+        assert "plugin-thread" in names and "daemon-thread" not in names
+    finally:
+        stop.set()
+        lingering.join()
+    assert "plugin-thread" not in [t.name for t in plugin_import.lingering_threads()]
