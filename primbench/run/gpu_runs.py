@@ -99,7 +99,8 @@ def resume(path, gpus_text: str | None = None) -> GpusSummary:
 
 
 def _resume_locked(path: Path, writer: RunWriter, gpus_text: str | None) -> GpusSummary:
-    from primbench.run.runner import _now, order_cases, resumable
+    from primbench.run.resumable import resumable
+    from primbench.run.runner import _now, order_cases
 
     existing, config = resumable(path)
     block = existing.header.gpus

@@ -17,19 +17,18 @@ from pathlib import Path
 
 from primbench import __version__, ops, registry
 from primbench.build import KernelBuildError, load_module
-from primbench.config.loading import Config, config_from_header
+from primbench.config.loading import Config
 from primbench.errors import UserError
 from primbench.measuring import ceilings
 from primbench.progress import Progress, describe_result
 from primbench.resources import IMPORT_ROOT
-from primbench.run import restart
+from primbench.run import restart, resumable
 from primbench.run.case_energy import CaseEnergy
 from primbench.runfile import protocol, stats
 from primbench.runfile.case_id import CaseId
 from primbench.runfile.io import RunWriter, gpu_slug, load_run, repair_truncated_tail
-from primbench.runfile.lines import is_gzip
 from primbench.runfile.locations import new_run_path
-from primbench.runfile.records import SCHEMA_VERSION, CaseRecord, RunEnd, RunHeader, RunResume
+from primbench.runfile.records import CaseRecord, RunEnd, RunHeader, RunResume
 from primbench.variant import CaseUnsupported
 from primbench.verify import inputs
 from primbench.verify.sequence import verify_case
@@ -306,7 +305,7 @@ def resume(path, on_hang=None) -> RunSummary:
     path = Path(path)
     load_run(path) if not path.is_file() else None  # a missing file or a folder: its one line
     with RunWriter(path, create=False) as writer:
-        existing, config = resumable(path)
+        existing, config = resumable.resumable(path)
         runner = Runner(config)
         device = existing.device
         if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
@@ -317,34 +316,6 @@ def resume(path, on_hang=None) -> RunSummary:
         writer.append(RunResume(at=_now(), done_before=len(done)))
         return _run_cases(runner, writer, existing.header.run_id, config.cases(), done=done,
                           counts=existing.cases, on_hang=on_hang)
-
-
-def resumable(path: Path):
-    """(the run as read, its config) of an interrupted run that this primbench can continue; one
-    line on what stands in the way otherwise. Needs no GPU."""
-    existing = load_run(path)
-    if existing.finished:
-        raise UserError(f"{path}: this run already finished (it has an end record); start a new run instead")
-    if is_gzip(path):  # appending plain lines would corrupt the gzip stream
-        raise UserError(f"{path}: is compressed (an archived run); gunzip it to continue it, or start a new run")
-    if existing.written_schema != SCHEMA_VERSION:  # one file, one schema: never append newer records
-        raise UserError(f"{path}: was written in run-file schema {existing.written_schema} by an older primbench; "
-                        f"its cases still read, but it cannot be continued: start a new run")
-    config = config_from_header(existing.header, path)
-    for key, recorded in existing.header.variants.items():
-        op, name = recorded.get("op"), recorded.get("name")
-        if not op or not name or not recorded.get("hash"):
-            raise UserError(f"{path}: the header's entry for variant {key[:120]!r} lacks its op, name or hash; "
-                            "the file is damaged: start a new run")
-        if not registry.select(op, name):
-            raise UserError(f"{path}: variant {key} no longer exists in kernels/; start a new run")
-        current = registry.get(op, name).hash()
-        if current != recorded["hash"]:
-            raise UserError(f"{path}: variant {key} changed since the run started (hash {recorded['hash']} -> {current}); "
-                            "start a new run")
-    for warning in existing.warnings:
-        print(f"primbench: warning: {warning}", file=sys.stderr)
-    return existing, config
 
 
 def _warn_other_processes(runner: Runner) -> None:
