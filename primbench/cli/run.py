@@ -37,13 +37,7 @@ def cmd_run(args) -> int:
     else:
         config = run_config(args)
         if args.dry_run:
-            cases = config.cases()
-            for case in cases:  # keys only, one a line: scripts read them
-                print(case.key)
-            energy = sum(map(config.energy_for, cases))
-            print(f"{config.path}: {len(cases)} cases in {len(config.sweeps)} sweeps"
-                  + (f"; energy for {energy} of them (about 2 s each)" if energy else ""))
-            return EXIT_OK
+            return _dry_run(config)
         summary = runner.run(config, output=args.output, on_hang=on_hang)
     print(f"run file: {summary.path}")
     if summary.context_lost:
@@ -63,6 +57,20 @@ def cmd_run(args) -> int:
         print(f"report:   {render_report(summary.path, report_path(summary.path))}")
     print(f"cases: {summary.ok} ok, {summary.failed} failed, {summary.skipped} skipped")
     return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+def _dry_run(config) -> int:
+    """Every case key, one a line (scripts read them), printed as the cases are made: a sweep of
+    10^8 cases starts at once and holds one case in memory, and a reader that has had enough (`|
+    head`) stops it. Then the count."""
+    count = energy = 0
+    for case in config.iter_cases():
+        print(case.key)
+        count += 1
+        energy += config.energy_for(case)
+    print(f"{config.path}: {count} cases in {len(config.sweeps)} sweeps"
+          + (f"; energy for {energy} of them (about 2 s each)" if energy else ""))
+    return EXIT_OK
 
 
 def check_resumed_plugins(run_path, named, *, trusted: bool) -> None:

@@ -96,7 +96,7 @@ def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool 
     config = Config(path=src.label, name=name, output=output, timing=timing, determinism_runs=runs, sweeps=sweeps,
                     compare=compare, plugins=plugins, energy=energy)
     _refuse_a_huge_sweep(config, src, allow_large)
-    if not config.cases():
+    if not config.has_cases():
         raise src.error(("sweeps",), "the sweeps expand to no case at all (no variant accepts the block sizes and dtypes asked for)")
     return config
 
@@ -107,11 +107,16 @@ def _refuse_energy_globs_matching_nothing(config: Config, src: Source) -> None:
     (`run --only scan/*`), which leaves its energy globs over the other ops selecting nothing."""
     if config.energy is None:
         return
-    cases = config.cases()
-    for index, pattern in enumerate(config.energy.cases):
-        if not any(EnergyPolicy(cases=(pattern,)).selects(case) for case in cases):
-            raise src.error(("timing", "energy", "cases", index), f"{pattern[:80]!r} matches no case of the sweeps; give "
-                            "op/variant or a case key, globs allowed (reduce/*, */cub_*); `primbench run CONFIG --dry-run` lists the cases")
+    unmatched = {index: EnergyPolicy(cases=(pattern,)) for index, pattern in enumerate(config.energy.cases)}
+    for case in config.iter_cases():  # one at a time, until every glob has matched: a huge sweep is streamed
+        unmatched = {index: glob for index, glob in unmatched.items() if not glob.selects(case)}
+        if not unmatched:
+            return
+    if unmatched:
+        index = min(unmatched)
+        pattern = config.energy.cases[index]
+        raise src.error(("timing", "energy", "cases", index), f"{pattern[:80]!r} matches no case of the sweeps; give "
+                        "op/variant or a case key, globs allowed (reduce/*, */cub_*); `primbench run CONFIG --dry-run` lists the cases")
 
 
 def _plugins(raw, src) -> tuple[str, ...]:

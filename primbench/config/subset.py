@@ -89,7 +89,7 @@ def narrow(config: Config, only=None, sizes=None, blocks=None) -> Config:
             sweeps.append(dataclasses.replace(sweep, variants=names, sizes=kept_sizes, block_sizes=kept_blocks,
                                               explicit=sweep.explicit & set(names)))
     narrowed = dataclasses.replace(config, sweeps=tuple(sweeps))
-    if not sweeps or not narrowed.cases():
+    if not sweeps or not narrowed.has_cases():
         raise ConfigError(f"{config.path}: {_describe(only, sizes, blocks)} together match no case; "
                           "each matches some, but never the same ones (`primbench run CONFIG --dry-run` lists them)")
     return narrowed
@@ -100,24 +100,32 @@ def _matches(key: str, patterns) -> bool:
 
 
 def _each_filter_matches(config: Config, only, sizes, blocks) -> None:
-    cases = config.cases()
-    if only is not None:
-        for pattern in only:
-            if not any(fnmatch.fnmatchcase(f"{c.op}/{c.variant}", pattern) for c in cases):
-                ops_there = sorted({c.op for c in cases})
-                raise ConfigError(f"--only {pattern[:120]!r} matches no variant of {config.path} (its ops: {', '.join(ops_there)}; "
-                                  "patterns are op/variant globs, e.g. 'reduce/vector_*')")
-    if sizes is not None:
-        there = sorted({c.n for c in cases})
-        for n in sizes:
-            if n not in there:
-                raise ConfigError(f"--sizes {n} is not a size of {config.path}; its sizes: {_size_list(there)}")
-    if blocks is not None:
-        there = sorted({c.block for c in cases if c.block is not None})
-        for block in blocks:
-            if block not in there:
-                raise ConfigError(f"--blocks {block} is not a block size of {config.path}; its block sizes: "
-                                  f"{', '.join(map(str, there)) or 'none (library variants choose their own)'}")
+    """Each filter must select some case. Asked of one sweep narrowed to the filter's value at a
+    time, for its first case only: a sweep of 10^8 cases is not expanded to find one."""
+    for pattern in only or ():
+        if not any(_makes_a_case(s, variants=(v,)) for s in config.sweeps for v in s.variants
+                   if fnmatch.fnmatchcase(f"{s.op}/{v}", pattern)):
+            ops_there = sorted({s.op for s in config.sweeps})
+            raise ConfigError(f"--only {pattern[:120]!r} matches no variant of {config.path} (its ops: {', '.join(ops_there)}; "
+                              "patterns are op/variant globs, e.g. 'reduce/vector_*')")
+    for n in sizes or ():
+        if not any(n in s.sizes and _makes_a_case(s, sizes=(n,)) for s in config.sweeps):
+            there = sorted({m for s in config.sweeps for m in s.sizes if _makes_a_case(s, sizes=(m,))})
+            raise ConfigError(f"--sizes {n} is not a size of {config.path}; its sizes: {_size_list(there)}")
+    for block in blocks or ():
+        if not any(block in s.block_sizes and _makes_a_case(s, block=block) for s in config.sweeps):
+            there = sorted({b for s in config.sweeps for b in s.block_sizes if _makes_a_case(s, block=b)})
+            raise ConfigError(f"--blocks {block} is not a block size of {config.path}; its block sizes: "
+                              f"{', '.join(map(str, there)) or 'none (library variants choose their own)'}")
+
+
+def _makes_a_case(sweep: Sweep, block: int | None = None, **axes) -> bool:
+    """Whether the sweep, narrowed to these axes (or to one block size, which library variants
+    do not take), makes a case."""
+    if block is not None:
+        blocked = tuple(v for v in sweep.variants if registry.get(sweep.op, v).block_sizes)
+        axes.update(variants=blocked, block_sizes=(block,))
+    return next(dataclasses.replace(sweep, **axes).iter_cases(), None) is not None
 
 
 def _size_list(sizes) -> str:
@@ -147,7 +155,7 @@ def variant_config(patterns: tuple[str, ...], sizes=None, blocks=None, dtypes=No
     sweeps = tuple(_variant_sweep(op, names, sizes, blocks, dtypes) for op, names in by_op.items())
     config = Config(path="--variant " + ",".join(patterns), name="cli", output=str(RESULTS_DIR), timing=TimingPolicy(),
                     determinism_runs=3, sweeps=sweeps)
-    if not config.cases():
+    if not config.has_cases():
         raise ConfigError(f"--variant {','.join(patterns)}: no case fits these sizes and block sizes")
     return config
 

@@ -5,9 +5,11 @@ primbench/config/loading.py reads and validates YAML into these; nothing here re
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from primbench import ops, registry
@@ -58,6 +60,71 @@ class Sweep:
         axes = [[(name, v) for v in named.get(name, allowed[:1]) if v in allowed] for name, allowed in sorted(variant.params)]
         return [tuple(combination) for combination in itertools.product(*axes)]
 
+    def iter_cases(self) -> Iterator[CaseId]:
+        """This sweep's cases, one at a time, each once (an axis written with a repeat counts it once)."""
+        refuses = ops.checks(self.op).refuses
+        sizes, distributions = _distinct(self.sizes), _distinct(self.distributions)
+        for name in _distinct(self.variants):
+            variant = registry.get(self.op, name)
+            dtypes = [d for d in _distinct(self.dtypes) if d in variant.dtypes]
+            grid = itertools.product(sizes, self._blocks_of(variant), dtypes, distributions, self.param_grid(variant))
+            for n, block, dtype, distribution, params in grid:
+                if not variant.takes(n, block):  # a one-block kernel past its block size
+                    continue
+                if refuses(dtype, dict(params)):  # e.g. uint8 samples with 1024 bins
+                    continue
+                yield CaseId(self.op, name, dtype, n, block, distribution, params)
+
+    def _blocks_of(self, variant) -> list:
+        """The sweep's block sizes the variant takes; [None] for a library variant, which chooses its own."""
+        return [b for b in _distinct(self.block_sizes) if b in variant.block_sizes] if variant.block_sizes else [None]
+
+    @functools.cached_property
+    def _axes(self) -> dict:
+        """Each axis as a set, for makes() and covers(): asked once per case, they must not scan a list."""
+        return {"variant": frozenset(self.variants), "n": frozenset(self.sizes), "block": frozenset(self.block_sizes),
+                "dtype": frozenset(self.dtypes), "distribution": frozenset(self.distributions)}
+
+    @functools.cached_property
+    def _param_sets(self) -> dict:
+        return {}
+
+    def _param_set(self, variant) -> frozenset:
+        """The variant's parameter combinations in this sweep, as a set (made once per variant)."""
+        if variant.name not in self._param_sets:
+            self._param_sets[variant.name] = frozenset(self.param_grid(variant))
+        return self._param_sets[variant.name]
+
+    def makes(self, case: CaseId) -> bool:
+        """Whether this sweep makes `case` too. The variant's and the op's own checks (takes,
+        refuses) depend on the case alone: where it was made it passed them, so here it would."""
+        axes = self._axes
+        if case.op != self.op or case.variant not in axes["variant"] or case.n not in axes["n"]:
+            return False
+        if case.dtype not in axes["dtype"] or case.distribution not in axes["distribution"]:
+            return False
+        variant = registry.get(self.op, case.variant)
+        if (case.block is None) != (not variant.block_sizes) or (case.block is not None and case.block not in axes["block"]):
+            return False
+        return case.params.items_sorted() in self._param_set(variant)
+
+    def may_overlap(self, other: Sweep) -> bool:
+        """False where no case of `other` can be one of this sweep's (another op, or an axis apart)."""
+        mine, theirs = self._axes, other._axes
+        return self.op == other.op and all(mine[axis] & theirs[axis] for axis in ("variant", "n", "dtype", "distribution"))
+
+    def covers(self, other: Sweep) -> bool:
+        """Whether every case of `other` is one of this sweep's: each axis of it is within this one's."""
+        mine, theirs = self._axes, other._axes
+        if self.op != other.op or not all(theirs[axis] <= mine[axis] for axis in mine):
+            return False
+        variants = [registry.get(self.op, name) for name in other.variants]
+        return all(self._param_set(v) >= other._param_set(v) for v in variants)
+
+
+def _distinct(values) -> list:
+    return list(dict.fromkeys(values))
+
 
 @dataclass(frozen=True)
 class Config:
@@ -91,20 +158,25 @@ class Config:
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def cases(self) -> list[CaseId]:
-        """Every case of every sweep, in sweep order, each key once."""
-        seen: dict[str, CaseId] = {}
-        for sweep in self.sweeps:
-            refuses = ops.checks(sweep.op).refuses
-            for name in sweep.variants:
-                variant = registry.get(sweep.op, name)
-                blocks = [b for b in sweep.block_sizes if b in variant.block_sizes] if variant.block_sizes else [None]
-                dtypes = [d for d in sweep.dtypes if d in variant.dtypes]
-                grid = itertools.product(sweep.sizes, blocks, dtypes, sweep.distributions, sweep.param_grid(variant))
-                for n, block, dtype, distribution, params in grid:
-                    if not variant.takes(n, block):  # a one-block kernel past its block size
-                        continue
-                    if refuses(dtype, dict(params)):  # e.g. uint8 samples with 1024 bins
-                        continue
-                    case = CaseId(sweep.op, name, dtype, n, block, distribution, params)
-                    seen.setdefault(case.key, case)
-        return list(seen.values())
+        """Every case of every sweep, in sweep order, each key once (iter_cases, as a list)."""
+        return list(self.iter_cases())
+
+    def has_cases(self) -> bool:
+        return next(self.iter_cases(), None) is not None
+
+    def iter_cases(self) -> Iterator[CaseId]:
+        """Every case of every sweep, in sweep order, each key once, made one at a time: `run
+        --dry-run` of 10^8 cases prints its first at once, in the memory of one case.
+
+        No set of the keys seen is kept (10^8 keys are gigabytes). Within a sweep no case comes
+        twice: each is one point of the product of its axes, every axis without repeats. A case
+        that an earlier sweep of the same op makes too is left out, asked of that sweep's axes
+        (Sweep.makes), which the config holds anyway; a sweep an earlier one covers whole (the same
+        sweep given twice, as YAML aliases allow) is not expanded at all."""
+        for index, sweep in enumerate(self.sweeps):
+            earlier = [other for other in self.sweeps[:index] if other.may_overlap(sweep)]
+            if any(other.covers(sweep) for other in earlier):
+                continue
+            for case in sweep.iter_cases():
+                if not any(other.makes(case) for other in earlier):
+                    yield case
