@@ -14,6 +14,7 @@ or a hostname can hold anything JSON can spell.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _LINE_BREAKS = re.compile("[\t\n\r]")
 # C0 and DEL, C1, surrogates, the bidirectional marks, embeddings, overrides and isolates, the
@@ -47,3 +48,19 @@ def without_surrogates(value):
     if isinstance(value, (list, tuple)):
         return [without_surrogates(item) for item in value]
     return value
+
+
+def quoted(value, limit: int = 120) -> str:
+    """A name from the input quoted for an error line that lists the valid names beside it: every
+    character past ASCII escaped (\\u0430), and the first one named. A Cyrillic 'а' in 'reduсe'
+    reads as the real name printed next to it; escaped, the difference shows."""
+    if not isinstance(value, str):
+        return ascii(value)[:limit]
+    text = value[:limit]
+    shown = ascii(text) + ("..." if len(value) > limit else "")
+    first = next((i for i, ch in enumerate(text) if not ch.isascii()), None)
+    if first is None:
+        return shown
+    character = text[first]
+    name = unicodedata.name(character, "")
+    return f"{shown} (character {first + 1} is U+{ord(character):04X}{' ' + name if name else ''}, not ASCII)"

@@ -7,7 +7,7 @@ import re
 import sys
 
 from primbench.errors import EXIT_FAILED, EXIT_OK, UserError
-from primbench.text_safety import printable
+from primbench.text_safety import printable, quoted
 
 
 def cmd_info(args) -> int:
@@ -26,7 +26,7 @@ def cmd_list(args) -> int:
     ops = [args.op] if args.op else registry.ops()
     for op in ops:
         if op not in registry.ops():
-            raise UserError(f"unknown op {op!r}; valid ops: {', '.join(registry.ops())}")
+            raise UserError(f"unknown op {quoted(op)}; valid ops: {', '.join(registry.ops())}")
     listed = [v for op in ops for v in registry.variants(op)]
     for v in listed:
         blocks = ",".join(map(str, v.block_sizes)) if v.block_sizes else "library"

@@ -20,6 +20,7 @@ import fnmatch
 
 from primbench import registry
 from primbench.config.values import number, reject_unknown
+from primbench.text_safety import quoted
 
 COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us", "batch_below_us", "batch_abs_floor_us", "batch_threshold",
                 "exempt", "require_baseline", "energy_threshold")
@@ -49,9 +50,9 @@ def compare_block(raw, src) -> dict:
         keys = [v.key for v in registry.variants()]
         for pattern, value in overrides.items():
             if not isinstance(pattern, str) or not pattern.split("/")[0] in registry.ops():
-                raise src.error(path + ("thresholds", pattern), f"{pattern!r} names no op; valid ops: {', '.join(registry.ops())}")
+                raise src.error(path + ("thresholds", pattern), f"{quoted(pattern)} names no op; valid ops: {', '.join(registry.ops())}")
             if "/" in pattern and not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
-                raise src.error(path + ("thresholds", pattern), f"{pattern!r} matches no variant; see `primbench list`")
+                raise src.error(path + ("thresholds", pattern), f"{quoted(pattern)} matches no variant; see `primbench list`")
             result["thresholds"][pattern] = _fraction(value, path + ("thresholds", pattern), src)
     exempt = _exemptions(raw.get("exempt", {}), path + ("exempt",), src)
     if exempt:
@@ -71,7 +72,7 @@ def _exemptions(raw, path, src) -> dict:
     keys = [v.key for v in registry.variants()]
     for pattern, reason in raw.items():
         if not isinstance(pattern, str) or not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
-            raise src.error(path + (pattern,), f"{str(pattern)[:80]!r} matches no variant (give op/variant, e.g. "
+            raise src.error(path + (pattern,), f"{quoted(str(pattern), 80)} matches no variant (give op/variant, e.g. "
                                                "reduce/vector_*); see `primbench list`")
         if not isinstance(reason, str) or not reason.strip():
             raise src.error(path + (pattern,), "give the reason this variant may get slower, as text a reviewer reads")

@@ -39,6 +39,7 @@ from primbench.measuring.energy_policy import EnergyPolicy
 from primbench.measuring.policy import TimingPolicy
 from primbench.resources import CONFIG_DIR, bundled_config
 from primbench.runfile.locations import RESULTS_DIR
+from primbench.text_safety import quoted
 
 __all__ = ["Config", "Sweep", "config_from_dict", "config_from_header", "load_config", "parse_size"]
 
@@ -115,7 +116,7 @@ def _refuse_energy_globs_matching_nothing(config: Config, src: Source) -> None:
     if unmatched:
         index = min(unmatched)
         pattern = config.energy.cases[index]
-        raise src.error(("timing", "energy", "cases", index), f"{pattern[:80]!r} matches no case of the sweeps; give "
+        raise src.error(("timing", "energy", "cases", index), f"{quoted(pattern, 80)} matches no case of the sweeps; give "
                         "op/variant or a case key, globs allowed (reduce/*, */cub_*); `primbench run CONFIG --dry-run` lists the cases")
 
 
@@ -250,7 +251,7 @@ def _sweep(raw, path, src) -> Sweep:
         raise src.error(path, f"no 'op'; valid ops: {', '.join(registry.ops())}")
     op = raw["op"]
     if op not in registry.ops():
-        raise src.error(path + ("op",), f"unknown op {op!r}; valid ops: {', '.join(registry.ops())}")
+        raise src.error(path + ("op",), f"unknown op {quoted(op)}; valid ops: {', '.join(registry.ops())}")
     names, explicit = _sweep_variants(raw, path, src, op)
     sizes = _sweep_sizes(raw, path, src)
     blocks = _size_list(raw.get("block_sizes", [256]), path + ("block_sizes",), src, what="block size")
@@ -280,7 +281,7 @@ def _sweep_variants(raw, path, src, op: str) -> tuple[list[str], set]:
     for i, pattern in enumerate(patterns):
         matched = [v.name for v in registry.select(op, pattern)]
         if not matched:
-            raise src.error(path + ("variants", i), f"no {op} variant matches {pattern!r}; valid: {', '.join(all_names)}")
+            raise src.error(path + ("variants", i), f"no {op} variant matches {quoted(pattern)}; valid: {', '.join(all_names)}")
         if not any(ch in pattern for ch in "*?["):
             explicit.add(pattern)
         names.extend(m for m in matched if m not in names)
@@ -323,7 +324,7 @@ def _choices(raw, key: str, valid, op: str, path, src) -> list[str]:
     what = key[:-1]  # dtype, distribution
     for value in chosen:
         if value not in valid:
-            raise src.error(path + (key,), f"{what} {value!r} is not available for {op}; valid: {', '.join(valid)}")
+            raise src.error(path + (key,), f"{what} {quoted(value)} is not available for {op}; valid: {', '.join(valid)}")
     return chosen
 
 
@@ -353,7 +354,7 @@ def _params(raw, path, src, variants) -> tuple[tuple[str, tuple[int, ...]], ...]
     result = []
     for name, values in raw.items():
         if name not in declared:
-            raise src.error(path + (name,), f"no selected variant has a parameter {name!r}; "
+            raise src.error(path + (name,), f"no selected variant has a parameter {quoted(name)}; "
                             f"parameters: {', '.join(sorted(declared)) or 'none'}")
         chosen = _size_list(values, path + (name,), src, what=f"{name} value")
         refused = [v for v in chosen if v not in declared[name]]

@@ -18,6 +18,7 @@ from primbench.config.yaml_source import Source
 from primbench.errors import ConfigError
 from primbench.measuring.policy import TimingPolicy
 from primbench.runfile.locations import RESULTS_DIR
+from primbench.text_safety import quoted
 
 DEFAULT_SIZES = ("2^20", "2^24", "2^28")  # --variant without --sizes
 
@@ -59,7 +60,7 @@ def check_dtypes(op: str, dtypes, option: str = "--dtypes") -> None:
     valid = ops.dtypes(op)
     for dtype in dtypes or ():
         if dtype not in valid:
-            raise ConfigError(f"{option} {dtype[:40]!r} is not available for {op}; valid: {', '.join(valid)}")
+            raise ConfigError(f"{option} {quoted(dtype, 40)} is not available for {op}; valid: {', '.join(valid)}")
 
 
 def parse_patterns(values: list[str] | None) -> tuple[str, ...] | None:
@@ -106,7 +107,7 @@ def _each_filter_matches(config: Config, only, sizes, blocks) -> None:
         if not any(_makes_a_case(s, variants=(v,)) for s in config.sweeps for v in s.variants
                    if fnmatch.fnmatchcase(f"{s.op}/{v}", pattern)):
             ops_there = sorted({s.op for s in config.sweeps})
-            raise ConfigError(f"--only {pattern[:120]!r} matches no variant of {config.path} (its ops: {', '.join(ops_there)}; "
+            raise ConfigError(f"--only {quoted(pattern)} matches no variant of {config.path} (its ops: {', '.join(ops_there)}; "
                               "patterns are op/variant globs, e.g. 'reduce/vector_*')")
     for n in sizes or ():
         if not any(n in s.sizes and _makes_a_case(s, sizes=(n,)) for s in config.sweeps):
@@ -163,12 +164,12 @@ def variant_config(patterns: tuple[str, ...], sizes=None, blocks=None, dtypes=No
 def variant_names(pattern: str, where: str | None = None) -> list[str]:
     """The names of the variants `pattern` (op/name, a glob allowed) matches; refused in one line
     starting with `where` (default: "--variant 'PATTERN'") when it names no op or no variant."""
-    where = where or f"--variant {pattern[:120]!r}"
+    where = where or f"--variant {quoted(pattern)}"
     op, _, name = pattern.partition("/")
     if not name:
         raise ConfigError(f"{where}: give op/name, e.g. reduce/vector_load_sum (or reduce/* for all)")
     if op not in registry.ops():
-        raise ConfigError(f"{where}: unknown op {op[:60]!r}; valid ops: {', '.join(registry.ops())}")
+        raise ConfigError(f"{where}: unknown op {quoted(op, 60)}; valid ops: {', '.join(registry.ops())}")
     matched = [v.name for v in registry.select(op, name)]
     if not matched:
         raise ConfigError(f"{where} matches no variant; `primbench list --op {op}` lists them")

@@ -8,6 +8,7 @@ import math
 
 from primbench.config.numbers import text_number_hint
 from primbench.config.yaml_source import Source
+from primbench.text_safety import quoted
 
 
 def reject_unknown(mapping: dict, valid, path: tuple, src: Source) -> None:
@@ -15,7 +16,9 @@ def reject_unknown(mapping: dict, valid, path: tuple, src: Source) -> None:
         if key not in valid:
             close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.6) if isinstance(key, str) else []
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise src.error(path + (key,), f"unknown key{hint}; valid keys: {', '.join(valid)}")
+            # A look-alike of a valid key ('nаme', Cyrillic а) is shown escaped, or it reads as the real one.
+            named = f" {quoted(key)}" if isinstance(key, str) and not key.isascii() else ""
+            raise src.error(path + (key,), f"unknown key{named}{hint}; valid keys: {', '.join(valid)}")
 
 
 def string(value, path, src) -> str:
