@@ -17,6 +17,10 @@ is wrong and the valid choices; none is a traceback.
         variants: ["*"]
         sizes: ["2^26"]
         params: {radius: [1, 4, 16]}  # the variants' own axes (`bench.py list` names them); default: each one's first
+
+A top-level key starting with `x-` is ignored (docker compose's extension fields): the place for
+what sweeps share through YAML anchors, `x-defaults: &d {op: reduce, sizes: [1000]}` then
+`- {<<: *d, variants: [...]}`. It changes nothing, not even the config's hash.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def config_from_dict(raw, source: Source | str = "config", *, allow_large: bool 
     src = source if isinstance(source, Source) else Source(source)
     if not isinstance(raw, dict):
         raise src.error((), "the top level must be a mapping with a 'sweeps' list; see configs/default.yaml")
-    _reject_unknown(raw, TOP_KEYS, (), src)
+    _reject_unknown(raw, TOP_KEYS, (), src, extensions=True)  # x-defaults: &d {...}, for the sweeps to alias
     schema = raw.get("schema", 1)
     if type(schema) is not int or schema != 1:  # `schema: true` equals 1 in Python, and 1.0 does too
         raise src.error(("schema",), f"config schema {schema!r} is not known; this primbench reads schema 1")

@@ -11,14 +11,22 @@ from primbench.config.yaml_source import Source
 from primbench.text_safety import quoted
 
 
-def reject_unknown(mapping: dict, valid, path: tuple, src: Source) -> None:
+EXTENSION_PREFIX = "x-"  # docker compose's convention: a top-level key the tool ignores, a place for YAML anchors
+
+
+def reject_unknown(mapping: dict, valid, path: tuple, src: Source, *, extensions: bool = False) -> None:
+    """One line for the first key not in `valid`; with `extensions`, keys starting with x- are the
+    file's own and pass (what they hold is ignored, and changes no hash)."""
     for key in mapping:
+        if extensions and isinstance(key, str) and key.startswith(EXTENSION_PREFIX):
+            continue
         if key not in valid:
             close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.6) if isinstance(key, str) else []
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             # A look-alike of a valid key ('nаme', Cyrillic а) is shown escaped, or it reads as the real one.
             named = f" {quoted(key)}" if isinstance(key, str) and not key.isascii() else ""
-            raise src.error(path + (key,), f"unknown key{named}{hint}; valid keys: {', '.join(valid)}")
+            also = f"; a key starting with {EXTENSION_PREFIX} is ignored (a place for YAML anchors)" if extensions else ""
+            raise src.error(path + (key,), f"unknown key{named}{hint}; valid keys: {', '.join(valid)}{also}")
 
 
 def string(value, path, src) -> str:

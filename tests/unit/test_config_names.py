@@ -1,6 +1,6 @@
 """Names in a config or on the command line (issue 52): a look-alike of a valid name (a Cyrillic
 letter in 'reduce') is shown escaped and its odd character named, so the line never reads as if
-the valid name beside it were refused."""
+the valid name beside it were refused; top-level keys starting with x- hold shared YAML anchors."""
 
 import pytest
 
@@ -60,3 +60,27 @@ def test_a_look_alike_name_on_the_command_line_is_shown_escaped_and_named(argv, 
 def test_a_plain_ascii_name_is_quoted_as_before(tmp_path):
     line = _refused(tmp_path, "sweeps:\n  - {op: sort, sizes: [1000]}\n")
     assert "unknown op 'sort'; valid ops:" in line and "ASCII" not in line
+
+
+def test_top_level_x_keys_hold_anchors_for_the_sweeps_and_change_nothing(tmp_path):
+    shared = tmp_path / "shared.yaml"
+    shared.write_text("x-defaults: &d {op: reduce, sizes: [1000, 4096], block_sizes: [256]}\nx-notes: [anything, {at: all}]\n"
+                      "sweeps:\n  - {<<: *d, variants: [reduce2_sequential]}\n  - {<<: *d, variants: [vector_load_sum], dtypes: [int32]}\n")
+    written_out = tmp_path / "plain.yaml"
+    written_out.write_text("sweeps:\n  - {op: reduce, sizes: [1000, 4096], block_sizes: [256], variants: [reduce2_sequential]}\n"
+                           "  - {op: reduce, sizes: [1000, 4096], block_sizes: [256], variants: [vector_load_sum], dtypes: [int32]}\n")
+    a, b = load_config(shared), load_config(written_out)
+    assert [c.key for c in a.cases()] == [c.key for c in b.cases()] and len(a.cases()) == 4
+    a_resolved, b_resolved = a.resolved(), b.resolved()
+    assert a_resolved.pop("name") == "shared" and b_resolved.pop("name") == "plain" and a_resolved == b_resolved
+
+
+@pytest.mark.parametrize("key", ["y-defaults", "X-defaults", "defaults", "x_defaults"])
+def test_other_unknown_top_level_keys_are_still_refused_saying_where_shared_values_go(tmp_path, key):
+    line = _refused(tmp_path, f"{key}: 1\n" + SWEEP)
+    assert f"{key}: unknown key" in line and "starting with x- is ignored" in line, line
+
+
+def test_x_keys_are_top_level_only_a_sweep_keeps_its_own_keys(tmp_path):
+    line = _refused(tmp_path, "sweeps:\n  - {op: reduce, sizes: [1000], x-note: 1}\n")
+    assert "sweeps[0].x-note: unknown key" in line, line
