@@ -1,6 +1,7 @@
 """The command line's entry point: parse, load the plugins named with --plugin, dispatch to the
 command's handler. Bad input becomes one line and a non-zero exit (errors.py has the codes); so do
-Ctrl-C, a reader that closed its end of the pipe, and a path the system will not look up."""
+Ctrl-C, a reader that closed its end of the pipe (or a standard output closed from the start:
+cli/surroundings.py), and a path the system will not look up."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _quiet_ctrl_c_while_loading():
 
 _SIGINT_BEFORE = _quiet_ctrl_c_while_loading()
 try:
-    from primbench.cli import check, compare, gpus, info, profile, report, run
+    from primbench.cli import check, compare, gpus, info, profile, report, run, surroundings
     from primbench.cli.parser import parser
     from primbench.pathnames import escaped, refused
     from primbench.text_safety import printable
@@ -58,6 +59,7 @@ EXIT_CLOSED_PIPE = 141
 
 
 def main(argv: list[str] | None = None) -> int:
+    saved_stdout = surroundings.stand_in_for_a_closed_stdout()  # `>&-`: met as a closed pipe
     try:
         _escape_unprintable_names()
         code = _main(argv)
@@ -71,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:
             _end_interrupted()
         return EXIT_INTERRUPTED
+    finally:
+        surroundings.put_back(saved_stdout)
 
 
 def _end_interrupted() -> None:
@@ -132,20 +136,31 @@ def _main(argv) -> int:
     except SystemExit as exc:  # argparse: --help, or a usage error (its own line, exit 2)
         _flush_or_drop_stdout()
         if isinstance(exc.__context__, BrokenPipeError):  # rich meets a closed pipe with SystemExit(1): not a regression
-            return EXIT_OK if command in LISTINGS else EXIT_CLOSED_PIPE
+            return _reader_gone(command, exc.__context__)
         raise
     except UserError as exc:
         _say(str(exc))
         return exc.exit_code
-    except BrokenPipeError:
+    except BrokenPipeError as exc:
         _flush_or_drop_stdout()
-        return EXIT_OK if command in LISTINGS else EXIT_CLOSED_PIPE
+        return _reader_gone(command, exc)
     except OSError as exc:
+        if surroundings.is_closed_stdout(exc):  # a write Python made to descriptor 1 itself
+            _flush_or_drop_stdout()
+            return _reader_gone(command, surroundings.ClosedStandardOutput())
         line = refused(exc.filename, exc) if exc.filename is not None else None
         if line is None:
             raise
         _say(str(line))  # a name too long or a loop of links, met where no check named it first
         return EXIT_BAD_INPUT
+
+
+def _reader_gone(command, exc: BrokenPipeError) -> int:
+    """A closed pipe: quiet. A standard output closed from the start: one line saying so (nobody
+    read anything). Either way 0 for a listing, 141 for a command's product or verdict."""
+    if isinstance(exc, surroundings.ClosedStandardOutput):
+        _say(surroundings.CLOSED_LINE)
+    return EXIT_OK if command in LISTINGS else EXIT_CLOSED_PIPE
 
 
 def _say(text: str) -> None:
@@ -168,7 +183,7 @@ def _flush_or_drop_stdout() -> None:
     does not print "Exception ignored ... BrokenPipeError"."""
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, ValueError):
+    except (OSError, ValueError):  # a closed pipe, or a descriptor open for reading only (EBADF)
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())

@@ -46,8 +46,10 @@ def _vm_bytes() -> int:
     return 0
 
 
-def run_cli(argv: list[str], cwd: Path, out_dir: Path) -> Outcome:
-    """`primbench ARGV` in a forked child, in `cwd`, under the memory cap and the timeout."""
+def run_cli(argv: list[str], cwd: Path, out_dir: Path, in_child=None) -> Outcome:
+    """`primbench ARGV` in a forked child, in `cwd`, under the memory cap and the timeout;
+    `in_child()`, where given, changes the child's surroundings first (closes its stdout, deletes
+    its working folder, ...)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stdout_path, stderr_path = out_dir / "stdout", out_dir / "stderr"
     limit = _vm_bytes() + MEMORY_CAP_BYTES
@@ -62,6 +64,8 @@ def run_cli(argv: list[str], cwd: Path, out_dir: Path) -> Outcome:
             os.dup2(out.fileno(), 1)
             os.dup2(err.fileno(), 2)
             sys.stdout, sys.stderr = out, err
+            if in_child is not None:
+                in_child()
             from primbench.cli import main as cli_main
 
             try:
@@ -75,8 +79,9 @@ def run_cli(argv: list[str], cwd: Path, out_dir: Path) -> Outcome:
             code = 99
         finally:
             try:
-                sys.stdout.flush()
-                sys.stderr.flush()
+                for stream in (sys.stderr, sys.stdout):  # stdout may be None or closed (in_child)
+                    if stream is not None:
+                        stream.flush()
             finally:  # whatever happens, the child never returns into pytest
                 os._exit(code if isinstance(code, int) and 0 <= code < 256 else 99)
     return _wait(pid, started, stdout_path, stderr_path)

@@ -1,0 +1,100 @@
+"""The process's surroundings (issue 52, item 6): a standard output that is closed (`>&-`) or open
+for reading only. It is met as a closed pipe is: one line at most, never a traceback, never exit 1
+(a gate's regression) for a gate that found nothing."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import primbench.cli.main  # noqa: F401 (imported here once: each forked case then starts at once)
+import primbench.report.context  # noqa: F401
+from tests.hostile import harness
+from tests.hostile.corpus import GOOD_RUN
+
+REPO = Path(__file__).resolve().parents[2]
+CLOSED = 141  # as a closed pipe: the command's product or verdict never reached anyone
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    where = tmp_path / "case"
+    where.mkdir()
+    text = gzip.decompress(GOOD_RUN.read_bytes())
+    (where / "good.jsonl").write_bytes(text)
+    (where / "new.jsonl").write_bytes(text)
+    return where
+
+
+def _lines(outcome) -> list[str]:
+    return [line for line in outcome.stderr.splitlines() if line.strip()]
+
+
+def _assert_one_line(outcome, code: int, says: str) -> None:
+    where = f"exit {outcome.code}; stderr {outcome.stderr[-600:]!r}"
+    lines = _lines(outcome)
+    assert outcome.code == code and "Traceback" not in outcome.stderr + outcome.stdout, where
+    assert lines and lines[-1].startswith("primbench: ") and says in lines[-1], where
+    assert all(line.startswith("primbench: ") for line in lines), where  # progress lines, then the one
+
+
+# -- a closed standard output ----------------------------------------------------------------------
+def _close_stdout():
+    os.close(1)
+    sys.stdout = None  # what Python itself starts with where descriptor 1 is closed
+
+
+def _read_only_stdout():
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 1)  # `1</dev/null`: every write fails with EBADF
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False))
+
+
+COMMANDS = {  # argv, its exit with no reader: 0 for a listing, 141 for a product or a verdict
+    "list": (["list"], 0),
+    "run --dry-run": (["run", "progression", "--dry-run"], CLOSED),
+    "run --variant --dry-run": (["run", "--variant", "reduce/reduce2_sequential", "--dry-run"], CLOSED),
+    "export": (["export", "good.jsonl"], CLOSED),
+    "export -o -": (["export", "good.jsonl", "--format", "csv", "-o", "-"], CLOSED),
+    "check": (["check", "new.jsonl", "--baseline", "good.jsonl"], CLOSED),
+    "compare": (["compare", "good.jsonl", "new.jsonl"], CLOSED),
+    "report -o": (["report", "good.jsonl", "-o", "r.html"], CLOSED),
+}
+
+
+@pytest.mark.parametrize("stdout", [_close_stdout, _read_only_stdout], ids=["closed", "read-only"])
+@pytest.mark.parametrize("argv, code", COMMANDS.values(), ids=COMMANDS.keys())
+def test_a_closed_standard_output_is_one_line_and_the_exit_of_a_closed_pipe(folder, argv, code, stdout):
+    before = harness.fingerprint([folder / "good.jsonl", folder / "new.jsonl"])
+    outcome = harness.run_cli(argv, folder, folder.parent / "output", in_child=stdout)
+    _assert_one_line(outcome, code, "standard output is closed")
+    assert harness.fingerprint([folder / "good.jsonl", folder / "new.jsonl"]) == before
+
+
+def test_a_check_that_finds_a_regression_with_stdout_closed_is_still_not_a_pass(folder):
+    # Its table never reached anyone: 141, neither the 0 of a pass nor the 1 it would have printed.
+    from tests.run_copies import edited_copy, scale_samples
+
+    slowed = "reduce/reduce6_grid_stride_shuffle/float32/n=33554432/block=256/uniform"
+    edited_copy(folder / "good.jsonl", folder / "slow.jsonl", lambda record: scale_samples(record, slowed, 1.5))
+    printed = harness.run_cli(["check", "slow.jsonl", "--baseline", "good.jsonl"], folder, folder.parent / "printed")
+    assert printed.code == 1 and "SLOWER" in printed.stdout, printed.stderr[-600:]  # where it can print, a regression
+    outcome = harness.run_cli(["check", "slow.jsonl", "--baseline", "good.jsonl"], folder, folder.parent / "output",
+                              in_child=_close_stdout)
+    _assert_one_line(outcome, CLOSED, "standard output is closed")
+
+
+def test_the_console_script_started_with_stdout_closed_ends_in_one_line(folder):
+    # The real thing: Python starts with descriptor 1 closed, and flushes at exit.
+    started = {name: subprocess.Popen([sys.executable, "-m", "primbench", *argv], cwd=folder, stderr=subprocess.PIPE,
+                                      text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), preexec_fn=lambda: os.close(1))
+               for name, argv in (("list", ["list"]), ("check", ["check", "new.jsonl", "--baseline", "good.jsonl"]))}
+    for name, process in started.items():
+        _, err = process.communicate(timeout=60)
+        assert (process.returncode, err.count("\n")) == ({"list": 0, "check": CLOSED}[name], 1), f"{name}: {err[-600:]!r}"
+        assert err.startswith("primbench: standard output is closed") and "Exception ignored" not in err, err
