@@ -58,6 +58,15 @@ def _confirm_bounds(args) -> tuple[int, float]:
     return (DEFAULT_LIMIT if limit is None else limit), (DEFAULT_SECONDS if seconds is None else seconds)
 
 
+def _short_path(path) -> str:
+    """The run's path as the renew hint shows it: relative to the working folder where that is
+    shorter. A working folder that was deleted gives no relative path, and needs none."""
+    try:
+        return min(str(path), os.path.relpath(path), key=len)
+    except FileNotFoundError:
+        return str(path)
+
+
 def _notes(base, new, pairs, *, strict: bool, given_strict: bool) -> tuple[list[str], list[str]]:
     """(the warnings printed above the table, the lines that fail the gate under --strict): runs in
     the wrong order, another board, another protocol, a stale baseline, energy not gated, changed code."""
@@ -65,7 +74,7 @@ def _notes(base, new, pairs, *, strict: bool, given_strict: bool) -> tuple[list[
     from primbench.resources import command_hint
     from primbench.runfile import protocol
 
-    shown_path = min(str(new.path), os.path.relpath(new.path), key=len)
+    shown_path = _short_path(new.path)
     renew = command_hint(f"make baseline RUN={shown_path}", f"primbench baseline {shown_path}")
     stale = caveats.stale_baseline(pairs, new, renew)
     protocol_line = protocol.compare(base.header, new.header).line(renew)

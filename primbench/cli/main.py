@@ -139,7 +139,7 @@ def _main(argv) -> int:
             return _reader_gone(command, exc.__context__)
         raise
     except UserError as exc:
-        _say(str(exc))
+        _say(str(exc) + _working_folder_note())
         return exc.exit_code
     except BrokenPipeError as exc:
         _flush_or_drop_stdout()
@@ -148,10 +148,10 @@ def _main(argv) -> int:
         if surroundings.is_closed_stdout(exc):  # a write Python made to descriptor 1 itself
             _flush_or_drop_stdout()
             return _reader_gone(command, surroundings.ClosedStandardOutput())
-        line = refused(exc.filename, exc) if exc.filename is not None else None
+        line = refused(exc.filename, exc) if exc.filename is not None else surroundings.working_folder_problem()
         if line is None:
             raise
-        _say(str(line))  # a name too long or a loop of links, met where no check named it first
+        _say(str(line))  # a name too long, a loop of links, or a working folder gone, met where no check named it first
         return EXIT_BAD_INPUT
 
 
@@ -161,6 +161,13 @@ def _reader_gone(command, exc: BrokenPipeError) -> int:
     if isinstance(exc, surroundings.ClosedStandardOutput):
         _say(surroundings.CLOSED_LINE)
     return EXIT_OK if command in LISTINGS else EXIT_CLOSED_PIPE
+
+
+def _working_folder_note() -> str:
+    """Where the working folder is gone, any refusal may stem from it (a relative name looked up
+    there): the line says so."""
+    problem = surroundings.working_folder_problem()
+    return f" (note: {problem})" if problem else ""
 
 
 def _say(text: str) -> None:

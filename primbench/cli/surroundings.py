@@ -1,5 +1,5 @@
 """What the command line finds around it that no argument names: a standard output that is closed
-(`primbench check ... >&-`).
+(`primbench check ... >&-`), and a working folder that was deleted under the shell that started it.
 
 A closed standard output is met as a closed pipe is: the reader has gone, here before the first
 line. Python starts with sys.stdout None where descriptor 1 is closed (print() then drops every
@@ -17,6 +17,7 @@ import sys
 
 CLOSED_LINE = ("standard output is closed (>&-) or takes no writes, so nothing this command prints can be read; "
                "send it to /dev/null or a file instead")
+DELETED_LINE = "the working folder was deleted: cd to an existing folder"
 
 
 class ClosedStandardOutput(BrokenPipeError):
@@ -81,3 +82,14 @@ def is_closed_stdout(exc: OSError) -> bool:
     """An EBADF from writing standard output (a stream that was not replaced, or a flush at the end)."""
     return exc.errno == errno.EBADF and exc.filename is None and _refuses_writes(1)
 
+
+def working_folder_problem() -> str | None:
+    """The line for a working folder the system cannot give (deleted, or one it cannot name),
+    where a command's relative paths would be looked up; None where it is fine."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return DELETED_LINE
+    except OSError as exc:
+        return f"the working folder cannot be read ({exc.strerror}): cd to another folder"
+    return None

@@ -23,10 +23,16 @@ class Source:
                  folder: Path | None = None):
         self.label = label
         self.lines = lines or {}
-        self.folder = folder or Path.cwd()  # what relative paths in it (plugins) are relative to
+        self._folder = folder
         # A run header's sweeps list every variant by name, globs expanded: which of them the user
         # named (and so must fit the sweep) is recorded beside them, by sweep index.
         self.recorded_explicit = recorded_explicit
+
+    @property
+    def folder(self) -> Path:
+        """What relative paths in it (plugins) are relative to: its file's folder, else the working
+        folder, asked only then (an option's text needs none, and the working folder may be gone)."""
+        return self._folder or Path.cwd()
 
     def error(self, path: tuple, message: str) -> ConfigError:
         where = self.label

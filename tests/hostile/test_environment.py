@@ -1,6 +1,7 @@
 """The process's surroundings (issue 52, item 6): a standard output that is closed (`>&-`) or open
-for reading only. It is met as a closed pipe is: one line at most, never a traceback, never exit 1
-(a gate's regression) for a gate that found nothing."""
+for reading only, and a working folder deleted under the shell. Each is met as a closed pipe is:
+one line at most, never a traceback, never exit 1 (a gate's regression) for a gate that found
+nothing; a command that needs no working folder works without one."""
 
 from __future__ import annotations
 
@@ -98,3 +99,44 @@ def test_the_console_script_started_with_stdout_closed_ends_in_one_line(folder):
         _, err = process.communicate(timeout=60)
         assert (process.returncode, err.count("\n")) == ({"list": 0, "check": CLOSED}[name], 1), f"{name}: {err[-600:]!r}"
         assert err.startswith("primbench: standard output is closed") and "Exception ignored" not in err, err
+
+
+# -- a working folder that was deleted ----------------------------------------------------------------
+def _delete_the_working_folder():
+    os.rmdir(os.getcwd())
+
+
+@pytest.fixture
+def gone(folder) -> Path:
+    """An empty folder to start in, which the child deletes before the command (as `rm -r` from
+    another shell would); the runs are in `folder`, named by absolute paths."""
+    where = folder.parent / "gone"
+    where.mkdir()
+    return where
+
+
+def _in_a_deleted_folder(argv, gone: Path):
+    return harness.run_cli(argv, gone, gone.parent / "output", in_child=_delete_the_working_folder)
+
+
+def test_commands_that_need_no_working_folder_work_in_a_deleted_one(folder, gone):
+    good, new = str(folder / "good.jsonl"), str(folder / "new.jsonl")
+    for argv, shows in ((["run", "--variant", "reduce/reduce2_sequential", "--dry-run"], "cases in 1 sweeps"),
+                        (["check", new, "--baseline", good], "check: 0 regression(s)"), (["compare", good, new], "reduce"),
+                        (["export", good], "key"), (["list"], "reduce2_sequential"),
+                        (["run", str(REPO / "configs" / "progression.yaml"), "--dry-run"], "20 cases")):
+        outcome = _in_a_deleted_folder(argv, gone)
+        assert outcome.code == 0 and outcome.stderr == "" and shows in outcome.stdout, f"{argv}: {outcome.stderr[-600:]!r}"
+        gone.mkdir()
+
+
+@pytest.mark.parametrize("argv", [
+    ["report", "good.jsonl"], ["export", "good.jsonl"], ["report", "{good}", "-o", "r.html"], ["run", "mine.yaml", "--dry-run"],
+    ["publish", "{good}", "-o", "site"], ["export", "{good}", "-o", "x.csv"], ["compare", "{good}", "{good}", "--html", "c.html"],
+    ["baseline", "{good}"], ["check", "new.jsonl", "--baseline", "{good}"], ["run", "--variant", "reduce/*", "--plugin", "p.py"],
+], ids=lambda argv: " ".join(a.replace("{good}", "ABS") for a in argv))
+def test_a_relative_path_in_a_deleted_working_folder_is_one_line_saying_so(folder, gone, argv):
+    before = harness.fingerprint([folder])
+    outcome = _in_a_deleted_folder([a.replace("{good}", str(folder / "good.jsonl")) for a in argv], gone)
+    _assert_one_line(outcome, 2, "the working folder was deleted: cd to an existing folder")
+    assert len(_lines(outcome)) == 1 and harness.fingerprint([folder]) == before
