@@ -72,13 +72,15 @@ def refuse_standard_output(flag: str, path, why: str) -> None:
         raise UserError(f"{flag} -: {why}; give a file name (./- for a file named '-')")
 
 
-def check_writable(path) -> None:
-    """Refuse, before any work, an output path that is a folder, whose parent is a file, or whose
-    folder this user may not write into."""
+def check_writable(path, *, longest_name: int = 0) -> None:
+    """Refuse, before any work, an output path that is a folder, whose parent is a file, whose
+    folder this user may not write into, or whose full path is too long to write (`longest_name`:
+    the longest name to be written beside it, for a folder of pages)."""
     if path is None or _writes_in_place(path):
         return
     text = os.fspath(path)
     path = Path(path)
+    _refuse_a_path_too_long(path, longest_name)
     kind = kind_of(path)
     if kind == FOLDER:
         raise UserError(f"{shown(path)}: is a folder; give a file name")
@@ -96,6 +98,30 @@ def check_writable(path) -> None:
     if folder is not None and not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
         raise UserError(f"{shown(path)}: cannot write it ({shown(folder)} is not a folder this user may write into); "
                         "choose a folder you can write to")
+
+
+# The temporary file beside a target: "." + 40 bytes of its name + "." + 8 random + ".tmp".
+_TEMPORARY_NAME_BYTES = 54
+
+
+def _refuse_a_path_too_long(path: Path, longest_name: int) -> None:
+    """A relative output is written under the working folder's full path (through a temporary file
+    renamed into place, with the links resolved): from a folder nested deeper than the system's
+    4096 bytes a path, that write fails. Refused now, not after the work."""
+    limit = _path_limit()
+    folder = os.fsencode(os.path.realpath(path.parent))  # a working folder gone: the CLI's own one line
+    name = max(len(os.fsencode(path.name)), longest_name, _TEMPORARY_NAME_BYTES)
+    if len(folder) + 1 + name >= limit:
+        nested = " (the working folder is nested that deep)" if not path.is_absolute() else ""
+        raise UserError(f"{shown(path)}: cannot write it: its folder's full path is {len(folder):,} bytes, and the system "
+                        f"takes at most {limit} a path{nested}; give a path in a folder nearer the root")
+
+
+def _path_limit() -> int:
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 4096
 
 
 def _umask() -> int:

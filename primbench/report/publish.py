@@ -33,6 +33,7 @@ INDEX = "index.html"
 PLAIN_NAME = re.compile(r"[a-z0-9_-][a-z0-9._-]{0,79}")
 HASHED_NAME = re.compile(r"--[0-9a-f]{10}$")
 PREFIX_CHARS = 40
+PAGE_NAME_CHARS = 80  # the longest page name, plain (PLAIN_NAME) or hashed (PREFIX_CHARS, "--" and 10 hex digits)
 # Names Windows keeps for devices, whatever the extension: a site copied there must still open.
 WINDOWS_DEVICES = {"con", "prn", "aux", "nul", *(f"{port}{i}" for port in ("com", "lpt") for i in range(1, 10))}
 
@@ -90,7 +91,8 @@ def publish(paths, out_dir) -> Path:
 
     out_dir = Path(out_dir)
     check_writable(out_dir / INDEX)  # a bad output is one line, before any progress line
-    check_writable(out_dir / "runs" / INDEX)  # and the run pages' folder, which may refuse on its own
+    # and the run pages' folder, which may refuse on its own, or be too deep for the longest page name
+    check_writable(out_dir / "runs" / INDEX, longest_name=len(f"{'x' * PAGE_NAME_CHARS}.html"))
     cache, digests = PageCache(out_dir), DigestCache(out_dir)
     entries, skipped = _entries(paths, digests)
     for line in skipped:

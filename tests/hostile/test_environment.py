@@ -1,7 +1,7 @@
 """The process's surroundings (issue 52, item 6): a standard output that is closed (`>&-`) or open
-for reading only, and a working folder deleted under the shell. Each is met as a closed pipe is:
-one line at most, never a traceback, never exit 1 (a gate's regression) for a gate that found
-nothing; a command that needs no working folder works without one."""
+for reading only, a working folder deleted under the shell, and one nested deeper than a path may
+be. Each is met as a closed pipe is: one line at most, never a traceback, never exit 1 (a gate's
+regression) for a gate that found nothing, and nothing written where it could not be finished."""
 
 from __future__ import annotations
 
@@ -140,3 +140,47 @@ def test_a_relative_path_in_a_deleted_working_folder_is_one_line_saying_so(folde
     outcome = _in_a_deleted_folder([a.replace("{good}", str(folder / "good.jsonl")) for a in argv], gone)
     _assert_one_line(outcome, 2, "the working folder was deleted: cd to an existing folder")
     assert len(_lines(outcome)) == 1 and harness.fingerprint([folder]) == before
+
+
+# -- a working folder nested deeper than a path may be ----------------------------------------------------
+@pytest.fixture
+def deep(folder):
+    """A descriptor of a folder nested 5,000 bytes below `folder` (a path past the 4,096 the system
+    takes: made and entered one level at a time), holding good.jsonl; the child starts in it."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(25):
+        os.mkdir("d" * 200, dir_fd=fd)
+        inner = os.open("d" * 200, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    run = os.open("good.jsonl", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+    os.write(run, (folder / "good.jsonl").read_bytes())
+    os.close(run)
+    yield fd
+    os.close(fd)
+
+
+def _in_the_deep_folder(argv, folder: Path, deep_fd: int):
+    return harness.run_cli(argv, folder, folder.parent / "output", in_child=lambda: os.fchdir(deep_fd))
+
+
+def _deep_listing(deep_fd: int) -> list[str]:
+    return sorted(os.listdir(deep_fd))
+
+
+@pytest.mark.parametrize("argv", [
+    ["report", "good.jsonl", "-o", "r.html"], ["report", "good.jsonl"], ["export", "good.jsonl", "-o", "x.csv"],
+    ["check", "good.jsonl", "--baseline", "good.jsonl", "--junit", "j.xml"], ["compare", "good.jsonl", "good.jsonl", "--html", "c.html"],
+    ["publish", "good.jsonl", "-o", "site"], ["baseline", "good.jsonl"],
+], ids=" ".join)
+def test_a_relative_output_in_a_folder_too_deep_for_a_path_is_refused_before_any_work(folder, deep, argv):
+    outcome = _in_the_deep_folder(argv, folder, deep)
+    _assert_one_line(outcome, 2, "the system takes at most 4096 a path (the working folder is nested that deep)")
+    assert len(_lines(outcome)) == 1 and _deep_listing(deep) == ["good.jsonl"]  # no progress line, no page, no temporary file
+
+
+def test_reading_and_listing_in_a_folder_too_deep_for_a_path_still_work(folder, deep):
+    for argv in (["check", "good.jsonl", "--baseline", "good.jsonl"], ["export", "good.jsonl"],
+                 ["run", "--variant", "reduce/reduce2_sequential", "--dry-run"]):
+        outcome = _in_the_deep_folder(argv, folder, deep)
+        assert outcome.code == 0 and outcome.stderr == "", f"{argv}: {outcome.stderr[-600:]!r}"
