@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.debian_tools import debian_tool, start_install, why_not
+from tests.debian_tools import ASK, debian_tool, start_install, why_not
 from tests.e2e import browser
 
 start_install("chromium", "chromium")  # at collection: the install overlaps the rest of the suite
@@ -12,5 +12,5 @@ start_install("chromium", "chromium")  # at collection: the install overlaps the
 def chromium():
     found = browser.chromium() or debian_tool("chromium", "chromium")
     if found is None:
-        pytest.skip(f"no chromium, and it cannot be installed here ({why_not('chromium')}): apt-get install chromium")
+        pytest.skip(f"no chromium: install Debian's chromium, or run with {ASK}=1 as root ({why_not('chromium')})")
     return found

@@ -3,8 +3,9 @@
 does not scroll sideways and no element clips or scrolls its content sideways, <details> opened),
 every image decodes. A screenshot of each is kept under test-artifacts/.
 
-Chromium is Debian's: tests/debian_tools.py installs it where it is missing and the tests run as
-root with apt (as CI does); the tests skip, saying why, only where it cannot be had."""
+Chromium is Debian's: tests/debian_tools.py installs it where it is missing, the tests run as root
+with apt, and the run is CI's (CI=true) or asked for it (PRIMBENCH_INSTALL_TEST_TOOLS=1); elsewhere
+the tests skip in one line saying how to get it."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ import pytest
 from primbench.compare import verdicts
 from primbench.runfile.io import load_run
 from primbench.runfile.records import RunHeader
-from tests.debian_tools import debian_tool
+from tests.debian_tools import ASK, debian_tool, why_not
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
 
 REPO = Path(__file__).resolve().parents[2]
@@ -171,7 +171,7 @@ def test_a_changed_kernel_10_percent_slower_fails_the_check_with_its_interval(ne
 def test_the_junit_file_validates_against_surefires_schema(newest_run, tmp_path, bench):
     xmllint = debian_tool("xmllint", "libxml2-utils")
     if xmllint is None:
-        pytest.skip("no xmllint here: install Debian's libxml2-utils (apt-get install libxml2-utils)")
+        pytest.skip(f"no xmllint: install Debian's libxml2-utils, or run with {ASK}=1 as root ({why_not('libxml2-utils')})")
     schema = REPO / "tests" / "data" / "xsd" / "surefire-test-report-3.0.xsd"
     new = edited_copy(newest_run, tmp_path / "new.jsonl", _changed_and_slower())
     bench("check", "--baseline", str(newest_run), str(new), "--junit", str(tmp_path / "j.xml"))
