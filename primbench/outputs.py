@@ -5,7 +5,10 @@ the raw samples); a write to a file is whole or absent: it goes to a temporary f
 target and is renamed into place, so an interrupted or failed write leaves nothing half-written;
 and what is not a file (a FIFO, a terminal, /dev/null, /dev/stdout, a shell's `>(cmd)`) is written
 where it is, as a stream, and never replaced: renaming a file over /dev/stdout would turn the
-machine's /dev/stdout into a regular file, and the output would reach no reader.
+machine's /dev/stdout into a regular file, and the output would reach no reader. Those rules are for
+the outputs a user names; inside a folder of primbench's own (a published site), the names are its
+own, and whatever sits at one, a link included, is replaced and never written through
+(write_own_file).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import time
 from pathlib import Path
 
 from primbench.errors import UserError
-from primbench.pathnames import FOLDER, SPECIAL, exists, is_dir, kind_of, shown, status
+from primbench.pathnames import FILE, FOLDER, SPECIAL, exists, is_dir, kind_of, shown, status
 
 STANDARD_OUTPUT = "-"  # `-o -`: where a command's output may go to standard output
 READER_WAIT_S = 5.0  # a FIFO nobody reads yet: how long to wait for its reader before saying so
@@ -72,16 +75,17 @@ def refuse_standard_output(flag: str, path, why: str) -> None:
         raise UserError(f"{flag} -: {why}; give a file name (./- for a file named '-')")
 
 
-def check_writable(path, *, longest_name: int = 0) -> None:
+def check_writable(path, *, longest_name: int = 0, follow_links: bool = True) -> None:
     """Refuse, before any work, an output path that is a folder, whose parent is a file, whose
     folder this user may not write into, or whose full path is too long to write (`longest_name`:
-    the longest name to be written beside it, for a folder of pages)."""
-    if path is None or _writes_in_place(path):
+    the longest name to be written beside it, for a folder of pages). `follow_links=False`: for
+    write_own_file, which replaces what it finds at the name, a link or a FIFO included."""
+    if path is None or (follow_links and _writes_in_place(path)):
         return
     text = os.fspath(path)
     path = Path(path)
     _refuse_a_path_too_long(path, longest_name)
-    kind = kind_of(path)
+    kind = _kind_here(path) if not follow_links else kind_of(path)
     if kind == FOLDER:
         raise UserError(f"{shown(path)}: is a folder; give a file name")
     if kind is None and text.endswith(os.sep):  # Path() drops the '/': the file would be written as the folder's name
@@ -92,7 +96,7 @@ def check_writable(path, *, longest_name: int = 0) -> None:
     # The temporary file goes into the folder the file (a link: the file it names) lies in, or into
     # the nearest folder there is, if folders are to be made: asked now, a folder that refuses is one
     # line before any work, not a line after the progress lines.
-    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
+    target = Path(os.path.realpath(path)) if follow_links and os.path.islink(path) else path
     folder = next((p for p in target.parents if exists(p)), None)
     effective = os.access in os.supports_effective_ids  # a set-user-ID run: the user it runs as
     if folder is not None and not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
@@ -122,6 +126,11 @@ def _path_limit() -> int:
         return os.pathconf("/", "PC_PATH_MAX")
     except (OSError, ValueError, AttributeError):
         return 4096
+
+
+def _kind_here(path: Path) -> str | None:
+    """kind_of for the name itself: a link is not followed (FILE: it is replaced as a file is)."""
+    return FILE if os.path.islink(path) else kind_of(path)
 
 
 def _umask() -> int:
@@ -183,7 +192,23 @@ def write_atomically(path, data: str | bytes) -> Path:
         return Path(path)
     check_writable(path)
     path = Path(path)
-    target = Path(os.path.realpath(path))  # a link stays a link; the file it names gets the new text
+    _replace(Path(os.path.realpath(path)), payload, path)  # a link stays a link; the file it names gets the new text
+    return path
+
+
+def write_own_file(path, data: str | bytes) -> Path:
+    """Write `data` to a name primbench chose itself inside a folder of its own (a site's pages and
+    caches): whatever is found at that name (a file, a link, a FIFO) is replaced by a regular file,
+    never written through. A link planted in a site folder would otherwise take the page, or the
+    cache, to a file anywhere else. The rule that a special file is written in place is for the
+    outputs a user names (-o /dev/stdout), and a user names no file inside a site."""
+    check_writable(path, follow_links=False)
+    _replace(Path(path), encoded(data), Path(path))
+    return Path(path)
+
+
+def _replace(target: Path, payload: bytes, path: Path) -> None:
+    """`payload` into a temporary file beside `target`, renamed over it (`path`: what the user named)."""
     temporary = None
     try:
         with _signals_held():
@@ -201,7 +226,6 @@ def write_atomically(path, data: str | bytes) -> Path:
                     os.unlink(temporary)
     except OSError as exc:
         raise UserError(f"{shown(path)}: cannot write it ({exc.strerror or exc}); choose a folder you can write to") from None
-    return path
 
 
 @contextlib.contextmanager

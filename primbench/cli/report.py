@@ -75,7 +75,7 @@ def cmd_publish(args) -> int:
     out = Path(args.output)
     if exists(out) and not is_dir(out):
         raise UserError(f"{shown(out)}: is a file; give a folder for the site")
-    check_writable(out / "index.html")
+    check_writable(out / "index.html", follow_links=False)  # publish replaces what is there, a link too
     runs = runs_of(args.folder)
     refuse_overwriting_inputs([out], runs)
     print(f"site: {publish(runs, out)}")

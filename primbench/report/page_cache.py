@@ -14,7 +14,7 @@ from pathlib import Path
 
 from primbench import __version__, progress
 from primbench.errors import UserError
-from primbench.outputs import write_atomically
+from primbench.outputs import write_own_file
 from primbench.resources import PUBLISHED_FIGURES, TEMPLATE_DIR
 
 CACHE_NAME = ".primbench-pages.json"
@@ -50,9 +50,10 @@ def page_key(run_path) -> str:
 
 def read_cache_file(path: Path):
     """The JSON a publish cache file holds; None when there is none to read: missing, a folder or
-    anything but a plain file (a FIFO would block the read), unreadable, not UTF-8, not JSON."""
+    anything but a plain file (a FIFO would block the read; a link is not one publish wrote, and
+    is replaced at the next save), unreadable, not UTF-8, not JSON."""
     try:
-        if not path.is_file():
+        if path.is_symlink() or not path.is_file():
             return None
         return json.loads(path.read_bytes().decode("utf-8"))
     except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
@@ -60,10 +61,11 @@ def read_cache_file(path: Path):
 
 
 def save_cache_file(path: Path, text: str) -> None:
-    """Write a publish cache; one that cannot be written (a folder in its place, a full disk) costs
-    the next publish a full read, so it is a warning, not a failed publish."""
+    """Write a publish cache, replacing whatever is at its name (a link is replaced, never written
+    through); one that cannot be written (a folder in its place, a full disk) costs the next
+    publish a full read, so it is a warning, not a failed publish."""
     try:
-        write_atomically(path, text)
+        write_own_file(path, text)
     except UserError as exc:
         progress.say(f"warning: {exc}; the site is published, but the next publish reads every run again")
 
@@ -77,8 +79,9 @@ class PageCache:
         self.keys = {k: v for k, v in loaded.items() if isinstance(v, str)} if isinstance(loaded, dict) else {}
 
     def fresh(self, page: Path, key: str) -> bool:
-        """Whether `page` exists and was rendered from `key`."""
-        return page.is_file() and self.keys.get(page.name) == key
+        """Whether `page` exists, as the file publish wrote (not a link put in its place), and was
+        rendered from `key`."""
+        return not page.is_symlink() and page.is_file() and self.keys.get(page.name) == key
 
     def record(self, page: Path, key: str) -> None:
         self.keys[page.name] = key

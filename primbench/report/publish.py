@@ -14,13 +14,16 @@ shared pages need of it) is missing or was made from other bytes or other code. 
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
 
 from primbench import progress
 from primbench.errors import UserError
+from primbench.pathnames import shown
 from primbench.report.page_cache import PageCache, page_key
 from primbench.report.site_digest import DigestCache, digest
 from primbench.runfile.io import RunFileError, gpu_slug, load_run, run_stem
@@ -84,15 +87,20 @@ def _started(entry: _Entry) -> str:
 
 def publish(paths, out_dir) -> Path:
     """Write the site for every run of `paths` (run files, or folders of them) into `out_dir`; return
-    the index page's path."""
+    the index page's path.
+
+    Every name inside `out_dir` is publish's own: a page or cache is written over whatever is there
+    (a link planted in the site is replaced, never written through: outputs.write_own_file), and a
+    runs/ that is a link is refused, as the pages would land wherever it points."""
     from primbench.outputs import check_writable
     from primbench.report.formats import annotated_frame
     from primbench.report.render import story_published, write_page, write_report
 
     out_dir = Path(out_dir)
-    check_writable(out_dir / INDEX)  # a bad output is one line, before any progress line
+    _refuse_a_linked_runs_folder(out_dir)
+    check_writable(out_dir / INDEX, follow_links=False)  # a bad output is one line, before any progress line
     # and the run pages' folder, which may refuse on its own, or be too deep for the longest page name
-    check_writable(out_dir / "runs" / INDEX, longest_name=len(f"{'x' * PAGE_NAME_CHARS}.html"))
+    check_writable(out_dir / "runs" / INDEX, longest_name=len(f"{'x' * PAGE_NAME_CHARS}.html"), follow_links=False)
     cache, digests = PageCache(out_dir), DigestCache(out_dir)
     entries, skipped = _entries(paths, digests)
     for line in skipped:
@@ -112,15 +120,22 @@ def publish(paths, out_dir) -> Path:
         if not fresh:  # a page is rendered again only when its run or the code changed
             rendered += 1
             progress.say(f"rendering {page} ({rendered})")
-            write_report(entry.run, out_dir / page, published, frame, index_href=f"../{INDEX}")
+            write_report(entry.run, out_dir / page, published, frame, index_href=f"../{INDEX}", in_site=True)
             cache.record(out_dir / page, entry.key)
         entry.run = None  # a year of runs is not held in memory at once
     progress.say(f"{rendered} report(s) rendered, {len(entries) - rendered} unchanged; drawing the history")
-    _shared_pages(out_dir, [e.digest for e in entries], write_page)
+    _shared_pages(out_dir, [e.digest for e in entries], functools.partial(write_page, in_site=True))
     cache.save([out_dir / e.digest["page"] for e in entries])
     digests.save({e.key: {k: v for k, v in e.digest.items() if k != "source"} for e in entries})
     return write_page(INDEX + ".j2", out_dir / INDEX, groups=_groups(entries), skipped=skipped, total=len(entries),
-                      index_href=None)
+                      index_href=None, in_site=True)
+
+
+def _refuse_a_linked_runs_folder(out_dir: Path) -> None:
+    runs = out_dir / "runs"
+    if runs.is_symlink():
+        raise UserError(f"{shown(runs)}: is a link (to {shown(os.readlink(runs))[:120]}), and the run pages would be "
+                        "written wherever it points; remove it, publish makes its own runs/ folder")
 
 
 def _shared_pages(out_dir: Path, all_digests: list[dict], write_page) -> None:

@@ -10,7 +10,7 @@ import functools
 from pathlib import Path
 
 from primbench import ops
-from primbench.outputs import write_atomically
+from primbench.outputs import write_atomically, write_own_file
 from primbench.report import formats
 from primbench.resources import TEMPLATE_DIR
 from primbench.runfile.io import load_run
@@ -39,12 +39,12 @@ def story_published(published_path=None) -> list:
     return [r for r in load_published(published_path) if ops.story_op({r.op}) == r.op]
 
 
-def write_report(run, out_path, published=(), frame=None, index_href: str | None = None) -> Path:
+def write_report(run, out_path, published=(), frame=None, index_href: str | None = None, in_site: bool = False) -> Path:
     """Write the report of an already loaded run to `out_path` (`frame`: its annotated case frame,
     where the caller has it already; `index_href`: the site's index, on a published site)."""
     from primbench.report.context import build_context
 
-    return write_page(REPORT_TEMPLATE, out_path, index_href=index_href, **build_context(run, published, frame))
+    return write_page(REPORT_TEMPLATE, out_path, index_href=index_href, in_site=in_site, **build_context(run, published, frame))
 
 
 def render_page(template: str, **context) -> str:
@@ -57,11 +57,12 @@ def render_page(template: str, **context) -> str:
     return _environment().get_template(template).render(css=css, table_script=script, **context)
 
 
-def write_page(template: str, out_path, **context) -> Path:
-    """Render a page and write it to `out_path` (folders created); return the path."""
+def write_page(template: str, out_path, *, in_site: bool = False, **context) -> Path:
+    """Render a page and write it to `out_path` (folders created); return the path. `in_site`: a
+    page of a published site, whose name is publish's own: what is there is replaced, a link too."""
     out_path = Path(out_path)
     # A lone surrogate in run-file text (which autoescape leaves be) would fail UTF-8: U+FFFD instead.
-    write_atomically(out_path, encodable(render_page(template, **context)))
+    (write_own_file if in_site else write_atomically)(out_path, encodable(render_page(template, **context)))
     return out_path
 
 
