@@ -76,9 +76,10 @@ def cmd_publish(args) -> int:
     if exists(out) and not is_dir(out):
         raise UserError(f"{shown(out)}: is a file; give a folder for the site")
     check_writable(out / "index.html", follow_links=False)  # publish replaces what is there, a link too
-    runs = runs_of(args.folder)
+    unnamable: list[str] = []  # run files whose names no page can show: skipped, each named in a line
+    runs = runs_of(args.folder, unnamable)
     refuse_overwriting_inputs([out], runs)
-    print(f"site: {publish(runs, out)}")
+    print(f"site: {publish(runs, out, unnamable)}")
     return EXIT_OK
 
 

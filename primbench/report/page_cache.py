@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from primbench import __version__, progress
@@ -43,9 +44,10 @@ def code_fingerprint() -> str:
 
 
 def page_key(run_path) -> str:
-    """The run's key: its bytes and its file name (the page shows the name), and the code's."""
+    """The run's key: its bytes and its file name (the page shows the name), and the code's. The
+    name as the system's bytes: one that is not UTF-8 has no str.encode()."""
     run_path = Path(run_path)
-    return hashlib.sha256(code_fingerprint().encode() + run_path.name.encode() + b"\0" + run_path.read_bytes()).hexdigest()
+    return hashlib.sha256(code_fingerprint().encode() + os.fsencode(run_path.name) + b"\0" + run_path.read_bytes()).hexdigest()
 
 
 def read_cache_file(path: Path):

@@ -49,11 +49,12 @@ class _Entry:
         self.run_id = digest_["id"] if digest_ else run.header.run_id or run_stem(path)
 
 
-def _entries(paths, digests: DigestCache) -> tuple[list[_Entry], list[str]]:
+def _entries(paths, digests: DigestCache, skipped: list[str]) -> tuple[list[_Entry], list[str]]:
     """Every readable run of the run files `paths`, each run once (by run id), oldest first, with
-    its digest where the cache has one (else the run, read); and the reasons of unreadable files."""
+    its digest where the cache has one (else the run, read); and the reasons of unreadable files,
+    after those in `skipped` already."""
     files = [Path(p) for p in paths]
-    chosen, skipped = {}, []
+    chosen = {}
     for path in files:
         try:
             key = page_key(path)
@@ -76,7 +77,7 @@ def _entries(paths, digests: DigestCache) -> tuple[list[_Entry], list[str]]:
         if run_id not in chosen or is_kept_copy(chosen[run_id].path):  # keep the copy that is not a baseline or reference
             chosen[run_id] = entry
     if not chosen:
-        where = ", ".join(map(str, files))[:200]
+        where = ", ".join(map(str, files))[:200] or "the folders given"
         raise UserError(f"{where}: no readable run files (*.jsonl, *.jsonl.gz)" + (f"; unreadable: {skipped[0]}" if skipped else ""))
     return sorted(chosen.values(), key=lambda e: _started(e)), skipped
 
@@ -85,9 +86,10 @@ def _started(entry: _Entry) -> str:
     return str((entry.digest["started"] if entry.digest else entry.run.header.started) or "")
 
 
-def publish(paths, out_dir) -> Path:
+def publish(paths, out_dir, skipped_names=()) -> Path:
     """Write the site for every run of `paths` (run files, or folders of them) into `out_dir`; return
-    the index page's path.
+    the index page's path. `skipped_names`: the lines for run files found with names no page can
+    show (runfile/locations.py), skipped as unreadable files are.
 
     Every name inside `out_dir` is publish's own: a page or cache is written over whatever is there
     (a link planted in the site is replaced, never written through: outputs.write_own_file), and a
@@ -102,7 +104,7 @@ def publish(paths, out_dir) -> Path:
     # and the run pages' folder, which may refuse on its own, or be too deep for the longest page name
     check_writable(out_dir / "runs" / INDEX, longest_name=len(f"{'x' * PAGE_NAME_CHARS}.html"), follow_links=False)
     cache, digests = PageCache(out_dir), DigestCache(out_dir)
-    entries, skipped = _entries(paths, digests)
+    entries, skipped = _entries(paths, digests, list(skipped_names))
     for line in skipped:
         progress.say(f"skipped {line}")
     progress.say(f"publishing {len(entries)} run(s) into {out_dir}")

@@ -32,44 +32,56 @@ def is_kept_copy(path) -> bool:
     return bool({BASELINE_DIR.name, REFERENCE_DIR.name} & set(Path(path).parent.parts))
 
 
-def _in_start_order(paths) -> list[Path]:
+def _in_start_order(paths, unnamable: list | None) -> list[Path]:
     # Run names start with their UTC start time; the full path breaks ties between copies.
     found = sorted((Path(p) for p in paths if is_run_file(p) and Path(p).is_file()), key=lambda p: (p.name, str(p)))
+    kept = []
     for path in found:
-        _refuse_an_unprintable_name(path)
-    return found
+        problem = _unprintable_name(path)
+        if problem is not None and unnamable is None:
+            raise UserError(problem)
+        if problem is not None:
+            unnamable.append(problem)
+        else:
+            kept.append(path)
+    return kept
 
 
-def _refuse_an_unprintable_name(path: Path) -> None:
+def _unprintable_name(path: Path) -> str | None:
     """A name found by a walk, not typed by the user, reaches error lines and reports: one with a
     control character (an escape sequence) or bytes that are not UTF-8 is refused, shown escaped."""
     text = str(path)
     if printable(text) != text:  # shown: bytes that are not UTF-8 as \xNN; printable: controls as \x1b
-        raise UserError(f"{printable(shown(path))}: a run file whose name holds control characters or bytes that "
-                        "are not UTF-8; rename it (or move it out of the folder)")
+        return (f"{printable(shown(path))}: a run file whose name holds control characters or bytes that "
+                "are not UTF-8; rename it (or move it out of the folder)")
+    return None
 
 
-def runs_in(argument) -> list[Path]:
+def runs_in(argument, unnamable: list | None = None) -> list[Path]:
     """The run files an argument names: a file as it is, every run file under a folder (at any
-    depth), or a glob's matches; in start order. Nothing found is an error naming the argument."""
+    depth), or a glob's matches; in start order. Nothing found is an error naming the argument.
+    A file found with a name no line can show is an error too, or, given `unnamable` (publish: one
+    such file among a year of runs must not stop the site), its line is added there and it is left out."""
     text = str(argument)
     path = Path(text)
     if is_dir(path):  # a name too long to look up is one line here, before anything opens it
-        found = _in_start_order(path.rglob("*"))
-        if not found:
+        before = len(unnamable or ())
+        found = _in_start_order(path.rglob("*"), unnamable)
+        if not found and len(unnamable or ()) == before:  # none at all, not only names left out
             raise UserError(f"{shown(text)}: a folder with no run files (*.jsonl, *.jsonl.gz) in it")
         return found
     if any(ch in text for ch in GLOB_CHARACTERS) and not exists(path):
-        found = _in_start_order(glob.glob(text, recursive=True))
-        if not found:
+        before = len(unnamable or ())
+        found = _in_start_order(glob.glob(text, recursive=True), unnamable)
+        if not found and len(unnamable or ()) == before:
             raise UserError(f"{shown(text)[:200]}: the pattern matches no run file (*.jsonl, *.jsonl.gz)")
         return found
     return [path]  # load_run says what is wrong with it, if anything
 
 
-def runs_of(arguments) -> list[Path]:
-    """Every run file the arguments name, in order, each once."""
-    return list(dict.fromkeys(p for argument in arguments for p in runs_in(argument)))
+def runs_of(arguments, unnamable: list | None = None) -> list[Path]:
+    """Every run file the arguments name, in order, each once (`unnamable`: as runs_in takes it)."""
+    return list(dict.fromkeys(p for argument in arguments for p in runs_in(argument, unnamable)))
 
 
 def newest_run_in(argument) -> Path:

@@ -1,7 +1,9 @@
-"""publish in a site folder someone else can write to (issue 52, Outputs). Every name inside a site
-is publish's own: a link planted at one (to a file outside the site, to /dev/null, to nothing yet)
-or a FIFO is replaced by the page or cache, never written through, and a runs/ folder that is a link
-is refused before any page."""
+"""publish in a site folder someone else can write to, and over run files with hostile names (issue
+52, Outputs). Every name inside a site is publish's own: a link planted at one (to a file outside
+the site, to /dev/null, to nothing yet) or a FIFO is replaced by the page or cache, never written
+through, and a runs/ folder that is a link is refused before any page. A run file found with a name
+that is not UTF-8 (or holds an escape sequence) is skipped in one line, shown escaped, and the rest
+of the site is published."""
 
 from __future__ import annotations
 
@@ -88,3 +90,43 @@ def test_a_runs_folder_that_is_a_link_is_refused_before_any_page(folder):
     lines = outcome.stderr.strip().splitlines()
     assert outcome.code == 2 and len(lines) == 1 and "site/runs: is a link" in lines[0] and "remove it" in lines[0], outcome.stderr
     assert harness.fingerprint([folder / "outside", folder / "in"]) == before and os.listdir(site) == ["runs"]
+
+
+NOT_UTF8, ESCAPE = os.fsdecode(b"r\xff.jsonl"), "r\x1b[31m.jsonl"
+
+
+def test_run_files_with_names_no_page_can_show_are_skipped_each_in_a_line_and_the_site_is_published(folder):
+    for name in (NOT_UTF8, ESCAPE):
+        write_records(folder / "in" / name, _small_run())
+    before = harness.fingerprint([folder / "in"])
+    outcome = _publish(folder, "in")
+    _ok(outcome)
+    skipped = [line for line in outcome.stderr.splitlines() if line.startswith("primbench: skipped ")]
+    assert len(skipped) == 2 and any("in/r\\xff.jsonl" in line for line in skipped), skipped
+    assert any("in/r\\x1b[31m.jsonl" in line for line in skipped) and "\x1b" not in outcome.stderr, skipped
+    index = (folder / "site" / "index.html").read_text()
+    assert "r\\xff.jsonl" in index and "publishing 1 run(s)" in outcome.stderr
+    _is_the_sites_own(folder / "site" / PAGE)
+    assert harness.fingerprint([folder / "in"]) == before
+
+
+def test_a_run_file_named_not_utf8_on_the_command_line_is_published(folder):
+    os.rename(folder / "in" / "small.jsonl", folder / "in" / NOT_UTF8)
+    _ok(_publish(folder, os.path.join("in", NOT_UTF8)))
+    _is_the_sites_own(folder / "site" / PAGE)
+
+
+@pytest.mark.parametrize("argument", ["in", "in/*.jsonl"])
+def test_a_folder_or_glob_of_only_such_names_is_one_line_naming_them_escaped(folder, argument):
+    os.rename(folder / "in" / "small.jsonl", folder / "in" / NOT_UTF8)
+    outcome = _publish(folder, argument)
+    lines = [line for line in outcome.stderr.splitlines() if line.strip()]
+    assert outcome.code == 2 and "Traceback" not in outcome.stderr, outcome.stderr
+    assert lines[-1].startswith("primbench: ") and "no readable run files" in lines[-1] and "r\\xff.jsonl" in lines[-1]
+    assert os.listdir(folder / "site") == ["runs"]  # nothing written
+
+
+def test_other_commands_still_refuse_such_a_name_in_a_folder(folder):
+    write_records(folder / "in" / NOT_UTF8, _small_run())
+    outcome = harness.run_cli(["report", "in"], folder, folder / "log")
+    assert outcome.code == 2 and "r\\xff.jsonl: a run file whose name holds" in outcome.stderr, outcome.stderr
