@@ -1,7 +1,7 @@
 """Faults during a run, each from a deliberately broken variant that exists only here (registered
 by a wrapper script around bench.py), on the GPU (marker `gpu`): a kernel that does not compile, one
 that returns a wrong result, one that runs out of memory, one that needs more shared memory than the
-GPU has, and SIGTERM in the middle of a run. In
+GPU has, one that never returns, and SIGTERM in the middle of a run. In
 every case the run file keeps every finished case and the other cases still run.
 (The kernel that breaks the CUDA context is in gpu/test_runner.py.)"""
 
@@ -60,6 +60,19 @@ def slow_sum(ctx):
     return Plan(run=run, result=lambda: out, launches=[], depth=ctx.n, scratch=[out])
 
 
+SPIN = r"""extern "C" __global__ void spin_forever(int* flag) {
+    while (atomicAdd(flag, 0) == 0) { }  // nothing ever sets it: a kernel that never returns
+}"""
+
+
+def spins_forever(ctx):
+    import cupy
+
+    flag = cupy.zeros(1, dtype=cupy.int32)
+    kernel = cupy.RawKernel(SPIN, "spin_forever")
+    return Plan(run=lambda: kernel((1,), (32,), (flag,)), result=lambda: flag, launches=[], depth=1, scratch=[flag])
+
+
 registry.variants()
 common = dict(op="reduce", series="test", order=0, block_sizes=(64,), bytes_model="n * itemsize", tolerance_model="-",
               deterministic_expected=False)
@@ -69,6 +82,7 @@ register(Variant(name="test_only_compile_error", origin="a syntax error", prepar
                  kernels=("never_built",), **common))
 register(Variant(name="test_only_slow", origin="200 sums per run", prepare=slow_sum, **common))
 register(Variant(name="test_only_too_much_shared", origin="1 KB more shared memory than the GPU allows", prepare=too_much_shared, **common))
+register(Variant(name="test_only_spins_forever", origin="a kernel that never returns", prepare=spins_forever, **common))
 from primbench.cli.main import main
 sys.exit(main(sys.argv[1:]))
 '''
@@ -149,3 +163,24 @@ def test_sigterm_mid_run_keeps_every_finished_case_and_resume_completes_the_run(
     assert resumed.returncode == 0, resumed.stderr
     run = load_run(path)
     assert run.finished and len(run.cases) == 6 and len({c.key for c in run.cases}) == 6
+
+
+def test_a_kernel_that_never_returns_fails_its_case_within_the_limit_and_the_run_finishes_the_rest(tmp_path, repo):
+    config = tmp_path / "c.yaml"
+    config.write_text("timing: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0, case_limit_s: 5}\n"
+                      "sweeps:\n  - op: reduce\n    variants: [test_only_spins_forever, reduce2_sequential]\n"
+                      "    sizes: [1000, 5000]\n    block_sizes: [64]\n")
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, str(_script(tmp_path, repo)), "run", str(config), "--output", str(tmp_path),
+                             "--no-report"], capture_output=True, text=True, timeout=300)
+    print(result.stderr[-2000:], f"{time.monotonic() - started:.1f} s")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "made no progress for 5 s (timing: case_limit_s) (recorded as failed); going on" in result.stderr
+    run = load_run(next(tmp_path.glob("*/*.jsonl")))
+    assert run.finished and len(run.cases) == 4 == len({c.key for c in run.cases})
+    by_variant = {}
+    for case in run.cases:
+        by_variant.setdefault(case.case.variant, []).append(case)
+    assert all(c.status == "failed" and c.reason.startswith("made no progress for 5 s") and 5 <= c.elapsed_s < 30
+               for c in by_variant["test_only_spins_forever"])
+    assert all(c.ok and c.cold_ms for c in by_variant["reduce2_sequential"])
