@@ -236,8 +236,7 @@ def test_the_plugin_is_registered_as_a_pytest11_entry_point(repo):
     import tomllib
 
     entry_points = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["entry-points"]["pytest11"]
-    assert entry_points == {"primbench": "primbench.pytest_plugin"}
-    json.dumps(entry_points)
+    assert entry_points == {"gpubench": "primbench.pytest_plugin"}  # `-p no:gpubench` names it
 
 
 # -- replaying real H200 runs: the gate of `primbench check`, not a bare 5 % -----------------------
@@ -343,3 +342,19 @@ def test_replayed_h200_runs_fail_no_test_of_unchanged_code_and_fail_a_planted_30
     assert any(line.startswith("gpubench: against baseline h200: 3 SLOWER") for line in gated.outlines), "\n".join(l for l in gated.outlines if l.startswith("gpubench"))
     assert any("not in baseline h200: 30" in line for line in gated.outlines), gated.outlines[-20:]
     print(f"replay of 1,296 tests: save {save_s:.1f} s, bare rule {bare_s:.1f} s, engine {gate_s:.1f} s")
+
+
+def test_the_plugin_is_installed_as_gpubench_so_that_p_no_gpubench_turns_it_off(pytester, monkeypatch):
+    # pytest's `-p no:NAME` takes the entry point's name and ignores a name it does not know: the
+    # plugin's name is the one its fixture and options carry.
+    from importlib.metadata import entry_points
+
+    (plugin,) = [ep for ep in entry_points(group="pytest11") if ep.value == "primbench.pytest_plugin"]
+    assert plugin.name == "gpubench"
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    pytester.makepyfile(test_it="def test_it(gpubench):\n    pass\n")
+    off = pytester.runpytest_subprocess("-p", "no:gpubench", "-p", "no:cacheprovider")
+    assert "fixture 'gpubench' not found" in off.stdout.str()
+    on = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--gpubench-disable")  # loaded by its entry point
+    outcomes = on.parseoutcomes()
+    assert "not found" not in on.stdout.str() and outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 1  # skipped: no GPU
