@@ -53,10 +53,11 @@ def resume_arguments(run_path) -> list[str]:
 def hang_watch(runner, record_it, then):
     """The case limit of a run (measuring/case_limit.py): a hung case gets a failed record, handed
     to `record_it` (the run file, or the scheduler's channel), then `then(record)` ends or replaces
-    the process; where it returns, the process ends with EXIT_FAILED."""
+    the process; where it returns (a caller with no way to go on), the process ends with one line
+    and EXIT_FAILED, the run to finish with --resume."""
     import datetime as dt
 
-    from primbench.measuring.case_limit import CaseLimit, hung_reason
+    from primbench.measuring.case_limit import CaseLimit, end_process, hung, hung_reason
     from primbench.runfile.records import CaseRecord
 
     limit_s = runner.config.timing.case_limit_s
@@ -64,8 +65,12 @@ def hang_watch(runner, record_it, then):
     def expire(case, seconds: float) -> None:
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         record = CaseRecord(case, status="failed", reason=hung_reason(limit_s), elapsed_s=round(seconds, 3), started=now)
-        record_it(record)
+        try:
+            record_it(record)
+        except BaseException as exc:  # a full disk, a closed pipe: say it, and still end the stuck process
+            end_process(f"{case.key}: {hung(limit_s)}; its record could not be kept ({str(exc)[:200]})", EXIT_FAILED)
         then(record)
-        os._exit(EXIT_FAILED)
+        end_process(f"{case.key}: {hung(limit_s)} (recorded as failed); the run stopped: finish it with "
+                    "`primbench run --resume`", EXIT_FAILED)
 
     return CaseLimit(limit_s, expire, getattr(runner, "timer", None))

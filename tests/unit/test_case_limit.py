@@ -134,3 +134,21 @@ def test_a_measure_that_never_returns_ends_its_process_with_one_line():
     assert len(lines) == 1 and lines[0].startswith(
         "primbench: primbench.measure(my_kernel) made no progress for 1 s (timing: case_limit_s): a kernel that never "
         "returns?"), result.stderr
+
+
+def test_a_case_that_returns_just_after_its_limit_is_written_once(tmp_path):
+    # The case comes back 0.5 s past its limit, while the hang's handler is still replacing the
+    # process (2 s here): the watcher owns the case from the moment it calls it hung, so the main
+    # thread writes nothing more, and the file holds the failed record alone (twice, no reader could
+    # take the file).
+    script = RUN.replace("time.sleep(3600)  # a kernel that never returns", "time.sleep(1.6)  # back past its limit") \
+                .replace('print(f"on_hang {path} {key} {limit_s}", flush=True)',
+                         'print(f"on_hang {path} {key} {limit_s}", flush=True); time.sleep(2)')
+    path = tmp_path / "run.jsonl"
+    result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert result.returncode == 0, result.stderr
+    keys = [json.loads(line).get("key") for line in path.read_text().splitlines()[1:]]
+    assert keys == ["reduce/reduce2_sequential/float32/n=1024/block=256/uniform",
+                    "reduce/reduce2_sequential/float32/n=2048/block=256/uniform"]
+    assert json.loads(path.read_text().splitlines()[-1])["status"] == "failed"
