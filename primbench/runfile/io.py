@@ -316,8 +316,8 @@ class RunWriter:
             self.path.unlink(missing_ok=True)
             raise RunFileError(f"{self.path}: {why}; nothing was recorded (the file is removed): free some space "
                                "and start the run again")
-        raise RunFileError(f"{self.path}: {why} while writing it; the {self._written} records before are kept: free some "
-                           f"space, then finish it with `primbench run --resume {self.path}`")
+        raise RunFileError(f"{self.path}: {why} while writing it; every record before is kept: free some space, then "
+                           f"finish it with `primbench run --resume {self.path}`")
 
     def close(self) -> None:
         try:

@@ -97,7 +97,7 @@ def test_a_full_disk_mid_run_is_one_line_naming_resume_and_keeps_every_record_be
     writer.append(RunResume(at="now", done_before=cases_before))
     with pytest.raises(RunFileError) as full:
         writer.append(RunResume(at="later", done_before=cases_before))
-    assert str(full.value) == (f"{interrupted}: No space left on device while writing it; the 1 records before are kept: "
+    assert str(full.value) == (f"{interrupted}: No space left on device while writing it; every record before is kept: "
                                f"free some space, then finish it with `primbench run --resume {interrupted}`")
     writer.close()
     monkeypatch.undo()
