@@ -13,7 +13,8 @@ from primbench.config.loading import config_from_header
 from primbench.errors import UserError
 from primbench.runfile.io import load_run
 from primbench.runfile.lines import is_gzip
-from primbench.runfile.records import SCHEMA_VERSION
+from primbench.runfile import protocol
+from primbench.runfile.records import SCHEMA_VERSION, RunHeader
 
 
 def resumable(path: Path):
@@ -27,6 +28,11 @@ def resumable(path: Path):
     if existing.written_schema != SCHEMA_VERSION:  # one file, one schema: never append newer records
         raise UserError(f"{path}: was written in run-file schema {existing.written_schema} by an older primbench; "
                         f"its cases still read, but it cannot be continued: start a new run")
+    here = RunHeader(run_id="", protocol=protocol.declared(), ceilings={"read": []}, timing=existing.header.timing)
+    difference = protocol.compare(existing.header, here)
+    if difference.moves_figures:  # one run, one protocol: its cases would not compare with each other
+        raise UserError(f"{path}: was measured by another protocol than this primbench's ({difference.what()[:120]}); "
+                        "its cases still read, but it cannot be continued: start a new run")
     config = config_from_header(existing.header, path)
     for key, recorded in existing.header.variants.items():
         op, name = recorded.get("op"), recorded.get("name")

@@ -108,7 +108,7 @@ def _refuse_unmergeable(runs: list) -> None:
         if run.device.get("name") != first.device.get("name"):
             raise UserError(f"{run.path}: measured on {run.device.get('name')}, {first.path} on {first.device.get('name')}; "
                             "a baseline holds runs of one GPU model")
-        if protocol.recorded(run.header) != protocol.recorded(first.header):
+        if protocol.compare(first.header, run.header).moves_figures:  # the probes alone move no timed figure
             what = protocol.compare(first.header, run.header).what()
             raise UserError(f"{run.path}: measured by another protocol than {first.path} ({what[:120]}); "
                             "make the baseline from runs of one primbench")

@@ -69,7 +69,8 @@ def recorded(header) -> dict[str, int]:
     """{part: revision} of the run a header describes: as recorded, or, for a run file made before
     the protocol was recorded, inferred from what its header holds (the module docstring's history:
     sized ceilings came 4 minutes after the flush wait, and with it; the clock floor with the throttle
-    rule). A published progression has none."""
+    rule). A part that cannot be told is left out: a published progression has none, and an older
+    pytest plugin's header (which never had ceilings) only its throttle rule."""
     block = header.protocol if isinstance(header.protocol, dict) else {}
     parts = block.get("parts") if isinstance(block.get("parts"), dict) else None
     if parts is not None:
@@ -77,6 +78,8 @@ def recorded(header) -> dict[str, int]:
                 if isinstance(entry, dict) and isinstance(entry.get("revision"), int)}
     if header.published:
         return {}
+    if (header.tool or {}).get("via") == "pytest":  # the plugin measures no ceilings: they tell nothing there
+        return {"throttle": 1 if "min_clock_fraction" in (header.timing or {}) else 0}
     sized = bool(header.ceilings)
     return {"cold": 2 if sized else 1, "batch": 1, "throttle": 1 if "min_clock_fraction" in (header.timing or {}) else 0,
             "ceilings": 1 if sized else 0}
@@ -103,6 +106,11 @@ class Difference:
                 moved.setdefault(figure, []).append(text)
         return {figure: ", ".join(texts) for figure, texts in moved.items()}
 
+    @property
+    def moves_figures(self) -> bool:
+        """Whether a change moves a timed figure (one of the probes alone moves none)."""
+        return bool(self.by_figure())
+
     def what(self) -> str:
         """'cold r1 -> r2; throttle r0 -> r1': each change, in the parts' order."""
         return "; ".join(text for text, _ in self.changes)
@@ -128,10 +136,11 @@ def compare(base_header, new_header) -> Difference:
     before, after = recorded(base_header), recorded(new_header)
     result = Difference(inferred=not (base_header.protocol and new_header.protocol))
     order = list(PARTS)
-    for name in sorted(before.keys() | after.keys(), key=lambda n: (order.index(n) if n in PARTS else len(order), n)):
-        if before.get(name) != after.get(name):
+    # A part one side cannot tell (an older pytest header's cold sample) is not called changed.
+    for name in sorted(before.keys() & after.keys(), key=lambda n: (order.index(n) if n in PARTS else len(order), n)):
+        if before[name] != after[name]:
             moves = PARTS[name].moves if name in PARTS else ("cold", "batch")  # an unknown part: assume the worst
-            result.changes.append((f"{name} r{before.get(name, '?')} -> r{after.get(name, '?')}", moves))
+            result.changes.append((f"{name} r{before[name]} -> r{after[name]}", moves))
     base_policy, new_policy = base_header.timing or {}, new_header.timing or {}
     for name, moves in POLICY_MOVES.items():
         if name in base_policy and name in new_policy and base_policy[name] != new_policy[name]:

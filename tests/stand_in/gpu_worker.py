@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from primbench import registry  # noqa: E402
 from primbench.run.runner import ContextLost  # noqa: E402
 from primbench.run.worker import main  # noqa: E402
+from primbench.runfile import protocol  # noqa: E402
 from primbench.runfile.records import CaseRecord, RunHeader, Samples  # noqa: E402
 
 VISIBLE = os.environ.get("CUDA_VISIBLE_DEVICES", "0")
@@ -69,7 +70,7 @@ class StandInRunner:
                          config_hash=self.config.hash(), config=self.config.resolved(), host={"hostname": "stand-in-host"},
                          device=self.device.info, copy={"n": 1, "bytes": 2e9, "method": "stand-in", "samples_ms": [2.0]},
                          timing=self.config.timing.as_dict(), variants={v.key: v.describe() for v in variants_used},
-                         energy=_header_energy())
+                         energy=_header_energy(), protocol=protocol.declared())
 
     def run_case(self, case, rng_seed: int) -> CaseRecord:
         time.sleep(float(os.environ.get("STAND_IN_DELAY", "0")))

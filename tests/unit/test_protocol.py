@@ -120,3 +120,14 @@ def test_verdicts_on_a_changed_protocol_are_marked_and_fail_nothing(tmp_path):
     slower = [p for p in pairs if p.verdict == verdicts.SLOWER]
     assert code == 0 and len(slower) > 100
     assert all(p.protocol_changed.startswith("cold r1 -> r2") and "protocol changed" in p.note for p in slower)
+
+
+def test_an_older_pytest_baseline_is_not_called_another_protocol_for_what_it_cannot_show():
+    # The pytest plugin never measured ceilings, so their absence says nothing of its cold sample:
+    # only its throttle rule is read from its header, and nothing it cannot show is marked.
+    header = load_run(RUNS / "fixture-a.jsonl.gz").header
+    older_pytest = dataclasses.replace(header, tool={"name": "primbench", "version": "0.2.0", "via": "pytest"},
+                                       ceilings={}, protocol={}, timing=dict(header.timing, min_clock_fraction=0.75))
+    today = dataclasses.replace(older_pytest, protocol=protocol.declared())
+    assert protocol.recorded(older_pytest) == {"throttle": 1}
+    assert protocol.compare(older_pytest, today).line() is None
