@@ -34,9 +34,9 @@ def cmd_check(args) -> int:
         (new.header.config.get("compare") or {}).get("require_baseline")), given_strict=args.strict)
     if getattr(args, "confirm", False):
         from primbench.compare.confirmation import confirm_suspects
-        from primbench.run.confirm import retime_against, why_not_here
+        from primbench.run.confirm import retime_in_child, why_not_here
 
-        notes.append(confirm_suspects(pairs, base, new, retime_against, limit=limit, seconds_each=seconds,
+        notes.append(confirm_suspects(pairs, base, new, retime_in_child, limit=limit, seconds_each=seconds,
                                       cannot=why_not_here()).line())
     code = EXIT_FAILED if any(p.regressed for p in pairs) or failing_notes else 0
     _print(base, new, pairs, notes, failing_notes, everything=args.all)

@@ -69,13 +69,14 @@ def suspects_in_order(pairs: list[Pair]) -> list[Pair]:
 def confirm_suspects(pairs: list[Pair], base, new, retime, *, limit: int = DEFAULT_LIMIT,
                      seconds_each: float = DEFAULT_SECONDS, cannot: str | None = None) -> Confirmation:
     """Mark each suspect of `pairs` CONFIRMED, NOT_REPRODUCED or UNCONFIRMED, with its note.
-    `retime(case, variant_hash, sha, rounds, threshold) -> (ratio, low, high, verdict)` times one
-    suspect against commit `sha`'s code (a UserError: why it could not); `cannot` is why none can
-    be timed here (no GPU), if so."""
+    `retime(case, (baseline's hash, new run's hash), sha, rounds, threshold, seconds) -> (ratio, low,
+    high, verdict)` times one suspect against commit `sha`'s code (a UserError: why it could not);
+    `cannot` is why none can be timed here (no GPU), if so."""
     suspects = suspects_in_order(pairs)
     result = Confirmation(len(suspects), base.git.get("sha"))
     cannot = cannot or (None if result.sha else "the baseline names no commit")
     new_records = {record.case: record for record in new.cases}
+    base_hashes = {record.case: record.variant_hash for record in base.cases}
     thresholds = Thresholds.from_header(new.header)
     deadline = time.monotonic() + limit * seconds_each * 2
     for index, pair in enumerate(suspects):
@@ -86,7 +87,7 @@ def confirm_suspects(pairs: list[Pair], base, new, retime, *, limit: int = DEFAU
         elif time.monotonic() > deadline:
             _unconfirmed(result, pair, "past the time limit (--confirm-seconds)")
         else:
-            _retime_one(result, pair, new_records[pair.case], thresholds, seconds_each, retime)
+            _retime_one(result, pair, new_records[pair.case], base_hashes.get(pair.case), thresholds, seconds_each, retime)
     return result
 
 
@@ -96,14 +97,16 @@ def rounds_for(median_ms: float, seconds_each: float) -> int:
     return int(min(MAX_ROUNDS, max(MIN_ROUNDS, seconds_each / (3 * (median_s + SAMPLE_OVERHEAD_S)))))
 
 
-def _retime_one(result: Confirmation, pair: Pair, record, thresholds: Thresholds, seconds_each: float, retime) -> None:
+def _retime_one(result: Confirmation, pair: Pair, record, base_hash, thresholds: Thresholds, seconds_each: float,
+                retime) -> None:
     if pair.op == "pytest":
         _unconfirmed(result, pair, "a pytest case (time it again with pytest)")
         return
     rounds = rounds_for(pair.new_ms, seconds_each)
     threshold = thresholds.for_case(pair.op, pair.case.variant, COLD)
     try:
-        ratio, low, high, verdict = retime(pair.case, record.variant_hash, result.sha, rounds, threshold)
+        ratio, low, high, verdict = retime(pair.case, (base_hash, record.variant_hash), result.sha, rounds, threshold,
+                                           seconds_each)
     except UserError as exc:
         _unconfirmed(result, pair, str(exc).removeprefix("primbench: ")[:160])
         return

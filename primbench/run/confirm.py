@@ -1,11 +1,25 @@
 """The GPU half of `check --confirm` (compare/confirmation.py holds the rule): one suspect case timed
 again on this GPU as `primbench ab --base SHA` times a variant: A as commit SHA declared it, B as
-the working tree declares it, both verified, then cold samples of each in turn in one process."""
+the working tree declares it, both verified, then cold samples of each in turn.
+
+Each suspect is timed in a child process (`python -m primbench.run.confirm`) with a time limit, so
+that whatever the re-timing meets (a kernel that no longer builds, a CUDA error, a kernel that never
+returns, a context it breaks) is one reason on that suspect, and `check` itself goes on to print its
+table and write its Markdown and JUnit."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 from primbench.errors import NoGPUError, UserError
 from primbench.runfile.case_id import CaseId
+
+# The child's time beyond its samples: Python, CuPy, building A at the baseline's commit and B, and
+# verifying both (tens of seconds for a large case's first build).
+CHILD_OVERHEAD_S = 180.0
 
 
 def why_not_here() -> str | None:
@@ -19,10 +33,38 @@ def why_not_here() -> str | None:
     return None
 
 
-def retime_against(case: CaseId, variant_hash: str | None, sha: str, rounds: int, threshold: float):
+def retime_in_child(case: CaseId, hashes: tuple, sha: str, rounds: int, threshold: float, seconds: float):
+    """(B/A, its 95 % interval, the verdict), timed by a child process given `seconds` of samples and
+    CHILD_OVERHEAD_S more; whatever stops it is a UserError with its reason in one line."""
+    from primbench import registry
+    from primbench.resources import child_environment
+
+    request = {"case": _case_json(case), "base_hash": hashes[0],
+               "new_hash": hashes[1], "sha": sha, "rounds": rounds, "threshold": threshold,
+               "plugins": [str(path) for path in registry.plugins()]}
+    limit = seconds + CHILD_OVERHEAD_S
+    try:
+        done = subprocess.run([sys.executable, "-m", "primbench.run.confirm"], input=json.dumps(request), text=True,
+                              capture_output=True, timeout=limit, env=child_environment())
+    except subprocess.TimeoutExpired:
+        raise UserError(f"the re-timing did not end within {limit:.0f} s (a kernel that never returns?)") from None
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    answer = json.loads(lines[-1]) if lines else {"error": (done.stderr.strip().splitlines() or ["no answer"])[-1]}
+    if "error" in answer:
+        raise UserError(str(answer["error"]).removeprefix("primbench: ")[:200])
+    return answer["ratio"], answer["low"], answer["high"], answer["verdict"]
+
+
+def _case_json(case: CaseId) -> dict:
+    return {"op": case.op, "variant": case.variant, "dtype": case.dtype, "n": case.n, "block": case.block,
+            "distribution": case.distribution, "params": dict(case.params.items_sorted()) if case.params else {}}
+
+
+def retime_against(case: CaseId, base_hash: str | None, new_hash: str | None, sha: str, rounds: int, threshold: float):
     """(B/A, its 95 % interval, the verdict) of the case's variant now (B) against commit `sha`'s (A),
     interleaved on this GPU. Refused (UserError, one line) where the working tree's variant is not
-    the code the new run measured (`variant_hash`), or is not registered here."""
+    the code the new run measured (`new_hash`), commit `sha`'s is not the code the baseline measured
+    (`base_hash`), or the variant is not registered here."""
     from primbench import registry
     from primbench.run.ab import run_ab
     from primbench.run.ab_revision import variant_at
@@ -31,10 +73,14 @@ def retime_against(case: CaseId, variant_hash: str | None, sha: str, rounds: int
     if not registry.select(case.op, case.variant):
         raise UserError(f"{key} is not registered here (a plugin's variant: give --plugin FILE)")
     today = registry.get(case.op, case.variant)
-    if variant_hash and today.hash() != variant_hash:
+    if new_hash and today.hash() != new_hash:
         raise UserError(f"the working tree's {key} is not the code the new run measured (hash {today.hash()}, the run's "
-                        f"{variant_hash}): check out the new run's commit")
-    (result,) = run_ab(_config_of(case), key, key, rounds=rounds, threshold=threshold, variant_a=variant_at(sha, key))
+                        f"{new_hash}): check out the new run's commit")
+    then = variant_at(sha, key, option="the baseline's commit")
+    if base_hash and then.hash() != base_hash:
+        raise UserError(f"{key} at {sha[:12]} is not the code the baseline measured (hash {then.hash()}, the baseline's "
+                        f"{base_hash}): the baseline came from another tree")
+    (result,) = run_ab(_config_of(case), key, key, rounds=rounds, threshold=threshold, variant_a=then)
     return result.ratio, result.ci_low, result.ci_high, result.verdict
 
 
@@ -50,3 +96,29 @@ def _config_of(case: CaseId):
                   params=tuple((name, (value,)) for name, value in (case.params.items_sorted() if case.params else ())))
     return Config(path="check --confirm", name="confirm", output=str(RESULTS_DIR), timing=TimingPolicy(),
                   determinism_runs=3, sweeps=(sweep,))
+
+
+def main() -> int:
+    """The child: one request on standard input, one JSON answer line on standard output."""
+    from primbench import registry
+    from primbench.runfile.case_id import CaseId, Params
+
+    request = json.loads(sys.stdin.read())
+    try:
+        for plugin in request["plugins"]:
+            registry.load_plugin(plugin)
+        c = request["case"]
+        case = CaseId(c["op"], c["variant"], c["dtype"], c["n"], c["block"], c["distribution"], Params(c.get("params") or {}))
+        ratio, low, high, verdict = retime_against(case, request["base_hash"], request["new_hash"], request["sha"],
+                                                   request["rounds"], request["threshold"])
+        print(json.dumps({"ratio": ratio, "low": low, "high": high, "verdict": verdict}))
+    except Exception as exc:  # noqa: BLE001 (anything the re-timing meets is this suspect's reason, in one line)
+        words = str(exc).splitlines()[0] if str(exc) else ""
+        print(json.dumps({"error": f"{type(exc).__name__}: {words}" if not isinstance(exc, UserError) else words}))
+    sys.stdout.flush()
+    # The answer is out; a context the re-timing broke would print a traceback per freed buffer.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

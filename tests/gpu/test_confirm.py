@@ -52,14 +52,14 @@ def test_an_extra_pass_of_3_percent_is_confirmed_slower_against_the_commit_befor
     plugin, sha = edited_plugin
     registry.load_plugin(plugin)
     today = registry.get("reduce", VARIANT).hash()
-    ratio, low, high, verdict = retime_against(CASE, today, sha, 200, 0.05)
+    ratio, low, high, verdict = retime_against(CASE, None, today, sha, 200, 0.05)
     print(ratio, low, high, verdict)
     assert verdict == "SLOWER" and low > 1.05 and ratio < 1.4, (ratio, low, high)
     with pytest.raises(UserError, match="is not the code the new run measured"):
-        retime_against(CASE, "0" * 16, sha, 200, 0.05)
+        retime_against(CASE, None, "0" * 16, sha, 200, 0.05)
     repo = plugin.parent
     _git(repo, "commit", "-qam", "the extra pass", tmp_path=tmp_path)
     head = _git(repo, "rev-parse", "HEAD", tmp_path=tmp_path)
-    ratio, low, high, verdict = retime_against(CASE, today, head, 200, 0.05)
+    ratio, low, high, verdict = retime_against(CASE, None, today, head, 200, 0.05)
     print(ratio, low, high, verdict)
     assert verdict == "SAME" and low <= 1.0 <= high, (ratio, low, high)

@@ -28,9 +28,9 @@ def planted(factor=1.3, count=3):
 
 
 def answering(verdict, calls=None):
-    def retime(case, variant_hash, sha, rounds, threshold):
+    def retime(case, hashes, sha, rounds, threshold, seconds):
         if calls is not None:
-            calls.append((case.key, variant_hash, sha, rounds, threshold))
+            calls.append((case.key, hashes, sha, rounds, threshold, seconds))
         if isinstance(verdict, Exception):
             raise verdict
         ratio = {"SLOWER": 1.3, "FASTER": 0.77, "SAME": 1.001, "UNSURE": 1.04}[verdict]
@@ -118,3 +118,18 @@ def test_the_round_bounds_are_those_ab_takes():
     from primbench.run import ab
 
     assert (confirmation.MIN_ROUNDS, confirmation.MAX_ROUNDS) == (ab.MIN_ROUNDS, ab.DEFAULT_ROUNDS)
+
+
+def test_a_re_timing_that_cannot_be_done_is_one_reason_from_its_child_process():
+    # Each suspect is timed in a child process: whatever it meets comes back as one line, never a
+    # traceback in check. Here, without a GPU, a variant no one registered, and a real one.
+    from primbench.run.confirm import retime_in_child
+    from primbench.runfile.case_id import CaseId
+
+    unknown = CaseId("reduce", "no_such_variant", "float32", 1000, 256, "uniform")
+    with pytest.raises(UserError, match=r"^reduce/no_such_variant is not registered here"):
+        retime_in_child(unknown, (None, None), "HEAD", 16, 0.05, 1.0)
+    real = CaseId("reduce", "vector_load_sum", "float32", 1000, 256, "uniform")
+    with pytest.raises(UserError) as refused:
+        retime_in_child(real, (None, None), "0" * 40, 16, 0.05, 1.0)
+    assert "\n" not in str(refused.value) and "Traceback" not in str(refused.value)
