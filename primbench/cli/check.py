@@ -155,7 +155,7 @@ def _regression_line(pair, verdicts) -> str:
     """check's line for one failing case: its key (run-file text, cut to fit 120 columns) and, where
     energy failed it, which gates did: energy alone, or time and energy both; and what --confirm found."""
     energy_failed = pair.energy is not None and pair.energy.regressed
-    also_time = energy_failed and pair.verdict in (verdicts.SLOWER, verdicts.FAILED) and not pair.exempt_reason
+    also_time = energy_failed and pair.time_regressed
     why = f" ({pair.verdict} and ENERGY REGRESSION)" if also_time else " (ENERGY REGRESSION)" if energy_failed else ""
     if pair.confirmation and not energy_failed:
         why = f" ({pair.confirmation})"

@@ -344,7 +344,7 @@ def _no_verdict(pair: Pair) -> bool:
 
 def _failure_kind(pair: Pair) -> str:
     """What a regressed pair failed on: its time verdict, ENERGY REGRESSION, or both ('SLOWER, ENERGY REGRESSION')."""
-    time_failed = (pair.verdict == "SLOWER" and not pair.exempt_reason) or (pair.verdict == "FAILED" and pair.newly_failed)
+    time_failed = pair.time_regressed
     energy_failed = pair.energy is not None and pair.energy.regressed
     return ", ".join(([pair.verdict] if time_failed else []) + ([energy.ENERGY_REGRESSION] if energy_failed else []))
 

@@ -81,9 +81,13 @@ class Pair:
         reason), or newly broken in the new run, or (under the config's energy gate) more energy. A
         SLOWER pair whose protocol changed fails only where `--confirm` timed it again and confirmed
         it; one that `--confirm` did not reproduce on this GPU never fails."""
+        return self.time_regressed or (self.energy is not None and self.energy.regressed)
+
+    @property
+    def time_regressed(self) -> bool:
+        """What fails the gate on time: a trusted SLOWER (see `regressed`), or newly failing."""
         trusted = self.confirmation == CONFIRMED or (self.confirmation != NOT_REPRODUCED and not self.protocol_changed)
-        slower = self.verdict == SLOWER and not self.exempt_reason and trusted
-        return slower or (self.verdict == FAILED and self.newly_failed) or (self.energy is not None and self.energy.regressed)
+        return (self.verdict == SLOWER and not self.exempt_reason and trusted) or (self.verdict == FAILED and self.newly_failed)
 
     @property
     def op(self) -> str:
