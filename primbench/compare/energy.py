@@ -105,6 +105,10 @@ def one_board(base, new, base_record=None, new_record=None) -> bool:
     threshold survives, where one GPU repeated within 2.1 %."""
     first = (base_record.device_uuid if base_record is not None else None) or base.header.device.get("uuid")
     second = (new_record.device_uuid if new_record is not None else None) or new.header.device.get("uuid")
+    # A baseline of several runs (runfile/baselines.py) holds records of each of its runs' boards.
+    boards = {run.get("device_uuid") for run in base.header.baseline.get("runs") or ()}
+    if len(boards) > 1 or (boards and first not in boards):
+        return False
     return bool(first) and first == second
 
 

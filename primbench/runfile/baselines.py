@@ -81,11 +81,14 @@ def _median_or_none(samples) -> float | None:
 
 
 def _merged_case(records: list, run_ids: list[str]):
-    """The case's record from its middle run (by cold median), with every run's medians beside it."""
+    """The case's record from its middle run by cold median (of an even count, the slower of the two
+    middle runs, so that the baseline does not lean fast), every run's medians beside it. A small
+    case judged on its batch figure may have another middle run on that figure: its threshold,
+    twice the runs' spread on the figure it is judged on, covers the difference."""
     cold = [_median_or_none(r.cold_ms) for r in records]
     batch = [_median_or_none(r.samples.batch_ms) for r in records]
     order = sorted(range(len(records)), key=lambda i: (cold[i] is None, cold[i] or 0.0))
-    middle = records[order[(len(order) - 1) // 2]]
+    middle = records[order[len(order) // 2]]
     return dataclasses.replace(middle, between_runs={"runs": run_ids, "cold_median_ms": cold, "batch_median_ms": batch})
 
 

@@ -109,3 +109,17 @@ def test_the_merged_baseline_passes_the_run_file_validator(merged, tmp_path):
     damaged.write_text("\n".join([lines[0], json.dumps(case), *lines[2:]]) + "\n")
     with pytest.raises(UserError, match="between_runs.cold_median_ms"):
         load_run(damaged)
+
+
+def test_energy_is_never_gated_against_a_baseline_of_runs_from_several_boards(merged):
+    from primbench.compare.energy import one_board
+
+    b = load_run(FIXTURE_B)
+    runs = merged.header.baseline["runs"]
+    one = dataclasses.replace(merged.header, baseline=dict(merged.header.baseline, runs=[dict(r, device_uuid="GPU-a")
+                                                                                          for r in runs]))
+    two = dataclasses.replace(one, baseline=dict(one.baseline, runs=[dict(runs[0], device_uuid="GPU-a"),
+                                                                      dict(runs[1], device_uuid="GPU-b")]))
+    new = dataclasses.replace(b, header=dataclasses.replace(b.header, device=dict(b.device, uuid="GPU-a")))
+    as_base = lambda header: dataclasses.replace(merged, header=dataclasses.replace(header, device=dict(header.device, uuid="GPU-a")))  # noqa: E731
+    assert one_board(as_base(one), new) and not one_board(as_base(two), new)
