@@ -19,13 +19,14 @@ RUN ?= $(or $(NEWEST),$(REFERENCE))
 
 FLOORS_VENV ?= .venv-floors
 
-.PHONY: help bench report test test-floors gpu-test gpu-check profile baseline reference check info list compile clean distclean
+.PHONY: help bench report docs test test-floors gpu-test gpu-check profile baseline reference check info list compile clean distclean
 
 help:
 	@echo "make bench [CONFIG=configs/default.yaml] [OUTPUT=dir]  run a sweep on the GPU: run file + HTML report in results/ (or OUTPUT)"
 	@echo "make test                                 CI tests (no GPU): config, stats, run file, report, CLI, kernels compile"
 	@echo "make test-floors                          the unit tests on the oldest dependencies pyproject.toml allows (CI runs it)"
 	@echo "make report [RUN=<run file>]              render a run (default: the H200's reference run, results/reference/)"
+	@echo "make docs                                 write the figures README.md and docs/ quote from the tracked runs in results/"
 	@echo "make gpu-test                             GPU tests: every variant against its expected answer"
 	@echo "make gpu-check [CONFIG=...]               GPU tests + a bench run + do_bench cross-check, logs in \$$OUT"
 	@echo "make profile [RUN=...]                    Nsight Compute counters of RUN's progression and 2^28 cases, beside it"
@@ -45,6 +46,12 @@ bench:
 report:
 	@$(SETUP) --report
 	$(PY) bench.py report $(if $(filter command line environment,$(origin RUN)),$(RUN),$(REFERENCE))
+
+# The figures the docs quote from the reference run and the baseline, written from them (tools/doc_figures;
+# make test fails where one is stale). After `make reference` or `make baseline`, then commit the docs.
+docs:
+	@$(SETUP) --report
+	$(PY) -m tools.doc_figures --write
 
 test:
 	@$(SETUP) --test

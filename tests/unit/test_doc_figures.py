@@ -1,0 +1,74 @@
+"""Docs that stay true: every figure results/README.md and docs/ quote from the tracked runs is the
+runs', as tools/doc_figures computes it; a wrong figure planted anywhere it checks fails, and
+--write mends it."""
+
+import re
+import shutil
+
+import pytest
+
+from tests.conftest import REPO
+from tools.doc_figures import WRITE_COMMAND, blocks, check, computed, files, write
+from tools.doc_figures.facts import Facts
+
+
+@pytest.fixture(scope="module")
+def want():
+    """What the docs must say, computed once (the report's context of the reference: about 3 s)."""
+    return computed(Facts())
+
+
+@pytest.fixture
+def docs(tmp_path):
+    """A copy of the docs the check reads, to plant wrong figures in."""
+    for name in files(REPO):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / name, tmp_path / name)
+    return tmp_path
+
+
+def test_the_docs_quote_the_reference_run_as_it_is(want):
+    stale = check(REPO, want)
+    assert not stale, "\n".join(stale) + f"\nstale: run {WRITE_COMMAND}"
+
+
+def test_results_readme_and_the_perf_notes_name_each_tracked_run_in_their_generated_block():
+    for doc in ("results/README.md", "docs/perf-notes.md"):
+        text = (REPO / doc).read_text(encoding="utf-8")
+        block = next(m["body"] for m in blocks.BLOCK.finditer(text) if m["name"] == "tracked-runs")
+        for path, run in Facts().tracked.items():
+            assert f"`{path}`: run `{run.header.run_id}`" in block, (doc, path)
+
+
+def _wrong(value: str) -> str:
+    """Another figure of the same shape: its first digit moved by one, or the other words."""
+    if re.search(r"\d", value):
+        return re.sub(r"\d", lambda m: str((int(m[0]) + 1) % 10), value, count=1)
+    return {"no alert": "1 alert", "correctly rounded": "within 2× of float32's rounding",
+            "neither faster nor slower": "1.5 % faster"}[value]
+
+
+@pytest.mark.parametrize("name", sorted(blocks.RENDERERS))
+def test_a_wrong_figure_planted_in_a_block_fails_and_write_mends_it(docs, want, name):
+    rendered = want.blocks[name]
+    number = re.search(r"\d[\d,.]*(?= (?:GB/s|cases|µs))", rendered) or re.search(r"\d[\d,]*\.\d", rendered)
+    planted = rendered[:number.start()] + _wrong(number[0]) + rendered[number.end():]
+    for path in blocks.PLACES:
+        if name in blocks.PLACES[path]:
+            text = (docs / path).read_text(encoding="utf-8")
+            (docs / path).write_text(text.replace(rendered, planted), encoding="utf-8")
+            assert any(line.startswith(f"{path}: block {name!r} is stale") for line in check(docs, want))
+    write(docs, want)
+    assert check(docs, want) == []
+
+
+def test_a_lost_or_unclosed_block_is_named_not_skipped(docs, want):
+    notes = docs / "docs" / "perf-notes.md"
+    text = notes.read_text(encoding="utf-8")
+    notes.write_text(re.sub(r"<!-- figures:begin tracked-runs -->.*?<!-- figures:end tracked-runs -->\n", "", text, flags=re.S),
+                     encoding="utf-8")
+    readme = docs / "results" / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8").replace("<!-- figures:end tracked-runs -->", ""), encoding="utf-8")
+    problems = check(docs, want)
+    assert "docs/perf-notes.md: block 'tracked-runs' is missing: put <!-- figures:begin tracked-runs --> and its end back" in problems
+    assert "results/README.md: a figures:begin without its figures:end (or the reverse)" in problems

@@ -1,0 +1,66 @@
+"""Docs that stay true: every figure README.md, results/README.md and docs/*.md quote from the
+bundled reference run (and the tracked baseline) is computed from it here, never typed.
+
+    python -m tools.doc_figures           # check: list each stale figure, exit 1 if any
+    python -m tools.doc_figures --write   # rewrite them from the runs under results/ (make docs)
+
+Generated blocks (blocks.py): Markdown between `<!-- figures:begin NAME -->` and
+`<!-- figures:end NAME -->`, rendered whole, so a re-recorded reference run refreshes the docs in
+one command. tests/unit/test_doc_figures.py runs the check, so a figure that drifts from the run
+fails `make test`.
+
+Not installed with primbench: it edits this repository's own Markdown, which an installed primbench
+does not have. Figures of other runs, quoted by their id (docs/perf-notes.md's history of
+experiments), are not the reference's and are left alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.doc_figures import blocks
+from tools.doc_figures.facts import Facts
+
+WRITE_COMMAND = "python -m tools.doc_figures --write"
+
+
+def files(root: Path) -> list[str]:
+    """The Markdown files that may quote the runs, from the root: the README, results/, docs/."""
+    names = ["README.md", "results/README.md"] + sorted(p.relative_to(root).as_posix() for p in (root / "docs").glob("*.md"))
+    return [name for name in names if (root / name).is_file()]
+
+
+@dataclass(frozen=True)
+class Computed:
+    """What the docs must say: each block's Markdown."""
+
+    blocks: dict
+
+
+def computed(facts: Facts) -> Computed:
+    return Computed({name: render(facts) for name, render in blocks.RENDERERS.items()})
+
+
+def check(root: Path, want: Computed) -> list[str]:
+    """Every stale, missing or unfindable figure in the docs under `root`, one line each."""
+    found = []
+    present = files(root)
+    for path in sorted(blocks.PLACES):
+        if path not in present:
+            found.append(f"{path}: missing, and it should quote the reference run")
+    for path in present:
+        text = (root / path).read_text(encoding="utf-8")
+        found += blocks.problems(path, text, want.blocks)
+    return found
+
+
+def write(root: Path, want: Computed) -> list[str]:
+    """Rewrite the figures in the docs under `root`; return the files changed."""
+    changed = []
+    for path in files(root):
+        before = (root / path).read_text(encoding="utf-8")
+        after = blocks.rewritten(before, want.blocks)
+        if after != before:
+            (root / path).write_text(after, encoding="utf-8")
+            changed.append(path)
+    return changed
