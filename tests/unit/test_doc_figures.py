@@ -1,6 +1,6 @@
-"""Docs that stay true: every figure results/README.md and docs/ quote from the tracked runs is the
-runs', as tools/doc_figures computes it; a wrong figure planted anywhere it checks fails, and
---write mends it."""
+"""Docs that stay true: every figure README.md, results/README.md and docs/ quote from the bundled
+reference run (and the tracked baseline) is the run's, as tools/doc_figures computes it from the
+report's own selection; a wrong figure planted anywhere it checks fails, and --write mends it."""
 
 import re
 import shutil
@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from tests.conftest import REPO
-from tools.doc_figures import WRITE_COMMAND, blocks, check, computed, files, write
+from tools.doc_figures import WRITE_COMMAND, blocks, check, computed, files, prose, write
 from tools.doc_figures.facts import Facts
 
 
@@ -48,6 +48,18 @@ def _wrong(value: str) -> str:
             "neither faster nor slower": "1.5 % faster"}[value]
 
 
+@pytest.mark.parametrize("figure", prose.FIGURES, ids=lambda f: f.what)
+def test_a_wrong_figure_planted_in_a_sentence_fails_and_write_mends_it(docs, want, figure):
+    path = docs / figure.file
+    text = path.read_text(encoding="utf-8")
+    match = figure.regex().search(text)
+    start, end = match.span("figure")
+    path.write_text(text[:start] + _wrong(want.figures[figure]) + text[end:], encoding="utf-8")
+    assert any(figure.what in line and "the reference run gives" in line for line in check(docs, want))
+    assert write(docs, want) == [figure.file]
+    assert check(docs, want) == [] and path.read_text(encoding="utf-8").split() == text.split()  # a wrapped figure joins its line
+
+
 @pytest.mark.parametrize("name", sorted(blocks.RENDERERS))
 def test_a_wrong_figure_planted_in_a_block_fails_and_write_mends_it(docs, want, name):
     rendered = want.blocks[name]
@@ -72,3 +84,11 @@ def test_a_lost_or_unclosed_block_is_named_not_skipped(docs, want):
     problems = check(docs, want)
     assert "docs/perf-notes.md: block 'tracked-runs' is missing: put <!-- figures:begin tracked-runs --> and its end back" in problems
     assert "results/README.md: a figures:begin without its figures:end (or the reverse)" in problems
+
+
+def test_a_reworded_sentence_is_named_not_skipped(docs, want):
+    readme = docs / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    readme.write_text(text.replace("two-stage top-k pruning in one launch,", "two-stage top-k pruning, in one launch,"),
+                      encoding="utf-8")
+    assert any("top-k's fastest kernel against the library" in line and "found 0 times" in line for line in check(docs, want))

@@ -4,21 +4,23 @@ bundled reference run (and the tracked baseline) is computed from it here, never
     python -m tools.doc_figures           # check: list each stale figure, exit 1 if any
     python -m tools.doc_figures --write   # rewrite them from the runs under results/ (make docs)
 
-Generated blocks (blocks.py): Markdown between `<!-- figures:begin NAME -->` and
-`<!-- figures:end NAME -->`, rendered whole, so a re-recorded reference run refreshes the docs in
-one command. tests/unit/test_doc_figures.py runs the check, so a figure that drifts from the run
-fails `make test`.
+Two forms, both rewritten by --write: generated blocks (blocks.py), Markdown between
+`<!-- figures:begin NAME -->` and `<!-- figures:end NAME -->`, rendered whole; and figures inside
+hand-written sentences (prose.py), each found by a pattern around it and replaced alone, so a
+re-recorded reference run refreshes the docs in one command. tests/unit/test_doc_figures.py runs
+the check, so a figure that drifts from the run fails `make test`.
 
-Not installed with primbench: it edits this repository's own Markdown, which an installed primbench
-does not have. Figures of other runs, quoted by their id (docs/perf-notes.md's history of
-experiments), are not the reference's and are left alone."""
+Not installed with primbench: it edits this repository's own Markdown, and it names ops and
+variants (the prose speaks of particular kernels), which primbench/ outside ops/ never does. Figures
+of other runs, quoted by their id (docs/perf-notes.md's history of experiments), are not the
+reference's and are left alone."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.doc_figures import blocks
+from tools.doc_figures import blocks, prose
 from tools.doc_figures.facts import Facts
 
 WRITE_COMMAND = "python -m tools.doc_figures --write"
@@ -32,25 +34,27 @@ def files(root: Path) -> list[str]:
 
 @dataclass(frozen=True)
 class Computed:
-    """What the docs must say: each block's Markdown."""
+    """What the docs must say: each block's Markdown, each prose figure's text."""
 
     blocks: dict
+    figures: dict
 
 
 def computed(facts: Facts) -> Computed:
-    return Computed({name: render(facts) for name, render in blocks.RENDERERS.items()})
+    return Computed({name: render(facts) for name, render in blocks.RENDERERS.items()},
+                    {figure: figure.compute(facts) for figure in prose.FIGURES})
 
 
 def check(root: Path, want: Computed) -> list[str]:
     """Every stale, missing or unfindable figure in the docs under `root`, one line each."""
     found = []
     present = files(root)
-    for path in sorted(blocks.PLACES):
+    for path in sorted(set(blocks.PLACES) | {figure.file for figure in want.figures}):
         if path not in present:
             found.append(f"{path}: missing, and it should quote the reference run")
     for path in present:
         text = (root / path).read_text(encoding="utf-8")
-        found += blocks.problems(path, text, want.blocks)
+        found += blocks.problems(path, text, want.blocks) + prose.problems(path, text, want.figures)
     return found
 
 
@@ -59,7 +63,7 @@ def write(root: Path, want: Computed) -> list[str]:
     changed = []
     for path in files(root):
         before = (root / path).read_text(encoding="utf-8")
-        after = blocks.rewritten(before, want.blocks)
+        after = prose.rewritten(path, blocks.rewritten(before, want.blocks), want.figures)
         if after != before:
             (root / path).write_text(after, encoding="utf-8")
             changed.append(path)

@@ -2,22 +2,34 @@
 that RENDERERS[NAME] writes from the runs (facts.py), never by hand. PLACES says which file holds
 which block, so a block cannot be deleted unnoticed.
 
-The figures are formatted by the report's own filters (report/formats.py)."""
+The figures are the report's own: each op's best kernel and its library come from the report's
+context (report/context.py, selection.py, story.py, headline.py), formatted by the report's own
+filters (report/formats.py), so the README says what `make report` shows, whatever baseline or
+selection the report adopts."""
 
 from __future__ import annotations
 
 import re
 import textwrap
+from datetime import datetime
 
 from primbench.report import formats
 from primbench.runfile.frame import is_number
 
 PLACES = {
+    "README.md": ("reference-run", "op-lines"),
     "results/README.md": ("tracked-runs",),
     "docs/perf-notes.md": ("tracked-runs",),
 }
 BLOCK = re.compile(r"<!-- figures:begin (?P<name>[a-z0-9-]+) -->\n(?P<body>.*?)<!-- figures:end (?P=name) -->", re.S)
 MARKER = re.compile(r"<!-- figures:(?:begin|end) [a-z0-9-]+ -->")
+
+
+def n_text(n: int, unit: str = "elements") -> str:
+    """A size as the README writes it: '2^28', or '512 rows' for an op counted in rows."""
+    if unit == "elements" and n > 0 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return f"{n:,}" + ("" if unit == "elements" else f" {unit}")
 
 
 def wrapped(text: str, bullet: bool = False) -> str:
@@ -36,11 +48,78 @@ def _short_uuid(device: dict) -> str:
     return (device.get("uuid") or "unknown").removeprefix("GPU-").split("-")[0]
 
 
+def _duration(run) -> str:
+    """The run's wall time from its header's start to its end record: '4 min 52 s'."""
+    if not (run.end and run.end.finished and run.header.started):
+        return "unknown"
+    seconds = round((datetime.fromisoformat(run.end.finished) - datetime.fromisoformat(run.header.started)).total_seconds())
+    return f"{seconds // 60} min {seconds % 60} s"
+
+
 def _statuses(run) -> str:
     counts = {}
     for case in run.cases:
         counts[case.status] = counts.get(case.status, 0) + 1
     return ", ".join(f"{count:,} {status}" for status, count in sorted(counts.items()))
+
+
+def reference_run(facts) -> str:
+    """The run's facts and the story's sentence, in the report's words and figures."""
+    run, context = facts.reference, facts.context
+    facts_line = (
+        f"`make report` renders the bundled reference run `{run.header.run_id}`: {run.header.config_path} on an "
+        f"{run.device.get('name')} (GPU {_short_uuid(run.device)}) from commit {_short_sha(run.git)}, "
+        f"{len(run.cases):,} cases ({_statuses(run)}; a case is timed only once verified), in {_duration(run)}. "
+        f"Its ceilings, measured at its start: copy {formats.format_gbps(run.copy_gbps)} GB/s and pure read "
+        f"{formats.format_gbps(run.read_gbps)} GB/s at 1 GiB, against an NVML peak of "
+        f"{formats.format_gbps(run.header.peak_gbps)} GB/s.")
+    return wrapped(facts_line) + "\n\n" + wrapped(_story_sentence(context["story"]))
+
+
+def _story_sentence(story) -> str:
+    """report.html.j2's summary sentence, in Markdown."""
+    if not story or not story.get("opening"):
+        return "The run has no progression to tell."
+    o = story["opening"]
+    text = (f"Summing {n_text(story['n'])} {story['dtype']} takes {formats.format_us(o['first']['us'])} µs with the seeds' "
+            f"first kernel (`{o['first']['variant']}`) and {formats.format_us(o['last']['us'])} µs with warp shuffles "
+            f"(`{o['last']['variant']}`, {formats.format_faster(o['last']['speedup'])}), both at block 256")
+    for i, ref in enumerate(o["published"]):
+        joint = "; " if i == 0 else " and "
+        size = "" if ref["same_size"] else f", {n_text(ref['n'])} {ref['dtype']}"
+        text += (f"{joint}{ref['label']} went from {formats.format_value(ref['first_ms'])} ms to "
+                 f"{formats.format_value(ref['last_ms'])} ms ({formats.format_faster(ref['speedup'])}{size})")
+    text += "."
+    if o.get("beyond"):
+        b = o["beyond"]
+        text += (f" Past the seeds, `{b['variant']}` takes it to {formats.format_us(b['us'])} µs at block "
+                 f"{formats.format_block(b['block'])} ({formats.format_faster(b['step'])} than the shuffles)")
+    if o.get("library"):
+        text += (", and" if o.get("beyond") else " The library,") + f" `{o['library']['variant']}` takes {formats.format_us(o['library']['us'])} µs"
+    return text + "."
+
+
+def op_lines(facts) -> str:
+    """Each op at its largest size: the report's best-per-size row (its fastest kernel, any block)
+    against the library the report compares it with."""
+    from primbench import ops
+
+    rows = ["| op | slice | n | fastest kernel (block) | µs | % light | % peak | library | library µs | against it |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for section in facts.context["ops"]:
+        if not section["best_per_size"]:
+            continue
+        row = section["best_per_size"][-1]  # sizes ascending: the largest
+        unit = ops.declared(section["name"], "size_unit", "elements")
+        where = " ".join(str(part) for part in (section["dtype"], section["distribution"], section["params"]) if part)
+        library, against = "none", "no library baseline"
+        if row.get("baseline") and is_number(row.get("ratio_to_baseline")):
+            library, against = f"`{row['baseline']}`", formats.format_time_ratio(row["ratio_to_baseline"])
+        rows.append(f"| {section['name']} | {where} | {n_text(row['n'], unit)} | `{row['variant']}` "
+                    f"({formats.format_block(row['block'])}) | {formats.format_us(row['time_us'])} | "
+                    f"{formats.format_pct(row['pct_sol'])} | {formats.format_pct(row['pct_peak'])} | {library} | "
+                    f"{formats.format_us(row['baseline_us'])} | {against} |")
+    return "\n".join(rows)
 
 
 def tracked_runs(facts) -> str:
@@ -74,7 +153,7 @@ def _protocol_words(header) -> str:
     return f"{known}: {parts}{since}."
 
 
-RENDERERS = {"tracked-runs": tracked_runs}
+RENDERERS = {"reference-run": reference_run, "op-lines": op_lines, "tracked-runs": tracked_runs}
 
 
 def body(text: str) -> str:
