@@ -8,7 +8,10 @@ renders the reference run (results/reference/nvidia-h200.jsonl.gz) with `bench.p
     OUTDIR/report-topk.png  the report scrolled to the top-k op's bandwidth chart (#bandwidth-topk figure)
     OUTDIR/history.png      with --site DIR (a `primbench publish` folder): the top of its first history-*.html
 
---report FILE shoots an already rendered report instead of rendering one. The scrolled picture is
+--report FILE shoots an already rendered report instead of rendering one. The pictures of a report
+rendered here carry the reference's run id (tools/doc_figures/pictures.py), which the docs' test
+checks against the reference: `python -m tests.e2e.screenshots docs/` refreshes docs/report.png and
+docs/report-topk.png after the reference changes. The scrolled picture is
 of a copy of the page whose added script, on load, moves the page up until the chart is at the
 window's top: Chromium's --screenshot of a scrolled page comes out blank (Chromium 150 headless), so
 the body is shifted (position: relative; top: -y) instead of the window scrolled."""
@@ -22,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from tests.e2e import browser
+from tools.doc_figures import pictures
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"
@@ -73,8 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     written = []
     with tempfile.TemporaryDirectory() as tmp:
         report = args.report or render_report(Path(tmp) / "report.html")
-        written.append(browser.screenshot(report, args.outdir / "report.png", width=WIDTH, height=HEIGHT))
-        written.append(scrolled_screenshot(report, args.outdir / "report-topk.png", TOPK_CHART))
+        shots = [browser.screenshot(report, args.outdir / "report.png", width=WIDTH, height=HEIGHT),
+                 scrolled_screenshot(report, args.outdir / "report-topk.png", TOPK_CHART)]
+    if not args.report:  # the reference's pictures say which run they show
+        from primbench.runfile.io import load_run
+
+        for shot in shots:
+            pictures.stamp(shot, load_run(REFERENCE).header.run_id)
+    written += shots
     if args.site:
         histories = sorted(args.site.glob("history-*.html"))
         if not histories:

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from tests.conftest import REPO
-from tools.doc_figures import WRITE_COMMAND, blocks, check, computed, files, prose, write
+from tools.doc_figures import WRITE_COMMAND, blocks, check, computed, files, pictures, prose, write
 from tools.doc_figures.facts import Facts
 
 
@@ -21,7 +21,7 @@ def want():
 @pytest.fixture
 def docs(tmp_path):
     """A copy of the docs the check reads, to plant wrong figures in."""
-    for name in files(REPO):
+    for name in files(REPO) + list(pictures.PICTURES):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REPO / name, tmp_path / name)
     return tmp_path
@@ -92,3 +92,12 @@ def test_a_reworded_sentence_is_named_not_skipped(docs, want):
     readme.write_text(text.replace("two-stage top-k pruning in one launch,", "two-stage top-k pruning, in one launch,"),
                       encoding="utf-8")
     assert any("top-k's fastest kernel against the library" in line and "found 0 times" in line for line in check(docs, want))
+
+
+def test_a_screenshot_of_another_run_is_stale_and_says_how_to_make_it_again(docs, want):
+    shot = docs / pictures.PICTURES[0]
+    assert pictures.stamped_run(shot) == want.run_id
+    pictures.stamp(shot, "2026-01-01-000000-nvidia-h200-000000")
+    assert pictures.stamped_run(shot) == "2026-01-01-000000-nvidia-h200-000000"
+    assert check(docs, want) == [f"{pictures.PICTURES[0]}: shows run 2026-01-01-000000-nvidia-h200-000000, the reference "
+                                 f"run is {want.run_id}: {pictures.COMMAND}"]

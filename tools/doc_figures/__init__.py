@@ -13,14 +13,15 @@ the check, so a figure that drifts from the run fails `make test`.
 Not installed with primbench: it edits this repository's own Markdown, and it names ops and
 variants (the prose speaks of particular kernels), which primbench/ outside ops/ never does. Figures
 of other runs, quoted by their id (docs/perf-notes.md's history of experiments), are not the
-reference's and are left alone."""
+reference's and are left alone; docs/report.png and docs/report-topk.png carry the id of the run
+they show, which the check compares with the reference's (tests/e2e/screenshots.py takes them)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.doc_figures import blocks, prose
+from tools.doc_figures import blocks, pictures, prose
 from tools.doc_figures.facts import Facts
 
 WRITE_COMMAND = "python -m tools.doc_figures --write"
@@ -34,15 +35,16 @@ def files(root: Path) -> list[str]:
 
 @dataclass(frozen=True)
 class Computed:
-    """What the docs must say: each block's Markdown, each prose figure's text."""
+    """What the docs must say: each block's Markdown, each prose figure's text, the reference's id."""
 
     blocks: dict
     figures: dict
+    run_id: str
 
 
 def computed(facts: Facts) -> Computed:
     return Computed({name: render(facts) for name, render in blocks.RENDERERS.items()},
-                    {figure: figure.compute(facts) for figure in prose.FIGURES})
+                    {figure: figure.compute(facts) for figure in prose.FIGURES}, facts.reference.header.run_id)
 
 
 def check(root: Path, want: Computed) -> list[str]:
@@ -55,11 +57,11 @@ def check(root: Path, want: Computed) -> list[str]:
     for path in present:
         text = (root / path).read_text(encoding="utf-8")
         found += blocks.problems(path, text, want.blocks) + prose.problems(path, text, want.figures)
-    return found
+    return found + pictures.problems(root, want.run_id)
 
 
 def write(root: Path, want: Computed) -> list[str]:
-    """Rewrite the figures in the docs under `root`; return the files changed."""
+    """Rewrite the figures in the docs under `root` (not the pictures: they need Chromium); return the files changed."""
     changed = []
     for path in files(root):
         before = (root / path).read_text(encoding="utf-8")
