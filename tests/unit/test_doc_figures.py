@@ -101,3 +101,13 @@ def test_a_screenshot_of_another_run_is_stale_and_says_how_to_make_it_again(docs
     assert pictures.stamped_run(shot) == "2026-01-01-000000-nvidia-h200-000000"
     assert check(docs, want) == [f"{pictures.PICTURES[0]}: shows run 2026-01-01-000000-nvidia-h200-000000, the reference "
                                  f"run is {want.run_id}: {pictures.COMMAND}"]
+
+
+def test_no_doc_cites_a_file_outside_the_repository():
+    # A reader has the repository, not the project's notes: a figure cites its public source (an
+    # article's title and author, a repository and file, a PR), never a private file.
+    private = re.compile(r"ANCHORS(?:\.md)?|/work/shared|seeds/\d{3}_")
+    docs = files(REPO) + ["results/reference/published.json"]
+    found = [f"{name}:{number}: {line.strip()[:80]}" for name in docs
+             for number, line in enumerate((REPO / name).read_text(encoding="utf-8").splitlines(), 1) if private.search(line)]
+    assert not found, found
