@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 import textwrap
-from datetime import datetime
 
 from primbench.report import formats
 from primbench.runfile.frame import is_number
+from tools.doc_figures.facts import wall_seconds
 
 PLACES = {
     "README.md": ("reference-run", "op-lines"),
@@ -49,11 +49,11 @@ def _short_uuid(device: dict) -> str:
 
 
 def _duration(run) -> str:
-    """The run's wall time from its header's start to its end record: '4 min 52 s'."""
-    if not (run.end and run.end.finished and run.header.started):
-        return "unknown"
-    seconds = round((datetime.fromisoformat(run.end.finished) - datetime.fromisoformat(run.header.started)).total_seconds())
-    return f"{seconds // 60} min {seconds % 60} s"
+    """The run's wall time: '4 min 52 s'."""
+    seconds = wall_seconds(run)
+    if seconds is None:
+        return "an unknown time (it has no end record)"
+    return f"{round(seconds) // 60} min {round(seconds) % 60} s"
 
 
 def _statuses(run) -> str:

@@ -13,6 +13,15 @@ REFERENCE = Path("results/reference/nvidia-h200.jsonl.gz")  # the run `make repo
 TRACKED = ("results/reference", "results/baselines")
 
 
+def wall_seconds(run) -> float | None:
+    """A run's wall time, from its header's start to its end record (None for an unfinished run)."""
+    from datetime import datetime
+
+    if not (run.end and run.end.finished and run.header.started):
+        return None
+    return (datetime.fromisoformat(run.end.finished) - datetime.fromisoformat(run.header.started)).total_seconds()
+
+
 @dataclass
 class Facts:
     """What the figures are computed from; `root` is the repository holding the runs (the docs

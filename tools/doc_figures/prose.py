@@ -16,6 +16,7 @@ from typing import Callable
 
 from primbench.report import formats, selection, story
 from primbench.runfile.frame import is_number
+from tools.doc_figures.facts import wall_seconds
 
 RATIO = r"(?P<figure>[0-9][0-9.,]*(?: %|×) (?:faster|slower)|neither faster nor slower)"
 PCT = r"(?P<figure>[0-9][0-9.,]* %)"
@@ -122,11 +123,7 @@ def histogram_every_input(facts) -> str:
 
 def bench_minutes(facts) -> str:
     """The reference run's wall time, to the minute: what `make bench` of the default config takes."""
-    from datetime import datetime
-
-    run = facts.reference
-    seconds = (datetime.fromisoformat(run.end.finished) - datetime.fromisoformat(run.header.started)).total_seconds()
-    return f"{round(seconds / 60)} min"
+    return f"{round(wall_seconds(facts.reference) / 60)} min"
 
 
 def case_count(which: str):
