@@ -74,6 +74,16 @@ def test_a_wrong_figure_planted_in_a_block_fails_and_write_mends_it(docs, want, 
     assert check(docs, want) == []
 
 
+@pytest.mark.parametrize("figure", [f for f in prose.FIGURES if f.library], ids=lambda f: f.what)
+def test_a_ratio_whose_sentence_names_another_library_than_the_reports_fails(want, figure):
+    # What the README would meet when the report adopts another baseline: the figure may even stay,
+    # but "than CUB" would be false.
+    libraries = {**want.libraries, figure: "some_other_library"}
+    text = (REPO / figure.file).read_text(encoding="utf-8")
+    assert any("the report now compares with some_other_library" in line and figure.what in line
+               for line in prose.problems(figure.file, text, want.figures, libraries))
+
+
 def test_a_lost_or_unclosed_block_is_named_not_skipped(docs, want):
     notes = docs / "docs" / "perf-notes.md"
     text = notes.read_text(encoding="utf-8")

@@ -39,12 +39,15 @@ class Computed:
 
     blocks: dict
     figures: dict
+    libraries: dict  # for each ratio figure, the label of the library the report compares with
     run_id: str
 
 
 def computed(facts: Facts) -> Computed:
     return Computed({name: render(facts) for name, render in blocks.RENDERERS.items()},
-                    {figure: figure.compute(facts) for figure in prose.FIGURES}, facts.reference.header.run_id)
+                    {figure: figure.compute(facts) for figure in prose.FIGURES},
+                    {figure: figure.library(facts) for figure in prose.FIGURES if figure.library},
+                    facts.reference.header.run_id)
 
 
 def check(root: Path, want: Computed) -> list[str]:
@@ -56,7 +59,7 @@ def check(root: Path, want: Computed) -> list[str]:
             found.append(f"{path}: missing, and it should quote the reference run")
     for path in present:
         text = (root / path).read_text(encoding="utf-8")
-        found += blocks.problems(path, text, want.blocks) + prose.problems(path, text, want.figures)
+        found += blocks.problems(path, text, want.blocks) + prose.problems(path, text, want.figures, want.libraries)
     return found + pictures.problems(root, want.run_id)
 
 

@@ -29,6 +29,10 @@ class Figure:
     pattern: str
     compute: Callable[[object], str]
     what: str
+    # For a ratio: the label of the library the report compares with, and a pattern the label must
+    # fit for the sentence's words ("than CUB") to stay true when the report changes its baseline.
+    library: Callable[[object], str] | None = None
+    named: str = ""
 
     def regex(self) -> re.Pattern:
         return re.compile(self.pattern.replace(" ", r"\s+"))
@@ -78,6 +82,14 @@ def largest_ratio(op: str):
         return formats.format_time_ratio(_largest(facts, op)["ratio_to_baseline"])
 
     return compute
+
+
+def largest_library(op: str):
+    return lambda facts: str(_largest(facts, op)["baseline"])
+
+
+def ranked_library(op: str):
+    return lambda facts: str(selection.baseline_variant(facts.frame, op))
 
 
 def ranked_ratio(op: str, label: str):
@@ -210,23 +222,25 @@ FIGURES = (
     Figure(README, r"a plain float32 loop is (?P<figure>[0-9.]+-[0-9.]+ %) off", accuracy_serial,
            "the plain float32 loop's relative error over the accuracy study's sizes"),
     Figure(README, r"single-pass decoupled look-back " + RATIO + r" than CUB",
-           ranked_ratio("scan", "decoupled_lookback_status_prefetch"), "the look-back scan with the prefetch against the library"),
+           ranked_ratio("scan", "decoupled_lookback_status_prefetch"), "the look-back scan with the prefetch against the library",
+           ranked_library("scan"), r"^cub_"),
     Figure(README, r"no look-back chain at " + PCT + r" of a copy", ranked_light("scan", "round_sums_async_copy"),
            "the persistent scan's % light"),
     Figure(README, r"no look-back chain at [0-9.]+ % of a copy, " + RATIO + r" than CUB",
-           ranked_ratio("scan", "round_sums_async_copy"), "the persistent scan against the library"),
+           ranked_ratio("scan", "round_sums_async_copy"), "the persistent scan against the library", ranked_library("scan"),
+           r"^cub_"),
     Figure(README, r"a 16-byte-load form at " + PCT + r" of a copy at radius 1",
            ranked_light("stencil", "blur1d_vector_shared_halo[radius=1]"), "the stencil's 16-byte-load form's % light"),
     Figure(README, r"neighbouring outputs, at " + PCT + r" of a copy", ranked_light("stencil", "blur1d_core_edge_window[radius=16]"),
            "the stencil's shared partial sums at radius 16, % light"),
     Figure(README, r"top-k pruning in one launch, " + RATIO + r" than a full sort", largest_ratio("topk"),
-           "top-k's fastest kernel against the library"),
+           "top-k's fastest kernel against the library", largest_library("topk"), r"^full_sort\b"),
     Figure(README, r"than a full sort of " + COUNT + r" rows", topk_rows, "the rows of top-k's line"),
     Figure(README, r"rows of " + COUNT + r" logits", topk_vocab, "the vocabulary of top-k's line"),
     Figure(README, r"at (?P<figure>[0-9.]+×) the time of one read of them", topk_one_read,
            "top-k's fastest kernel over one read of its logits (the report's pruning table)"),
     Figure(README, r"\(no bank conflicts on any input\), " + RATIO + r" than CUB", largest_ratio("histogram"),
-           "histogram's fastest kernel against the library"),
+           "histogram's fastest kernel against the library", largest_library("histogram"), r"^cub_"),
     Figure(README, r"at " + PCT + r" or more of its speed of light on every input distribution", histogram_every_input,
            "histogram's fastest kernel on its worst input distribution, % light"),
     Figure(README, r"runs configs/default.yaml \(about (?P<figure>[0-9]+ min) on an H200\)", bench_minutes,
@@ -254,12 +268,16 @@ def _words(figure: str) -> str:
     return " ".join(figure.split())  # a figure may wrap across lines
 
 
-def problems(path: str, text: str, computed: dict[Figure, str]) -> list[str]:
-    """Each figure of the file at `path` that is not found exactly once, or differs from the run."""
+def problems(path: str, text: str, computed: dict[Figure, str], libraries: dict[Figure, str]) -> list[str]:
+    """Each figure of the file at `path` that is not found exactly once, differs from the run, or is
+    a ratio against another library than the one the sentence names."""
     found = []
     for figure, value in computed.items():
         if figure.file != path:
             continue
+        if figure in libraries and not re.search(figure.named, libraries[figure]):
+            found.append(f"{path}: {figure.what}: the report now compares with {libraries[figure]}, which the sentence "
+                         f"does not name (it fits {figure.named!r}): reword it and its pattern in tools/doc_figures/prose.py")
         matches = list(figure.regex().finditer(text))
         if len(matches) != 1:
             found.append(f"{path}: {figure.what}: its sentence is found {len(matches)} times, not once "
