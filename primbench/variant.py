@@ -122,8 +122,19 @@ class LaunchContext:
 
 # The series the report gives a story of its own (Variant.series); others are the seeds' ("seed000").
 HARRIS_SERIES = "harris"  # Harris's "Optimizing Parallel Reduction in CUDA" steps
-BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before CUB
-BASELINE_SERIES = "baseline"  # the library every step is measured against (CUB through CuPy)
+BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before the library
+# The libraries every op is measured against (CUB through CuPy, cuda.compute, torch, ...).
+LIBRARY_SERIES = "library"
+# The series' former names: run files and plugins written before the rename say "baseline", and are
+# read as the library (Variant below, runfile/records.py `migrate`), so old runs keep their library.
+FORMER_SERIES = {"baseline": LIBRARY_SERIES}
+LIBRARY_SERIES_NAMES = (LIBRARY_SERIES, *FORMER_SERIES)
+BASELINE_SERIES = LIBRARY_SERIES  # the constant's former name, for code written against it
+
+
+def series_name(series):
+    """A series as this version names it: a former name (FORMER_SERIES) read as the current one."""
+    return FORMER_SERIES.get(series, series)
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,7 @@ class Variant:
     op: str
     name: str
     origin: str  # where it comes from (seed article and section, library)
-    series: str  # the story it belongs to in the report: "harris", "seed000", "seed004", "baseline"
+    series: str  # the story it belongs to in the report: "harris", "seed000", "seed004", "library"
     order: int  # its place in the report's progression
     prepare: Callable[[LaunchContext], Plan]
     block_sizes: tuple[int, ...]  # () means the library chooses
@@ -163,6 +174,10 @@ class Variant:
     # arguments, a constant a helper reads) in a way the CUDA source, kernel names and the values
     # `prepare` reads itself do not show.
     version: int = 1
+
+    def __post_init__(self):
+        # A kernel or plugin declared with the series' former name ("baseline") is the library's.
+        object.__setattr__(self, "series", series_name(self.series))
 
     def takes(self, n: int, block: int | None) -> bool:
         """Whether the variant can run n elements at this block size (one-block kernels cannot go past it)."""

@@ -7,13 +7,13 @@ from __future__ import annotations
 from primbench import ops
 from primbench.report.svg import pow2_text
 from primbench.runfile.frame import is_number
-from primbench.variant import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES
+from primbench.variant import BEYOND_SERIES, HARRIS_SERIES, LIBRARY_SERIES, LIBRARY_SERIES_NAMES, series_name
 
-GROUPS = {HARRIS_SERIES: "the seeds' steps", BEYOND_SERIES: "past the seeds", BASELINE_SERIES: "the library"}
+GROUPS = {HARRIS_SERIES: "the seeds' steps", BEYOND_SERIES: "past the seeds", LIBRARY_SERIES: "the library"}
 
 
-def _timed(rows, series):
-    return [r for r in rows if r.get("series") == series and is_number(r.get("time_us"))]
+def _timed(rows, *series):
+    return [r for r in rows if r.get("series") in series and is_number(r.get("time_us"))]
 
 
 def opening(rows: list[dict], published, n: int, dtype) -> dict | None:
@@ -33,7 +33,7 @@ def opening(rows: list[dict], published, n: int, dtype) -> dict | None:
                               "dtype": source.dtype, "first_ms": start, "last_ms": end, "speedup": start / end,
                               "same_size": source.n == n and source.dtype == dtype})
     beyond = min(_timed(rows, BEYOND_SERIES), key=lambda r: r["time_us"], default=None)
-    library = next(iter(_timed(rows, BASELINE_SERIES)), None)
+    library = next(iter(_timed(rows, *LIBRARY_SERIES_NAMES)), None)
     return {
         "first": {"variant": first["variant"], "us": first["time_us"]},
         "last": {"variant": last["variant"], "us": last["time_us"], "speedup": first["time_us"] / last["time_us"]},
@@ -58,7 +58,7 @@ def story_steps(rows: list[dict], published, op: str) -> list[dict]:
             times.append(quoted * 1e3 if quoted else None)
         if any(times):
             steps.append({"variant": row["variant"], "reason": reasons.get(row["variant"]) or row.get("origin") or "",
-                          "group": GROUPS.get(row.get("series"), row.get("series") or ""), "times": times})
+                          "group": GROUPS.get(series_name(row.get("series")), row.get("series") or ""), "times": times})
     return steps
 
 

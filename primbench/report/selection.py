@@ -12,7 +12,7 @@ from collections import Counter
 
 from primbench.runfile.case_id import Params
 from primbench.runfile.frame import block_or_none, is_number
-from primbench.variant import BASELINE_SERIES
+from primbench.variant import LIBRARY_SERIES_NAMES
 
 PROGRESSION_N = 2**25  # the seed's "32M floats"
 PREFERRED_BLOCK = 256
@@ -177,7 +177,7 @@ def rows_with_block(cases, block):
     return cases[cases["block"] == block]
 
 
-def best_case(frame, op: str, n: int, exclude_series=(BASELINE_SERIES,), dtype=None, distribution=None):
+def best_case(frame, op: str, n: int, exclude_series=LIBRARY_SERIES_NAMES, dtype=None, distribution=None):
     """The fastest valid case of `op` at size n outside the excluded series, or None."""
     if dtype is None:
         dtype, distribution = primary_slice(frame, op)
@@ -194,7 +194,7 @@ def baseline_variant(frame, op: str) -> str | None:
     from primbench import ops
 
     def compute():
-        cases = frame[(frame["op"] == op) & (frame["series"] == BASELINE_SERIES)]
+        cases = frame[(frame["op"] == op) & (frame["series"].isin(list(LIBRARY_SERIES_NAMES)))]
         names = list(cases.sort_values(["order", "variant"])["variant"].drop_duplicates())
         declared = ops.declared(op, "baseline")
         if declared in names:

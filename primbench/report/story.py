@@ -20,7 +20,7 @@ from primbench.report.selection import (
     story_op,
 )
 from primbench.runfile.frame import block_or_none, is_number
-from primbench.variant import BASELINE_SERIES, BEYOND_SERIES, HARRIS_SERIES
+from primbench.variant import BEYOND_SERIES, HARRIS_SERIES, LIBRARY_SERIES_NAMES
 
 
 def step_speedups(times) -> list[float]:
@@ -46,9 +46,9 @@ def progression_variants(frame, op: str) -> list[str]:
     baseline(s). Another op's progression is every variant in its declared order (baselines last)."""
     if op != story_op(frame):
         cases = frame[frame["op"] == op].drop_duplicates("variant")
-        ordered = cases.assign(_baseline=cases["series"] == BASELINE_SERIES).sort_values(["_baseline", "order", "variant"])
+        ordered = cases.assign(_baseline=cases["series"].isin(list(LIBRARY_SERIES_NAMES))).sort_values(["_baseline", "order", "variant"])
         return list(ordered["variant"])
-    groups = {HARRIS_SERIES: 0, BEYOND_SERIES: 1, BASELINE_SERIES: 2}
+    groups = {HARRIS_SERIES: 0, BEYOND_SERIES: 1, **dict.fromkeys(LIBRARY_SERIES_NAMES, 2)}
     cases = frame[(frame["op"] == op) & frame["series"].isin(list(groups))]
     ordered = cases.drop_duplicates("variant").assign(
         _group=lambda d: d["series"].map(groups)
@@ -218,7 +218,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
                            "l2_resident", "anchor") if c in cases]  # only those read: a selection copies every column
     for n, at_n in cases.loc[cases["valid"], columns].groupby("n", sort=True):
         overall = at_n.sort_values("median_ms").iloc[0]
-        others = at_n[~at_n["series"].isin([BASELINE_SERIES])]
+        others = at_n[~at_n["series"].isin(list(LIBRARY_SERIES_NAMES))]
         best = others.sort_values("median_ms").iloc[0] if not others.empty else None
         base_times = at_n.loc[at_n["variant"] == baseline, "median_ms"] if baseline else ()
         base = float(base_times.min()) if len(base_times) else math.nan

@@ -322,7 +322,23 @@ def migrate(obj: dict, version: int) -> dict:
     while version < SCHEMA_VERSION:
         obj = MIGRATIONS[version](obj)
         version += 1
-    return obj
+    return _series_renamed(obj)
+
+
+def _series_renamed(obj: dict) -> dict:
+    """A header whose variants name a series by a former name (the library's was "baseline") as
+    this version names it. Not a schema step: files of the current schema written before the
+    rename say "baseline" too, and the meaning is unchanged."""
+    from primbench.variant import series_name
+
+    variants = obj.get("variants") if obj.get("kind") == "header" else None
+    if not isinstance(variants, dict):
+        return obj
+    renamed = {}
+    for key, info in variants.items():
+        series = info.get("series") if isinstance(info, dict) else None
+        renamed[key] = dict(info, series=series_name(series)) if isinstance(series, str) else info
+    return dict(obj, variants=renamed)
 
 
 __all__ = ["CaseRecord", "MIGRATIONS", "Params", "RECORD_TYPES", "RunEnd", "RunHeader", "RunResume", "SCHEMA_VERSION",
