@@ -123,7 +123,8 @@ class LaunchContext:
 # The series the report gives a story of its own (Variant.series); others are the seeds' ("seed000").
 HARRIS_SERIES = "harris"  # Harris's "Optimizing Parallel Reduction in CUDA" steps
 BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before the library
-# The libraries every op is measured against (CUB through CuPy, cuda.compute, torch, ...).
+# The libraries every op is measured against (CUB through CuPy, cuda.compute, torch, ...): at each
+# size the fastest of them is the op's "best library", which every ratio of the report is against.
 LIBRARY_SERIES = "library"
 # The series' former names: run files and plugins written before the rename say "baseline", and are
 # read as the library (Variant below, runfile/records.py `migrate`), so old runs keep their library.

@@ -14,23 +14,26 @@ SLOWED_CASE = "reduce/cub_device_reduce/float32/n=33554432/block=lib/uniform"  #
 SCHEMA_1_ARCHIVED_RUN = "tests/data/runs/schema1-excerpt.jsonl.gz"
 
 
-def edited_copy(run_path: Path, out: Path, edit, *, respell_keys: bool = True) -> Path:
-    """Write to `out` a copy of the run at `run_path` with `edit(record)` applied to every record;
-    a case whose identity the edit changed gets the key its fields spell (unless told not to), and
-    the end record counts the cases as edited (as the runner would have written it)."""
+def edited_copy(run_path: Path, out: Path, edit, *, respell_keys: bool = True, add=None) -> Path:
+    """Write to `out` a copy of the run at `run_path` with `edit(record)` applied to every record,
+    and after each case the cases `add(record)` returns (a list of new case records; none without
+    it); a case whose identity the edit changed gets the key its fields spell (unless told not to),
+    and the end record counts the cases as edited (as the runner would have written it)."""
     lines, counts = [], {"ok": 0, "failed": 0, "skipped": 0}
     raw = Path(run_path).read_bytes()
     text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()  # tests/data's runs are gzipped
     for line in text.splitlines():
-        record = json.loads(line)
-        edit(record)
-        if respell_keys and record.get("kind") == "case":
-            record["key"] = CaseId.from_record(record).key
-        if record.get("kind") == "case" and record.get("status") in counts:
-            counts[record["status"]] += 1
-        if record.get("kind") == "end":
-            record.update(counts)
-        lines.append(json.dumps(record))
+        original = json.loads(line)
+        added = add(original) if add and original.get("kind") == "case" else []
+        for record in [original, *added]:
+            edit(record)
+            if respell_keys and record.get("kind") == "case":
+                record["key"] = CaseId.from_record(record).key
+            if record.get("kind") == "case" and record.get("status") in counts:
+                counts[record["status"]] += 1
+            if record.get("kind") == "end":
+                record.update(counts)
+            lines.append(json.dumps(record))
     out.write_text("\n".join(lines) + "\n")
     return out
 

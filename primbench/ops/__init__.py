@@ -47,9 +47,11 @@ class OpChecks:
     # table} of this op's own tables, shown in its section (top-k's pruning).
     story: bool = False
     report_tables: Callable[[Any, float | None], dict] | None = None
-    # The variant the op's tables compare with (default: the first of its baseline series), and
-    # the (compensated, plain) pair the accuracy study's headline sets side by side.
+    # No longer read: every ratio is against the op's best library at each size (the fastest case of
+    # its library series there, report/selection.py best_library). Kept so that a plugin declaring
+    # it still loads.
     baseline: str | None = None
+    # The (compensated, plain) pair the accuracy study's headline sets side by side.
     accuracy_pair: tuple[str, str] | None = None
     # The story's one line per step: what each variant of the progression removes (divergence,
     # bank conflicts, ...), shown beside its time in the report's opening chart.

@@ -123,7 +123,6 @@ def _checks(op: str) -> OpChecks:
         failure_reason=lambda exact, random: failure_reason(exact, random, op),
         working_bytes=_working_bytes,
         story=op == "reduce",
-        baseline="cub_device_reduce" if op == "reduce" else "cub_device_max",
         accuracy_pair=("vector_compensated_sum", "vector_load_sum") if op == "reduce" else None,
         step_reasons=STEP_REASONS if op == "reduce" else None,
     )

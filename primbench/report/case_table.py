@@ -8,7 +8,7 @@ from primbench.runfile.frame import block_or_none, is_number
 
 COLUMNS = ("anchor", "key", "variant", "dtype", "distribution", "params", "n", "block", "status", "reason",
            "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read", "l2_resident", "order",
-           "sm_clock_mhz", *ENERGY_COLUMNS)
+           "sm_clock_mhz", "far_from_light", *ENERGY_COLUMNS)
 
 
 def case_rows(frame) -> list[dict]:
@@ -28,6 +28,7 @@ def case_rows(frame) -> list[dict]:
             # Each figure under its own heading (the page's light_column picks which it shows).
             **{name: _number(case, name) if valid else None for name in ("pct_sol", "pct_peak_read", "pct_copy")},
             "l2_resident": bool(case.get("l2_resident")),
+            "far_from_light": bool(case.get("far_from_light")),  # a library case far below its light
             "sm_clock_mhz": case["sm_clock_mhz"] if is_number(case.get("sm_clock_mhz")) else None,
             "energy": case_energy(case),  # None where the case never asked for energy
         })

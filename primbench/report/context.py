@@ -15,6 +15,7 @@ from primbench.report.anchors import point_records
 from primbench.report.formats import annotated_frame, as_records
 from primbench.report.svg import pow2_text
 from primbench.runfile import stats
+from primbench.runfile.libraries import FAR_BELOW_LIGHT_PCT, FAR_MIN_BYTES, FAR_WORDS, far_cases
 from primbench.runfile.io import run_stem
 from primbench.verify import inputs
 
@@ -56,6 +57,8 @@ def build_context(run, published=(), frame=None) -> dict:
         "headlines": [op["headline"] for op in per_op if op["headline"]],
         "sources": _sources_key(frame),
         "energy": energy.run_energy(run, frame),  # None for a run that never asked for energy
+        # The library sanity rule (runfile/libraries.py), as the flags' hover text states it.
+        "far_rule": {"pct": FAR_BELOW_LIGHT_PCT, "mib": FAR_MIN_BYTES / 2**20, "words": FAR_WORDS},
     }
     return context
 
@@ -233,7 +236,8 @@ def _story(frame, published, device_name, plots) -> dict:
         "steps": steps,
         "chart": chart,
         "energy": has_energy,
-        "cub_variant": selection.baseline_variant(frame, op) or ops.declared(op, "baseline"),
+        # The best library at the story's size: the ranking's last column is against it.
+        "library": selection.library_facts(selection.best_library(frame, op, n, dtype, distribution)),
     }
 
 
@@ -289,7 +293,8 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
     tables = {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()}  # the op's own
     best_per_size = as_records(story.best_per_size(compared, op, dtype, distribution))
     headline_n = progression["n"] if progression else selection.choose_progression_size(compared, op)[0]
-    op_line = headline.op_headline(op, best_per_size, headline_n, selection.baseline_variant(frame, op))
+    far = headline.far_summary(far_cases(frame))  # every slice of the op: a uint8 histogram too
+    op_line = headline.op_headline(op, best_per_size, headline_n, far)
     energy_section = _energy_section(frame, compared, op, dtype, distribution, plots, styles)
     if op_line:
         op_line["energy"] = energy.headline_energy(energy_section)
@@ -314,6 +319,7 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
         "params": params.text if params else None,  # shown in headings: "bins=256,replicas=8"
         "best_per_size": best_per_size,
         "headline": op_line,
+        "far": far,
         "energy": energy_section,
         "distribution_chart": distribution_chart,
         "sweeps": sweeps,

@@ -232,4 +232,4 @@ def as_records(frame) -> list[dict]:
 
 def annotated_frame(run):
     """The run's case frame with each variant's declared facts (series, order, notes) beside it."""
-    return selection.annotate(run.frame(), run.header.variants)
+    return selection.annotate(run.frame(), run.header.variants, run.header.software)

@@ -14,12 +14,10 @@ from primbench import ops
 from primbench.report.anchors import point_records
 from primbench.report.selection import (
     ACCURACY_DISTRIBUTION,
-    baseline_time_ms,
-    baseline_variant,
+    best_library,
     choose_block,
     matches,
     mode,
-    name_of,
     primary_slice,
     rows_with_block,
     slice_of,
@@ -116,7 +114,8 @@ def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> li
 
 def dtype_table(frame, op: str):
     """Every variant in every dtype at the largest size measured in more than one dtype: time, GB/s,
-    % of peak, and its time over the baseline's in the same dtype. Empty when one dtype was run."""
+    % of peak, and its time over the best library's in the same dtype (at the parameters both
+    have). Empty when one dtype was run."""
     import pandas as pd
 
     cases = frame[(frame["op"] == op) & frame["valid"]]
@@ -129,21 +128,23 @@ def dtype_table(frame, op: str):
     distribution = mode(at_n["distribution"])
     columns = ["variant", "order", "series", "dtype", "block", "median_ms", "gbps", "pct_peak", "param_items"]
     at_n = at_n.loc[matches(at_n["distribution"], distribution), columns]  # a selection copies every column
-    baseline = baseline_variant(frame, op)
-    base_times = {}  # (dtype, parameters) -> the baseline's time: variants share them
+    libraries = {}  # (dtype, parameters) -> the best library there: variants share them
     rows = []
     for (variant, dtype), mine in at_n.groupby(["variant", "dtype"], sort=False):
         best = mine.sort_values("median_ms").iloc[0]
-        # The baseline at this row's own parameter values.
         key = (dtype, tuple(best["param_items"]))
-        if key not in base_times:
-            base_times[key] = baseline_time_ms(frame, op, n, dtype, distribution, baseline, params=dict(best["param_items"])) if baseline else math.nan
-        base = base_times[key]
+        if key not in libraries:
+            libraries[key] = best_library(frame, op, n, dtype, distribution, params=dict(best["param_items"]))
+        library = libraries[key]
         rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
                      "block": block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
-                     "pct_peak": best["pct_peak"], "ratio_to_baseline": best["median_ms"] / base if is_number(base) else math.nan})
+                     "pct_peak": best["pct_peak"], "library": library["variant"] if library is not None else None,
+                     "ratio_to_library": best["median_ms"] / library["median_ms"] if library is not None else math.nan})
     table = pd.DataFrame(rows).sort_values(["order", "variant", "dtype"]).reset_index(drop=True)
-    return table, {"n": n, "distribution": distribution, "baseline": name_of(frame, baseline) if baseline else None}
+    named = sorted({row["library"] for row in rows if row["library"]})
+    return table, {"n": n, "distribution": distribution, "libraries": named}
+
+
 ACCURACY_DTYPE = "float32"
 
 

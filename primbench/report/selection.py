@@ -1,5 +1,5 @@
 """Which cases a report table shows: the case frame annotated with the header's variant facts, the
-op's primary slice (dtype, distribution, parameters), the block and size chosen, the baseline.
+op's primary slice (dtype, distribution, parameters), the block and size chosen, the best library.
 
 Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
 on hand-made frames. Failed and skipped cases never count as valid times.
@@ -12,6 +12,7 @@ from collections import Counter
 
 from primbench.runfile.case_id import Params
 from primbench.runfile.frame import block_or_none, is_number
+from primbench.runfile.libraries import far_mask, library_mask, library_texts
 from primbench.variant import LIBRARY_SERIES_NAMES
 
 PROGRESSION_N = 2**25  # the seed's "32M floats"
@@ -19,13 +20,16 @@ PREFERRED_BLOCK = 256
 ACCURACY_DISTRIBUTION = "ill_conditioned"
 
 
-def annotate(frame, variants_info: dict):
-    """The case frame with what the header says of each variant, and `valid`."""
+def annotate(frame, variants_info: dict, software: dict | None = None):
+    """The case frame with what the header says of each variant, `valid`, and for library cases
+    how the run names the library (`library`, runfile/libraries.py) and whether the case is far
+    from its light (`far_from_light`)."""
     import pandas as pd
 
     frame = frame.copy()
     if frame.empty:  # a run with no cases: the columns the tables read, none of them filled
-        for column in ("variant_name", "params", "origin", "hazard", "notes", "deterministic_expected", "work", "span", "noise_pct", "valid"):
+        for column in ("variant_name", "params", "origin", "hazard", "notes", "deterministic_expected", "work", "span",
+                       "noise_pct", "valid", "library", "far_from_light"):
             frame[column] = pd.Series(dtype=object)
         return frame
     declared = [variants_info.get(f"{op}/{name}") or {} for op, name in zip(frame["op"], frame["variant_name"])]
@@ -37,6 +41,9 @@ def annotate(frame, variants_info: dict):
     frame["span"] = [(d.get("work_span") or ("", ""))[1] for d in declared]
     frame["noise_pct"] = frame["noise"] * 100
     frame["valid"] = (frame["status"] == "ok") & frame["median_ms"].map(lambda t: is_number(t) and t > 0)
+    texts = library_texts(variants_info, software or {})
+    frame["library"] = [texts.get(f"{op}/{name}") for op, name in zip(frame["op"], frame["variant_name"])]
+    frame["far_from_light"] = far_mask(frame)
     return frame
 
 
@@ -188,20 +195,28 @@ def best_case(frame, op: str, n: int, exclude_series=LIBRARY_SERIES_NAMES, dtype
     return cases.sort_values("median_ms").iloc[0]
 
 
-def baseline_variant(frame, op: str) -> str | None:
-    """The library variant `op` is compared with: the one its OpChecks declare, else the first of
-    its baseline series."""
-    from primbench import ops
+def best_library(frame, op: str, n: int, dtype=None, distribution=None, params=None):
+    """The op's best library at size n: its fastest valid library case in the slice, whichever
+    library it is, or None where no library case has a time at this size (no ratio is then given).
+    With `params` (a case's parameters, a mapping), at the values of the parameters both have:
+    a histogram into 32 bins is compared with the libraries' 32-bin cases."""
+    if dtype is None:
+        dtype, distribution = primary_slice(frame, op)
 
     def compute():
-        cases = frame[(frame["op"] == op) & (frame["series"].isin(list(LIBRARY_SERIES_NAMES)))]
-        names = list(cases.sort_values(["order", "variant"])["variant"].drop_duplicates())
-        declared = ops.declared(op, "baseline")
-        if declared in names:
-            return declared
-        return names[0] if names else None
+        cases = slice_of(frame, op, dtype, distribution)
+        return cases[(cases["n"] == n) & cases["valid"] & library_mask(cases)]
 
-    return _memo(frame, ("baseline", op), compute)
+    cases = _memo(frame, ("libraries", op, dtype, distribution, n), compute)
+    if params is not None:
+        cases = cases[cases["param_items"].map(lambda items: agrees(items, params))]
+    return cases.iloc[cases["median_ms"].to_numpy().argmin()] if not cases.empty else None
+
+
+def best_library_ms(frame, op: str, n: int, dtype=None, distribution=None, params=None) -> float:
+    """best_library's median time (ms), or NaN where there is none."""
+    best = best_library(frame, op, n, dtype, distribution, params)
+    return float(best["median_ms"]) if best is not None else math.nan
 
 
 def name_of(frame, variant: str) -> str:
@@ -210,21 +225,12 @@ def name_of(frame, variant: str) -> str:
     return names.iloc[0] if not names.empty else variant
 
 
-def baseline_time_ms(frame, op: str, n: int, dtype=None, distribution=None, variant: str | None = None,
-                     params=None) -> float:
-    """The median time of the library baseline at size n (its fastest valid case), or NaN. With
-    `params` (a case's parameters, a mapping), the baseline by name at the values of the parameters
-    both have: CUB's histogram into 32 bins is what a 32-bin kernel is compared with."""
-    variant = variant or baseline_variant(frame, op)
-    if variant is None:
-        return math.nan
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-    cases = slice_of(frame, op, dtype, distribution)
-    if params is None:
-        cases = cases[cases["variant"] == variant]
-    else:
-        cases = cases[(cases["variant_name"] == name_of(frame, variant))
-                      & cases["param_items"].map(lambda items: agrees(items, params))]
-    cases = cases[(cases["n"] == n) & cases["valid"]]
-    return float(cases["median_ms"].min()) if not cases.empty else math.nan
+def library_facts(case) -> dict:
+    """What the report says of a best library case beside its time: its label, the library text
+    the run gives (package and version, where recorded), its % of light and whether it is flagged."""
+    if case is None:
+        return {"library": None, "library_text": "", "library_us": math.nan, "library_pct_sol": math.nan,
+                "library_far": False, "library_anchor": None}
+    return {"library": case["variant"], "library_text": case.get("library") or "",
+            "library_us": float(case["median_ms"]) * 1e3, "library_pct_sol": case.get("pct_sol", math.nan),
+            "library_far": bool(case.get("far_from_light", False)), "library_anchor": case.get("anchor")}

@@ -20,7 +20,8 @@ from primbench.runfile.io import run_stem
 DIGEST_NAME = ".primbench-digests.json"
 # 2: the history keeps each op's smallest, middle and largest size, not only HEADLINE_SIZES.
 # 3: each history point names its case and the median of the figure the verdict engine judges it on.
-DIGEST_SCHEMA = 3
+# 4: the index line's ratio is against the best library at its size, and names it.
+DIGEST_SCHEMA = 4
 # The index line's headline sizes (the seed's size and the largest of the study), also kept in
 # the history wherever an op measured them.
 HEADLINE_SIZES = (2**25, 2**28)
@@ -50,12 +51,13 @@ def _headline(frame) -> list[dict]:
         best = selection.best_case(frame, op, n, dtype=dtype, distribution=distribution)
         if best is None:
             continue
-        base = selection.baseline_time_ms(frame, op, n, dtype, distribution)
+        library = selection.best_library(frame, op, n, dtype, distribution)
         # The block is named beside the time: the fastest block, which the story's block 256 may not be.
         lines.append({"n": n, "variant": best["variant"], "block": block_or_none(best["block"]),
                       "time_us": float(best["median_ms"]) * 1e3,
                       "pct_peak": _number(best["pct_peak"]),
-                      "ratio_to_cub": float(best["median_ms"]) / base if is_number(base) else None})
+                      "library": str(library["variant"]) if library is not None else None,
+                      "ratio_to_library": float(best["median_ms"] / library["median_ms"]) if library is not None else None})
     return lines
 
 
@@ -134,7 +136,7 @@ _FIELDS = {"id": (str,), "page": (str,), "gpu": (str,), "started": (str, _NONE),
            "dirty": (bool, _NONE), "config": (str, _NONE), "cases": (int,), "statuses": (dict,), "finished": (bool,),
            "headline": (list,), "points": (list,)}
 _HEADLINE = {"n": (int,), "variant": (str,), "block": (int, _NONE), "time_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE),
-             "ratio_to_cub": (*_NUMBER, _NONE)}
+             "library": (str, _NONE), "ratio_to_library": (*_NUMBER, _NONE)}
 _POINT = {"op": (str,), "n": (int,), "variant": (str,), "order": (int,), "median_us": (*_NUMBER, _NONE),
           "best_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE), "key": (str, _NONE), "figure": (str, _NONE),
           "judged_us": (*_NUMBER, _NONE)}

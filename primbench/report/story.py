@@ -1,5 +1,6 @@
-"""The progression story: each step's time and speedup, the ranking, the best variant per size, and
-where the ordering differs from the seed's published figures.
+"""The progression story: each step's time and speedup, the ranking, the best variant per size
+against the best library at that size, and where the ordering differs from the seed's published
+figures.
 
 Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
 on hand-made frames. Failed and skipped cases never count as valid times.
@@ -11,15 +12,16 @@ import math
 from dataclasses import dataclass
 
 from primbench.report.selection import (
-    baseline_time_ms,
-    baseline_variant,
+    best_library,
     choose_block,
+    library_facts,
     primary_slice,
     rows_with_block,
     slice_of,
     story_op,
 )
 from primbench.runfile.frame import block_or_none, is_number
+from primbench.runfile.libraries import library_mask
 from primbench.variant import BEYOND_SERIES, HARRIS_SERIES, LIBRARY_SERIES_NAMES
 
 
@@ -43,10 +45,10 @@ def cumulative_speedups(times) -> list[float]:
 
 def progression_variants(frame, op: str) -> list[str]:
     """The story's rows: the harris series in its order, primbench's kernels past the seeds, then the
-    baseline(s). Another op's progression is every variant in its declared order (baselines last)."""
+    libraries. Another op's progression is every variant in its declared order (libraries last)."""
     if op != story_op(frame):
         cases = frame[frame["op"] == op].drop_duplicates("variant")
-        ordered = cases.assign(_baseline=cases["series"].isin(list(LIBRARY_SERIES_NAMES))).sort_values(["_baseline", "order", "variant"])
+        ordered = cases.assign(_library=library_mask(cases)).sort_values(["_library", "order", "variant"])
         return list(ordered["variant"])
     groups = {HARRIS_SERIES: 0, BEYOND_SERIES: 1, **dict.fromkeys(LIBRARY_SERIES_NAMES, 2)}
     cases = frame[(frame["op"] == op) & frame["series"].isin(list(groups))]
@@ -68,6 +70,8 @@ def _progression_row(variant: str, mine, n: int) -> dict:
         "series": first["series"],
         "origin": first["origin"],
         "hazard": first["hazard"],
+        "library": first.get("library") or "",  # how the run names a library variant's library
+        "far_from_light": False,
         "work": first.get("work", ""),
         "span": first.get("span", ""),
         "block": block,
@@ -90,6 +94,7 @@ def _progression_row(variant: str, mine, n: int) -> dict:
             pct_copy=case["pct_copy"],
             pct_sol=case.get("pct_sol", math.nan),  # hand-made frames (tests) may lack it
             pct_peak_read=case.get("pct_peak_read", math.nan),
+            far_from_light=bool(case.get("far_from_light", False)),
         )
     elif not at_n.empty:
         case = at_n.iloc[0]
@@ -109,7 +114,7 @@ def progression_table(frame, n: int, published=(), op: str | None = None, dtype=
     # One selection of the columns read (each selection copies every column), then one per variant.
     read = ("op", "variant", "series", "order", "origin", "hazard", "work", "span", "n", "block", "valid", "key",
             "anchor", "status", "reason", "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol",
-            "pct_peak_read")
+            "pct_peak_read", "library", "far_from_light")
     by_variant = dict(tuple(cases[[c for c in read if c in cases]].groupby("variant", sort=False)))
     rows = [_progression_row(variant, by_variant[variant], n) for variant in progression_variants(cases, op)]
     table = pd.DataFrame(rows, columns=None if rows else ["variant", "time_us"])
@@ -183,16 +188,18 @@ def compared_steps(progression, source) -> list[OrderingDifference]:
     ]
 
 
-def ranking_table(frame, op: str, n: int, dtype=None, distribution=None, baseline: str | None = None):
-    """Every variant of `op` at size n at its fastest block, ranked by median time; valid cases only."""
+def ranking_table(frame, op: str, n: int, dtype=None, distribution=None):
+    """Every variant of `op` at size n at its fastest block, ranked by median time; valid cases only;
+    each time against the best library's at n (`ratio_to_library`: below 1 faster)."""
     if dtype is None:
         dtype, distribution = primary_slice(frame, op)
     cases = slice_of(frame, op, dtype, distribution)
     cases = cases[(cases["n"] == n) & cases["valid"]]
     best = cases.sort_values(["median_ms", "variant"]).drop_duplicates("variant").reset_index(drop=True)
-    base = baseline_time_ms(frame, op, n, dtype, distribution, baseline)
+    library = best_library(frame, op, n, dtype, distribution)
     best["time_us"] = best["median_ms"] * 1e3
-    best["ratio_to_baseline"] = best["median_ms"] / base if is_number(base) else math.nan
+    best["ratio_to_library"] = best["median_ms"] / library["median_ms"] if library is not None else math.nan
+    best["is_best_library"] = best["variant"] == library["variant"] if library is not None else False
     best["rank"] = range(1, len(best) + 1)
     return best
 
@@ -203,26 +210,28 @@ def unranked_cases(frame, op: str, n: int):
     return cases.sort_values(["variant", "block"], na_position="last")
 
 
-def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str | None = None):
-    """For each size of `op`, the fastest valid variant (any block) and how it compares with the baseline."""
+def best_per_size(frame, op: str, dtype=None, distribution=None):
+    """For each size of `op`, the fastest valid variant (any block) outside the libraries, and the
+    best library at that size (the fastest library case there, whichever library it is): its
+    name, time, % of light and flag, and the variant's time over its (`ratio_to_library`)."""
     import pandas as pd
 
     if dtype is None:
         dtype, distribution = primary_slice(frame, op)
     cases = slice_of(frame, op, dtype, distribution)
-    baseline = baseline or baseline_variant(cases, op)
     rows = []
-    # best_case and baseline_time_ms at each size, from one grouping of the valid cases (a size
-    # with none has no row): the same rows in the same order, a few selections instead of ~10.
+    # One grouping of the valid cases (a size with none has no row), a few selections instead of
+    # ~10 per size; only the columns read are carried (a selection copies every column).
     columns = [c for c in ("n", "variant", "series", "block", "median_ms", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read",
-                           "l2_resident", "anchor") if c in cases]  # only those read: a selection copies every column
+                           "l2_resident", "anchor", "library", "far_from_light") if c in cases]
     for n, at_n in cases.loc[cases["valid"], columns].groupby("n", sort=True):
         overall = at_n.sort_values("median_ms").iloc[0]
-        others = at_n[~at_n["series"].isin(list(LIBRARY_SERIES_NAMES))]
+        libraries = library_mask(at_n)
+        others = at_n[~libraries]
         best = others.sort_values("median_ms").iloc[0] if not others.empty else None
-        base_times = at_n.loc[at_n["variant"] == baseline, "median_ms"] if baseline else ()
-        base = float(base_times.min()) if len(base_times) else math.nan
+        library = at_n[libraries].sort_values("median_ms").iloc[0] if libraries.any() else None
         chosen = best if best is not None else overall
+        facts = library_facts(library)
         rows.append(
             {
                 "n": int(n),
@@ -235,9 +244,8 @@ def best_per_size(frame, op: str, dtype=None, distribution=None, baseline: str |
                 "pct_sol": chosen.get("pct_sol", math.nan),
                 "pct_peak_read": chosen.get("pct_peak_read", math.nan),
                 "l2_resident": bool(chosen["l2_resident"]),
-                "baseline": baseline,  # the label timed here (its params), for the headline
-                "baseline_us": base * 1e3,
-                "ratio_to_baseline": chosen["median_ms"] / base if is_number(base) else math.nan,
+                **facts,
+                "ratio_to_library": chosen["median_ms"] * 1e3 / facts["library_us"] if library is not None else math.nan,
                 "fastest_overall": overall["variant"],
                 "anchor": chosen.get("anchor"),
             }
