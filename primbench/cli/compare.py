@@ -14,6 +14,7 @@ from primbench.text_safety import printable
 
 def cmd_compare(args) -> int:
     from primbench.compare import caveats, output, verdicts
+    from primbench.compare.library_lines import library_lines
     from primbench.compare.rule import Thresholds, rule_words
     from primbench.runfile import protocol
 
@@ -33,7 +34,7 @@ def cmd_compare(args) -> int:
                                    protocol.compare(base.header, new.header).line()]))
         rule = rule_words(Thresholds.from_header(new.header)) if not verdicts.is_published(new) else None
         output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes,
-                              rule=rule)
+                              rule=rule, libraries=library_lines(new))
         print()
         sections.append((new, pairs, metric))
     if args.html:

@@ -142,12 +142,15 @@ def _means_text(summary: dict, energy_ratio: float | None) -> str:
 
 
 def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric: str = "time",
-                   everything: bool = False, notes=(), reserve: int = 0, rule: str | None = None) -> list:
+                   everything: bool = False, notes=(), reserve: int = 0, rule: str | None = None,
+                   libraries: dict | None = None) -> list:
     """The comparison as rich Text lines of at most WIDTH columns (a warning's command excepted): the
-    runs, any warning (`notes`), one summary line per op; then each pair that changed, its verdict
-    and case above its figures; then the rest folded, one line per variant (every pair, with
-    everything). Without everything, the lines (and `reserve` more that the caller prints) stay
-    within MAX_LINES where nothing changed."""
+    runs, any warning (`notes`), one summary line per op, each with the new run's library lines
+    under it (`libraries`, compare/library_lines.py: its best library, and any library case far
+    from its light); then each pair that changed, its verdict and case above its figures; then the
+    rest folded, one line per variant (every pair, with everything). Without everything, the lines
+    (and `reserve` more that the caller prints) stay within MAX_LINES where nothing changed: the
+    folds give way to the library lines."""
     from rich.text import Text
 
     # Every string below that comes from a run file goes through _clean: a terminal never sees
@@ -165,6 +168,7 @@ def terminal_lines(pairs: list[Pair], base_label: str, new_label: str, *, metric
         line.append(_means_text(summary, energy_means.get(op) if energy_means else None))
         line.truncate(WIDTH, overflow="ellipsis")
         lines.append(line)
+        lines += [Text(_fit(_clean(text)), style="yellow" if warns else "") for text, warns in (libraries or {}).get(op, ())]
     lines += [Text(_fit(_clean(line)), style=_STYLE[energy.ENERGY_MISSING]) for line in energy.missing_lines(pairs)]
     if rule and any(p.verdict in SPEED_VERDICTS for p in pairs):  # compare/rule.py rule_words: how they were reached
         lines.append(Text(_fit(rule), style="dim"))
