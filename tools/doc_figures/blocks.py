@@ -101,25 +101,43 @@ def _story_sentence(story) -> str:
 
 def op_lines(facts) -> str:
     """Each op at its largest size: the report's best-per-size row (its fastest kernel, any block)
-    against the library the report compares it with."""
+    against the best library there (the fastest library case, named with what the run records of
+    it), with the library's own % of light and the report's flag where it is far from it."""
     from primbench import ops
 
-    rows = ["| op | slice | n | fastest kernel (block) | µs | % light | % peak | library | library µs | against it |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| op | slice | n | fastest kernel (block) | µs | % light | % peak | best library | library µs | its % light "
+            "| against it |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for section in facts.context["ops"]:
         if not section["best_per_size"]:
             continue
         row = section["best_per_size"][-1]  # sizes ascending: the largest
         unit = ops.declared(section["name"], "size_unit", "elements")
         where = " ".join(str(part) for part in (section["dtype"], section["distribution"], section["params"]) if part)
-        library, against = "none", "no library baseline"
-        if row.get("baseline") and is_number(row.get("ratio_to_baseline")):
-            library, against = f"`{row['baseline']}`", formats.format_time_ratio(row["ratio_to_baseline"])
+        library, against, light = "none in this run", "", ""
+        if row.get("library") and is_number(row.get("ratio_to_library")):
+            library = f"`{row['library']}`" + (f" {row['library_text']}" if row.get("library_text") else "")
+            against = formats.format_time_ratio(row["ratio_to_library"])
+            light = formats.format_pct(row.get("library_pct_sol")) + (", far from the hardware" if row.get("library_far")
+                                                                       else "")
         rows.append(f"| {section['name']} | {where} | {n_text(row['n'], unit)} | `{row['variant']}` "
                     f"({formats.format_block(row['block'])}) | {formats.format_us(row['time_us'])} | "
                     f"{formats.format_pct(row['pct_sol'])} | {formats.format_pct(row['pct_peak'])} | {library} | "
-                    f"{formats.format_us(row['baseline_us'])} | {against} |")
-    return "\n".join(rows)
+                    f"{formats.format_us(row.get('library_us'))} | {light} | {against} |")
+    return "\n".join(rows) + "\n\n" + wrapped(_far_sentence(facts))
+
+
+def _far_sentence(facts) -> str:
+    """How many library cases the report flags as far from their light, per op (runfile/libraries.py)."""
+    from primbench.runfile.libraries import FAR_BELOW_LIGHT_PCT, FAR_MIN_BYTES, far_cases
+
+    flagged = far_cases(facts.frame)
+    counts = ", ".join(f"{len(mine)} of {op} ({formats.format_pct(mine['pct_sol'].min())} to "
+                       f"{formats.format_pct(mine['pct_sol'].max())} % of light: "
+                       f"{', '.join(sorted(set(mine['variant_name'])))})" for op, mine in flagged.groupby("op", sort=True))
+    return (f"Library cases under {FAR_BELOW_LIGHT_PCT:.0f} % of their own light with {FAR_MIN_BYTES // 2**20} MiB or more "
+            f"to move, flagged in the report and by `compare` as far from the hardware: {counts or 'none'}. A library so "
+            "far below its light is more likely called badly than beaten: CuPy's histogram counts into 64-bit integers, "
+            "and a full sort is no way to take the top 8.")
 
 
 def tracked_runs(facts) -> str:

@@ -79,22 +79,27 @@ def accuracy_serial(facts) -> str:
 
 def largest_ratio(op: str):
     def compute(facts) -> str:
-        return formats.format_time_ratio(_largest(facts, op)["ratio_to_baseline"])
+        return formats.format_time_ratio(_largest(facts, op)["ratio_to_library"])
 
     return compute
 
 
 def largest_library(op: str):
-    return lambda facts: str(_largest(facts, op)["baseline"])
+    return lambda facts: str(_largest(facts, op)["library"])
 
 
 def ranked_library(op: str):
-    return lambda facts: str(selection.baseline_variant(facts.frame, op))
+    """The best library the report's ranking of `op` at its largest size compares with."""
+    def compute(facts) -> str:
+        best = selection.best_library(facts.frame, op, _largest_n(facts, op))
+        return str(best["variant"]) if best is not None else "none"
+
+    return compute
 
 
 def ranked_ratio(op: str, label: str):
     def compute(facts) -> str:
-        return formats.format_time_ratio(_ranked(facts, op, label)["ratio_to_baseline"])
+        return formats.format_time_ratio(_ranked(facts, op, label)["ratio_to_library"])
 
     return compute
 
