@@ -4,12 +4,14 @@ what each name promises; everything here is stable across minor versions of prim
     from primbench.api import LaunchContext, Plan, Variant, register_variant
 """
 
+from primbench.libraries import CUDA_CCCL, CUPY, CUPYX_NDIMAGE, FLASHINFER, TORCH, CurrentStream, Library
 from primbench.measuring.policy import TimingPolicy
 from primbench.ops import OpChecks
 from primbench.ops import register as register_op
 from primbench.registry import register as register_variant
 from primbench.resources import KERNEL_DIR
 from primbench.variant import (
+    BASELINE_SERIES,
     CaseUnsupported,
     LaunchContext,
     Plan,
@@ -21,6 +23,7 @@ from primbench.variant import (
 )
 
 __all__ = [
-    "CaseUnsupported", "KERNEL_DIR", "LaunchContext", "OpChecks", "Plan", "TimingPolicy", "Variant", "ceil_div",
-    "check_aligned_16", "eval_bytes_model", "pow2", "register_op", "register_variant",
+    "BASELINE_SERIES", "CUDA_CCCL", "CUPY", "CUPYX_NDIMAGE", "CaseUnsupported", "CurrentStream", "FLASHINFER", "KERNEL_DIR",
+    "LaunchContext", "Library", "OpChecks", "Plan", "TORCH", "TimingPolicy", "Variant", "ceil_div", "check_aligned_16",
+    "eval_bytes_model", "pow2", "register_op", "register_variant",
 ]

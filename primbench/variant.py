@@ -175,6 +175,10 @@ class Variant:
     # arguments, a constant a helper reads) in a way the CUDA source, kernel names and the values
     # `prepare` reads itself do not show.
     version: int = 1
+    # For a variant that calls a library instead of a CUDA source of its own (a primbench.libraries.
+    # Library): its package and version go in the run header and in the hash, and its cases are
+    # skipped, with the package to install, where it is not installed.
+    library: Any = None
 
     def __post_init__(self):
         # A kernel or plugin declared with the series' former name ("baseline") is the library's.
@@ -228,6 +232,7 @@ class Variant:
             "source": self.source,
             "version": self.version,
             "traffic": self.traffic,
+            "library": self.library.describe() if self.library is not None else None,
         }
 
 
@@ -244,7 +249,7 @@ def _variant_hash(variant: Variant) -> str:
     Covered: the CUDA source with every include expanded, the compile options, the kernel names
     with their template arguments, the plain values (numbers, text, tuples) `prepare` itself reads
     from its closure or its module (a kernel name a factory captured, a grid constant), the declared
-    version, and the library's version for a library variant (the CUDA source's comments too: the
+    version, and the library's name and version for a library variant (the CUDA source's comments too: the
     text is hashed as written). Not covered, so that editing them needs no GPU run: the Python
     plan's comments, docstrings and code text, LaunchContext's other fields.
     Not covered either, so bump `version` when one changes the launch: a constant read only inside
@@ -254,7 +259,7 @@ def _variant_hash(variant: Variant) -> str:
     for part in (variant.key, variant.source_text(), COMPILE_OPTIONS, variant.kernels, variant.version, _plan_values(variant)):
         digest.update(repr(part).encode())
     if variant.source is None:  # a library variant changes when the library does
-        digest.update(library_version(variant.op).encode())
+        digest.update((variant.library.identity() if variant.library is not None else library_version(variant.op)).encode())
     return digest.hexdigest()[:16]
 
 
@@ -300,6 +305,8 @@ def expand_includes(path: Path, seen: set | None = None) -> str:
 
 
 def library_version(op: str) -> str:
+    """What the hash of a library variant that declares no `library` covers: CuPy's version (a
+    plugin's library variant, or one written before Variant.library; libraries.CUPY says the same)."""
     try:
         import cupy
 

@@ -223,4 +223,7 @@ def software_versions() -> dict:
         versions["nvidia-ml-py"] = version("nvidia-ml-py")
     except Exception:  # noqa: BLE001
         pass
+    from primbench.libraries import installed_versions
+
+    versions.update(installed_versions())  # the baselines' optional libraries: cuda-cccl, torch, flashinfer-python
     return versions

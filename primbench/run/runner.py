@@ -203,6 +203,11 @@ class Runner:
         self._release_inputs_unless(input_key(case), rng_seed)
         free = self.device.free_memory() if needed > (1 << 30) else None
         try:
+            # A library that is not installed skips its cases before any input is made for them.
+            missing = variant.library.unavailable() if variant.library is not None else None
+            if missing:
+                record.update(status="skipped", reason=missing)
+                return
             if free is not None and needed > free:
                 record.update(status="skipped", reason=f"needs about {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free")
                 return

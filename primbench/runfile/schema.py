@@ -34,7 +34,8 @@ HEADER_INNER = {("device", "name"): ("string",), ("device", "peak_gbps"): ("numb
 VARIANT_INFO = {"op": ("string",), "name": ("string",), "hash": ("string",), "origin": ("string",), "series": ("string",),
                 "order": ("integer",), "notes": ("string",), "hazard": ("string", "null"),
                 "deterministic_expected": ("boolean", "null"), "grid_independent": ("boolean",),
-                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",), "traffic": ("string", "null")}
+                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",), "traffic": ("string", "null"),
+                "library": ("object", "null")}
 
 __all__ = ["HEADER_INNER", "MAX_N", "RECORDS", "SAMPLE_LISTS", "STATUSES", "TRAFFIC", "VARIANT_INFO", "json_schema",
            "record_problem"]

@@ -122,7 +122,9 @@ VARIANT_INFO = {"op": F("string"), "name": F("string"), "hash": F("string"), "or
                 "deterministic_expected": F(("boolean", "null")), "grid_independent": F("boolean"),
                 "work_span": F(("array", "null"), rule=two_texts("work, span")), "block_sizes": F("array"), "params": F("object"),
                 "traffic": F(TEXT_OR_NULL, rule=one_of(TRAFFIC)), "bytes_model": F(TEXT_OR_NULL),
-                "tolerance_model": F(TEXT_OR_NULL)}
+                "tolerance_model": F(TEXT_OR_NULL),
+                # A library variant's package and version (null where it was not installed): primbench/libraries.py
+                "library": F(("object", "null"), fields={"package": F("string", required=True), "version": F(TEXT_OR_NULL)})}
 COMPARE_BLOCK = {"threshold": F("number", rule=_FRACTION), "batch_threshold": F("number", rule=_FRACTION),
                  "thresholds": F("object", values=F("number", rule=_FRACTION)),
                  "abs_floor_us": F("number", rule=_MICROSECONDS), "batch_below_us": F("number", rule=_MICROSECONDS),

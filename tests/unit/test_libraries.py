@@ -1,0 +1,67 @@
+"""primbench/libraries.py without a GPU: a library's version from its package metadata, the
+one-line skip reason naming the pip package when it is missing or broken, and the header's
+software versions."""
+
+import sys
+import types
+
+from primbench import libraries
+from primbench.libraries import CUDA_CCCL, CUPY, Library
+
+
+def test_the_version_comes_from_the_first_installed_distribution_without_importing_it(monkeypatch):
+    versions = {"cupy-cuda12x": "14.2.0"}
+
+    def version(name):
+        if name not in versions:
+            raise libraries.importlib.metadata.PackageNotFoundError(name)
+        return versions[name]
+
+    monkeypatch.setattr(libraries.importlib.metadata, "version", version)
+    monkeypatch.setitem(sys.modules, "cupy", None)  # importing it would fail: metadata alone answers
+    assert CUPY.version() == "14.2.0" and CUPY.identity() == "cupy 14.2.0"
+    assert CUPY.describe() == {"package": "cupy-cuda13x", "version": "14.2.0"}
+    assert CUDA_CCCL.version() is None and CUDA_CCCL.identity() == "cuda-cccl missing"
+    assert CUDA_CCCL.describe() == {"package": "cuda-cccl", "version": None}
+
+
+def test_the_cupy_variants_keep_the_hash_they_had_before_libraries_were_declared():
+    # variant.library_version(op) was what a library variant's hash covered: "cupy <version>".
+    from primbench.variant import library_version
+
+    assert CUPY.identity() == library_version("reduce")
+
+
+def test_a_missing_library_says_which_package_to_install_in_one_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cuda.compute", None)
+    monkeypatch.setattr(Library, "version", lambda self: None)
+    reason = CUDA_CCCL.unavailable()
+    assert reason == ("cuda-cccl is not installed, so its baselines are skipped: pip install 'cuda-cccl[minimal-cu13]' "
+                      "(CUDA 12: [minimal-cu12]), or primbench[cuda13]")
+
+
+def test_an_installed_library_that_does_not_import_says_what_failed(monkeypatch):
+    # cuda.compute imports without CUDA bindings, but has none of its algorithms (its __getattr__ raises).
+    broken = types.ModuleType("cuda.compute")
+
+    def no_bindings(name):
+        raise AttributeError(f"Cannot access 'cuda.compute.{name}' because CUDA bindings are not available.")
+
+    broken.__getattr__ = no_bindings
+    monkeypatch.setitem(sys.modules, "cuda.compute", broken)
+    monkeypatch.setattr(Library, "version", lambda self: "1.2.1")
+    reason = CUDA_CCCL.unavailable()
+    assert reason.startswith("cuda-cccl 1.2.1 does not import cuda.compute (AttributeError: Cannot access") and "\n" not in reason
+
+
+def test_the_current_stream_is_read_at_each_call(monkeypatch):
+    pointers = iter([11, 22])
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(get_current_stream=lambda: types.SimpleNamespace(ptr=next(pointers))))
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    stream = libraries.CurrentStream()
+    assert stream.__cuda_stream__() == (0, 11) and stream.__cuda_stream__() == (0, 22)
+
+
+def test_the_header_lists_the_optional_libraries_installed(monkeypatch):
+    monkeypatch.setattr(Library, "version", lambda self: {"cuda-cccl": "1.2.1"}.get(self.package))
+    assert libraries.installed_versions() == {"cuda-cccl": "1.2.1"}
