@@ -4,6 +4,7 @@ what each name promises; everything here is stable across minor versions of prim
     from primbench.api import LaunchContext, Plan, Variant, register_variant
 """
 
+from primbench.library_cache import built as cached_build
 from primbench.libraries import CUDA_CCCL, CUPY, CUPYX_NDIMAGE, FLASHINFER, TORCH, CurrentStream, Library
 from primbench.measuring.policy import TimingPolicy
 from primbench.ops import OpChecks
@@ -24,6 +25,6 @@ from primbench.variant import (
 
 __all__ = [
     "BASELINE_SERIES", "CUDA_CCCL", "CUPY", "CUPYX_NDIMAGE", "CaseUnsupported", "CurrentStream", "FLASHINFER", "KERNEL_DIR",
-    "LaunchContext", "Library", "OpChecks", "Plan", "TORCH", "TimingPolicy", "Variant", "ceil_div", "check_aligned_16",
+    "LaunchContext", "Library", "OpChecks", "Plan", "TORCH", "TimingPolicy", "Variant", "cached_build", "ceil_div", "check_aligned_16",
     "eval_bytes_model", "pow2", "register_op", "register_variant",
 ]

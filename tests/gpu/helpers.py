@@ -30,6 +30,7 @@ def _context(variant, x, case: CaseId, sm_count: int, grid_scale: float = 1.0) -
 
 
 _INPUTS: dict = {}
+_SKIPPED: list = []  # why the last case this GPU could not run was skipped (a missing library names its package)
 
 
 def op_inputs(case: CaseId, rng_seed: int) -> tuple:
@@ -55,7 +56,8 @@ def verify_like_the_runner(case: CaseId, sm_count: int, inputs: tuple | None = N
     try:
         verified = verify_case(case, variant, inputs, lambda x, scale: _context(variant, x, case, sm_count, scale),
                                checks=ops.checks(case.op), determinism_runs=determinism_runs)
-    except CaseUnsupported:
+    except CaseUnsupported as exc:
+        _SKIPPED[:] = [str(exc)]
         return None
     run_verified(verified.plan)
     return verified
@@ -72,7 +74,7 @@ def verify_every_block(cases, sm_count: int, inputs: tuple | None = None) -> lis
         assert result.reason is None, f"{case.label}: {result.reason}"
         verified.append((case, result))
     if not verified:
-        pytest.skip("this GPU can run none of these cases")
+        pytest.skip(f"this GPU can run none of these cases: {_SKIPPED[0] if _SKIPPED else 'none was given'}")
     return verified
 
 

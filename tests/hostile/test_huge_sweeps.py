@@ -12,12 +12,13 @@ import pytest
 
 import primbench.cli.main  # noqa: F401 (imported here once: the forked child then starts at once)
 import primbench.config.loading  # noqa: F401
+from primbench import registry
 from primbench.config.loading import load_config
 from tests.hostile import harness
 
 MB = 1 << 20
-# Histogram cases per size: 8 variants x 6 block sizes x 2 dtypes x 4 distributions x 15 parameter
-# pairs = 5,760 at most (692 once each variant takes its own). 20,000 sizes: up to 115 million
+# Histogram cases per size: 9 variants x 6 block sizes x 2 dtypes x 4 distributions x 15 parameter
+# pairs = 6,480 at most (fewer once each variant takes its own). 20,000 sizes: up to 130 million
 # cases, 14 million real ones; the old expansion held them all (gigabytes) before printing one.
 SIZES = 20_000
 HUGE = ("sweeps:\n  - {op: histogram, variants: ['*'], block_sizes: {pow2: [5, 10]}, dtypes: [uint8, int32],\n"
@@ -41,7 +42,8 @@ def test_a_dry_run_of_a_hundred_million_cases_streams_in_bounded_memory_and_stop
 def test_a_refused_huge_sweep_still_says_so_before_making_any_case(tmp_path):
     (tmp_path / "huge.yaml").write_text(HUGE)
     outcome = harness.run_cli(["run", "huge.yaml", "--dry-run"], tmp_path, tmp_path / "out")
-    assert outcome.code == 2 and "--allow-large" in outcome.stderr and "115,200,000" in outcome.stderr, outcome.stderr
+    bound = len(registry.variants("histogram")) * 6 * 2 * 4 * 15 * SIZES  # the axes' product, every variant counted
+    assert outcome.code == 2 and "--allow-large" in outcome.stderr and f"{bound:,}" in outcome.stderr, outcome.stderr
 
 
 def _keys_as_before(config) -> list[str]:

@@ -1,12 +1,17 @@
-"""primbench/libraries.py without a GPU: a library's version from its package metadata, the
-one-line skip reason naming the pip package when it is missing or broken, and the header's
-software versions."""
+"""primbench/libraries.py and what depends on it without a GPU: a library's version from its package
+metadata, the one-line skip reason naming the pip package when it is missing or broken, the
+runner recording such a case as skipped before it makes any input, and the header's software
+versions."""
 
+import json
 import sys
 import types
 
+import pytest
+
 from primbench import libraries
 from primbench.libraries import CUDA_CCCL, CUPY, Library
+from primbench.runfile.case_id import CaseId
 
 
 def test_the_version_comes_from_the_first_installed_distribution_without_importing_it(monkeypatch):
@@ -65,3 +70,24 @@ def test_the_current_stream_is_read_at_each_call(monkeypatch):
 def test_the_header_lists_the_optional_libraries_installed(monkeypatch):
     monkeypatch.setattr(Library, "version", lambda self: {"cuda-cccl": "1.2.1"}.get(self.package))
     assert libraries.installed_versions() == {"cuda-cccl": "1.2.1"}
+
+
+class _Device:
+    def free_memory(self):
+        return 1 << 40
+
+
+def test_the_runner_skips_a_missing_librarys_case_before_making_its_inputs(monkeypatch):
+    from primbench.run.runner import Runner
+    from primbench.runfile.io import record_line
+    from primbench.runfile.validate import record_problem
+
+    monkeypatch.setitem(sys.modules, "cuda.compute", None)
+    monkeypatch.setattr(Library, "version", lambda self: None)
+    runner = Runner.__new__(Runner)  # no GPU: only what _run_case reads before a library variant's plan
+    runner._inputs, runner.device = {}, _Device()
+    runner._inputs_for = lambda case, seed: pytest.fail("made inputs for a case whose library is missing")
+    case = CaseId("reduce", "cccl_reduce", "float32", 2**28, None, "uniform")
+    record = runner.run_case(case, rng_seed=1)
+    assert record.status == "skipped" and record.reason.startswith("cuda-cccl is not installed, so its baselines are skipped")
+    assert record_problem(json.loads(record_line(record))) is None
