@@ -9,7 +9,7 @@ its shared histogram into the output with one global atomic per non-empty bin.
 
 from __future__ import annotations
 
-from primbench.api import LaunchContext, Plan, Variant, check_aligned_16, pow2, register_variant as register
+from primbench.api import BASELINE_SERIES, CUPY, LaunchContext, Plan, Variant, check_aligned_16, pow2, register_variant as register
 
 SOURCE = "histogram.cu"
 BLOCKS = pow2(128, 1024)
@@ -121,11 +121,14 @@ _register("packed_per_lane", 60, "beyond", "primbench: 16-byte loads, a private 
           notes="Byte counters four to a word, each lane's in its own bank: no conflicts on any input; "
                 "flushed into registers before a counter can overflow. 8 KB per warp for 256 bins: blocks up to 512.")
 register(Variant(
-    op="histogram", name="cub_histogram_even", origin="CUB DeviceHistogram::HistogramEven through cupy.cuda.cub (bins + 1 levels)",
-    series="baseline", order=90, prepare=cub_prepare, block_sizes=(), bytes_model=BYTES, traffic="read",
+    op="histogram", name="cub_histogram_even",
+    origin="CuPy's CUB (CCCL 3.1.2 in CuPy 14.2), 64-bit counters: DeviceHistogram::HistogramEven through cupy.cuda.cub "
+           "(bins + 1 levels), as cupy.bincount calls it",
+    series=BASELINE_SERIES, order=90, library=CUPY, prepare=cub_prepare, block_sizes=(), bytes_model=BYTES, traffic="read",
     tolerance_model="exact: counts",
     deterministic_expected=True, dtypes=("uint8", "int32"), work_span=("n", "1 (with atomics)"), params=(("bins", BINS),),
-    notes="CuPy's wrapper takes its workspace from the memory pool on every call (host work only).",
+    notes="CuPy's wrapper counts in 64-bit (long long) counters, a handicap next to CUB's usual int: kernels/cccl.py "
+          "has CCCL's HistogramEven with int32 counters. It takes its workspace from the memory pool on every call (host work only).",
 ))
 
 # Histograms at the read ceiling (kernels/histogram_lanes.cu, a source of its own so that

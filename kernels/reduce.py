@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from primbench.api import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register_variant as register, ceil_div as _ceil_div
+from primbench.api import BASELINE_SERIES, CUPY, KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register_variant as register, ceil_div as _ceil_div
 
 SOURCE = "reduce.cu"
 BLOCKS = pow2(64, 1024)
@@ -207,7 +207,7 @@ VOLATILE_HAZARD = (
 
 
 def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS, deterministic=True, notes="", hazard=None,
-            dtypes=("float32",), grid_independent=False, claim=None):
+            dtypes=("float32",), grid_independent=False, claim=None, library=None):
     register(
         Variant(
             op="reduce",
@@ -228,6 +228,7 @@ def _reduce(name, order, series, origin, prepare, kernels, *, block_sizes=BLOCKS
             dtypes=dtypes,
             grid_independent=grid_independent,
             counter_claim=claim,
+            library=library,
         )
     )
 
@@ -280,8 +281,8 @@ _reduce("seed004_fixed_tree_deterministic", 41, "seed004", "seed 004 fixed reduc
         fixed_tree_prepare, ["seed004_fixed_tree_tiles", "seed004_fixed_tree_final"], grid_independent=True,
         notes=f"Tiles of {FIXED_TREE_TILE} elements, one warp each; the final stage is always one block of {FIXED_TREE_FINAL_THREADS} threads.")
 
-# The baseline.
-_reduce("cub_device_reduce", 90, "baseline", "CUB DeviceReduce::Sum through cupy.cuda.cub (the library path CuPy takes for sum)",
-        cub_prepare, [], block_sizes=(), dtypes=("float32", "int32"),
+# The baseline a CuPy user gets (kernels/cccl.py has today's CCCL through cuda.compute).
+_reduce("cub_device_reduce", 90, BASELINE_SERIES, "CuPy's CUB (CCCL 3.1.2 in CuPy 14.2): DeviceReduce::Sum through cupy.cuda.cub, "
+        "the path cupy.sum takes", cub_prepare, [], block_sizes=(), dtypes=("float32", "int32"), library=CUPY,
         notes="The library chooses its grid and block. Not measured on float16 or bfloat16: CUB through CuPy would "
               "accumulate float16 in float16 (overflowing at large n), and CuPy has no bfloat16 dtype.")

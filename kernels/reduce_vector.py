@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 
-from primbench.api import KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register_variant as register
+from primbench.api import BASELINE_SERIES, CUPY, KERNEL_DIR, LaunchContext, Plan, Variant, pow2, register_variant as register
 # The plans call these by their private names (a plan's source is part of its variant's hash).
 from primbench.api import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
@@ -237,7 +237,8 @@ _variant("reduce_max", "vector_max", 50, "primbench: the 16-byte-load kernel wit
          notes="Threads without data contribute -inf, never 0.")
 register(
     Variant(
-        op="reduce_max", name="cub_device_max", origin="CUB DeviceReduce::Max through cupy.cuda.cub", series="baseline", order=90,
+        op="reduce_max", name="cub_device_max", origin="CuPy's CUB (CCCL 3.1.2 in CuPy 14.2): DeviceReduce::Max through cupy.cuda.cub",
+        series=BASELINE_SERIES, order=90, library=CUPY,
         prepare=cub_max_prepare, block_sizes=(), bytes_model=BYTES, traffic="read", tolerance_model="exact: max picks an element",
         deterministic_expected=True, dtypes=("float32", "float16", "int32"),
         notes="CuPy has no bfloat16 dtype, so CUB is not measured on bfloat16.",

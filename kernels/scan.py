@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from primbench.api import LaunchContext, Plan, Variant, pow2, register_variant as register
+from primbench.api import BASELINE_SERIES, CUPY, LaunchContext, Plan, Variant, pow2, register_variant as register
 # The plans call these by their private names (a plan's source is part of its variant's hash).
 from primbench.api import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
@@ -372,8 +372,9 @@ register(Variant(
           "float32 results can differ in the last bits from run to run; int32 is exact.",
 ))
 register(Variant(
-    op="scan", name="cub_inclusive_scan", origin="CUB DeviceScan::InclusiveSum through cupy.cuda.cub.device_scan (in place)",
-    series="baseline", order=90, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES, traffic="read_write",
+    op="scan", name="cub_inclusive_scan", origin="CuPy's CUB (CCCL 3.1.2 in CuPy 14.2): DeviceScan::InclusiveSum through "
+                                                 "cupy.cuda.cub.device_scan, in place",
+    series=BASELINE_SERIES, order=90, library=CUPY, prepare=cub_scan_prepare, block_sizes=(), bytes_model=BYTES, traffic="read_write",
     tolerance_model=f"assumed: as a look-back over tiles of at least {CUB_ASSUMED_MIN_TILE} elements",
     deterministic_expected=False, dtypes=DTYPES, work_span=("n", "log2 n + look-back"),
     notes="CuPy exposes CUB's scan in place only: it rescans its own output on each timed run (same cost).",

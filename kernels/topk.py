@@ -11,7 +11,8 @@ the candidates are what the pruning adds, and the report shows them.
 
 from __future__ import annotations
 
-from primbench.api import LaunchContext, Plan, Variant, register_variant as register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
+from primbench.api import BASELINE_SERIES, CUPY, LaunchContext, Plan, Variant, register_variant as register
+from primbench.api import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "topk.cu"
 K = 8  # TOPK_K in topk.cu
@@ -199,8 +200,8 @@ register(Variant(
 
 
 register(Variant(
-    name="full_sort", origin="a full stable sort of every row (cupy.argsort), then the first 8", series="baseline", order=90,
-    prepare=full_sort_prepare, block_sizes=(), work_span=("V log V per row", "log^2 V"),
+    name="full_sort", origin="a full stable sort of every row (cupy.argsort, CuPy's CUB segmented radix sort), then the first 8",
+    series=BASELINE_SERIES, order=90, library=CUPY, prepare=full_sort_prepare, block_sizes=(), work_span=("V log V per row", "log^2 V"),
     notes="What the two-stage pruning avoids; includes negating the logits (a sort is ascending).", **_COMMON,
 ))
 

@@ -7,7 +7,7 @@ import numpy
 import pytest
 
 from primbench import library_cache, registry
-from primbench.api import CaseUnsupported, LaunchContext
+from primbench.api import BASELINE_SERIES, CaseUnsupported, LaunchContext
 from tests.stand_in import libraries as stand_in
 
 
@@ -140,3 +140,18 @@ def test_without_its_library_a_plan_is_skipped_with_one_line_naming_the_pip_pack
     reason = str(caught.value)
     assert "\n" not in reason and len(reason) < 200
     assert reason.startswith(f"{variant.library.package} is not installed, so its baselines are skipped: pip install"), reason
+
+
+def test_every_library_variant_declares_its_library_and_the_header_says_which_version(monkeypatch):
+    from primbench.runfile.json_spec import compiled, object_problem
+    from primbench.runfile.validate import VARIANT_INFO
+
+    spec = compiled(VARIANT_INFO)
+    for variant in registry.variants():
+        described = variant.describe()
+        assert object_problem(described, spec) is None, variant.key
+        if variant.block_sizes == ():  # the library chooses its launch
+            assert variant.library is not None and described["library"]["package"] == variant.library.package, variant.key
+            assert variant.series == BASELINE_SERIES, variant.key
+        else:
+            assert described["library"] is None, variant.key
