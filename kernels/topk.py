@@ -2,8 +2,10 @@
 and the full sort it avoids (cupy.argsort per row) as the baseline.
 
 A case's n is the number of rows; each row holds `vocab` float32 logits (a parameter, the seed's
-129,280 by default), rows padded to 1024 bytes. The output is the 8 best indices per row, best
-first, ties to the lower index: exactly what a stable descending sort puts first.
+129,280 by default), rows padded to 1024 bytes. The output is the k best indices per row (`k`, a
+parameter: 8, 64 or 256), best first, ties to the lower index: exactly what a stable descending
+sort puts first. The pruning kernels keep 8 (TOPK_K, registers and one warp's lanes per group):
+their cases at another k are skipped, saying so.
 
 Bytes model: one read of the logits (n x vocab x 4); the group scores (1/16 or 1/8 of that) and
 the candidates are what the pruning adds, and the report shows them.
@@ -11,11 +13,12 @@ the candidates are what the pruning adds, and the report shows them.
 
 from __future__ import annotations
 
-from primbench.api import BASELINE_SERIES, CUPY, LaunchContext, Plan, Variant, register_variant as register
+from primbench.api import BASELINE_SERIES, CUPY, CaseUnsupported, LaunchContext, Plan, Variant, register_variant as register
 from primbench.api import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "topk.cu"
 K = 8  # TOPK_K in topk.cu
+KS = (8, 64, 256)  # the k axis (`params: {k: [...]}`); the first is the default of a sweep that names none
 VOCABS = (129280, 129287)  # the seed's vocabulary, and one whose last group of 8 or 16 is partial
 ROW_ALIGN_BYTES = 1024  # the seed's row alignment
 BYTES = "n * vocab * itemsize"
@@ -29,6 +32,19 @@ def row_stride(vocab: int) -> int:
     return _ceil_div(vocab, per) * per
 
 
+def k_of(ctx: LaunchContext) -> int:
+    """The case's k (K where the context names none: a test's or a tool's own context)."""
+    return ctx.params.get("k", K)
+
+
+def _refuse_other_k(ctx: LaunchContext, what: str) -> None:
+    """CaseUnsupported where the case asks for another k than the kernels' compiled TOPK_K."""
+    k = k_of(ctx)
+    if k != K:
+        raise CaseUnsupported(f"{what} keeps the best {K} of each row (TOPK_K in kernels/topk.cu: a register list and one "
+                              f"warp lane per group), not k = {k}")
+
+
 def two_stage_plan(group: int, sentinel_slot: bool = True):
     """Stage 1: block maxima of every group (+inf for each row's last), each CUDA block keeping its
     best `slots` groups; stage 2: one warp per row picks the best `slots` of those and ranks their
@@ -39,6 +55,7 @@ def two_stage_plan(group: int, sentinel_slot: bool = True):
         import cupy
         import numpy
 
+        _refuse_other_k(ctx, "the two-stage pruning")
         vocab = ctx.params["vocab"]
         rows, stride = ctx.n, row_stride(vocab)
         groups_per_row = _ceil_div(vocab, group)
@@ -73,22 +90,23 @@ def two_stage_plan(group: int, sentinel_slot: bool = True):
 
 def full_sort_prepare(ctx: LaunchContext) -> Plan:
     """Sort every row (cupy.argsort of the negated logits: CuPy's sort is stable, so ties keep the
-    lower index first) and keep the first 8."""
+    lower index first) and keep the first k (any k: the sort does not depend on it)."""
     import cupy
 
     vocab = ctx.params["vocab"]
+    k = k_of(ctx)
     logits = ctx.x.reshape(ctx.n, row_stride(vocab))[:, :vocab]
     state = {}
 
     def run():
-        state["index"] = cupy.argsort(-logits, axis=1)[:, :K].astype(cupy.int32).reshape(-1)
+        state["index"] = cupy.argsort(-logits, axis=1)[:, :k].astype(cupy.int32).reshape(-1)
 
     return Plan(run=run, result=lambda: state["index"],
                 launches=[{"kernel": "cupy.argsort (CUB segmented radix sort)", "grid": None, "block": None}], depth=0)
 
 
 _COMMON = dict(op="topk", bytes_model=BYTES, traffic="read", tolerance_model="exact: the indices a stable descending sort puts first",
-               deterministic_expected=True, dtypes=("float32",), params=(("vocab", VOCABS),), grid_independent=True)
+               deterministic_expected=True, dtypes=("float32",), params=(("vocab", VOCABS), ("k", KS)), grid_independent=True)
 
 
 def _two_stage(name, order, group):
@@ -143,6 +161,7 @@ def fused_plan(group: int = 16, forms: tuple = FUSED_FORMS, persistent: bool = F
         import cupy
         import numpy
 
+        _refuse_other_k(ctx, "the one-launch pruning")
         vocab = ctx.params["vocab"]
         rows, stride = ctx.n, row_stride(vocab)
         groups_per_row = _ceil_div(vocab, group)
@@ -200,7 +219,7 @@ register(Variant(
 
 
 register(Variant(
-    name="full_sort", origin="a full stable sort of every row (cupy.argsort, CuPy's CUB segmented radix sort), then the first 8",
+    name="full_sort", origin="a full stable sort of every row (cupy.argsort, CuPy's CUB segmented radix sort), then the first k",
     series=BASELINE_SERIES, order=90, library=CUPY, prepare=full_sort_prepare, block_sizes=(), work_span=("V log V per row", "log^2 V"),
     notes="What the two-stage pruning avoids; includes negating the logits (a sort is ascending).", **_COMMON,
 ))

@@ -1,12 +1,12 @@
-"""topk (the 8 largest logits of each row, best first, ties to the lower index): inputs, reference,
-checks. A case's n is the number of rows; the vocabulary is the case's `vocab` parameter; rows are
-padded to 1024 bytes (kernels/topk.py) and the padding holds +inf, so a kernel that reads past the
-vocabulary picks it up and fails.
+"""topk (the k largest logits of each row, best first, ties to the lower index): inputs, reference,
+checks. A case's n is the number of rows; the vocabulary and k are the case's `vocab` and `k`
+parameters (k = 8 where a case names none); rows are padded to 1024 bytes (kernels/topk.py) and
+the padding holds +inf, so a kernel that reads past the vocabulary picks it up and fails.
 
 Inputs: `normal` (N(0, 3^2) logits); `many_ties` (every logit one of 1, 2, 3, 4: thousands of ties
 for each place, decided by the index alone); `max_in_last_group` (normal, the row's maximum at its
 last index, inside the last group: partial when the vocabulary is not a multiple of the group).
-The exact input plants 8 distinct large values at random places of each row (one at the last
+The exact input plants k distinct large values at random places of each row (one at the last
 index), so its answer is known without sorting. Both are checked index for index.
 """
 
@@ -17,8 +17,13 @@ import math
 from primbench.ops import OpChecks, register
 from primbench.verify import outcomes
 
-K = 8
+K = 8  # where a case names no k
+FULL_SORT = "full_sort"  # what the pruning avoids: its table's baseline (kernels/topk.py)
 DISTRIBUTIONS = ("normal", "many_ties", "max_in_last_group")
+
+
+def k_of(case) -> int:
+    return case.params.get("k", K)
 
 
 def _shape(case) -> tuple[int, int, int]:
@@ -58,23 +63,25 @@ def random_input(case, rng_seed: int):
 
 
 def exact_input(case, rng_seed: int):
-    """Normal logits with 8 planted values 1000 - r (r = 0..7) per row: the r-th at a random place
-    (distinct within the row), the one of rank 2 always at the last index."""
+    """Normal logits with k planted values 1000 - r (r = 0..k-1) per row: the r-th at a random place
+    (distinct within the row), the one of rank 2 always at the last index. Distinct values far above
+    any normal logit: no tie decides the answer, so it is exact for every variant."""
     import cupy
 
     rows, vocab, stride = _shape(case)
+    k = k_of(case)
     values = _logits(case, rng_seed, "normal")
     rng = cupy.random.default_rng(rng_seed ^ 0x70B)
-    # Distinct places per row: the first 8 of a random permutation of 0..vocab-2, then rank 2 -> last.
-    places = cupy.argsort(rng.random((rows, vocab - 1)), axis=1)[:, :K].astype(cupy.int64)
+    # Distinct places per row: the first k of a random permutation of 0..vocab-2, then rank 2 -> last.
+    places = cupy.argsort(rng.random((rows, vocab - 1)), axis=1)[:, :k].astype(cupy.int64)
     places[:, 2] = vocab - 1
-    planted = (1000.0 - cupy.arange(K, dtype=cupy.float32))[None, :].repeat(rows, axis=0)
+    planted = (1000.0 - cupy.arange(k, dtype=cupy.float32))[None, :].repeat(rows, axis=0)
     values[cupy.arange(rows)[:, None], places] = planted
     return _padded(values, stride), places.reshape(-1).astype(cupy.float64)
 
 
 def reference(x, case, rng_seed: int):
-    """The first 8 by (value descending, index ascending), by a route the baseline does not take:
+    """The first k by (value descending, index ascending), by a route the full sort does not take:
     each logit becomes one unique 64-bit key, its order-preserving bits inverted above its index,
     and an ascending sort of the keys needs no stability (the baseline negates and relies on it)."""
     import cupy
@@ -84,7 +91,7 @@ def reference(x, case, rng_seed: int):
     bits = cupy.where(logits == 0, cupy.float32(0), logits).view(cupy.uint32)  # -0 ties with +0, as in the kernels
     ordered = cupy.where(bits >> 31 == 1, ~bits, bits | cupy.uint32(0x80000000))  # larger float, larger key
     keys = ((~ordered).astype(cupy.uint64) << cupy.uint64(32)) | cupy.arange(vocab, dtype=cupy.uint64)[None, :]
-    first = cupy.sort(keys, axis=1)[:, :K] & cupy.uint64(0xFFFFFFFF)
+    first = cupy.sort(keys, axis=1)[:, :k_of(case)] & cupy.uint64(0xFFFFFFFF)
     return first.reshape(-1).astype(cupy.float64)
 
 
@@ -109,7 +116,6 @@ def pruning_table(frame, copy_gbps: float | None):
     import pandas as pd
 
     from primbench.runfile.frame import block_or_none
-    from primbench.variant import BASELINE_SERIES
 
     cases = frame[(frame["op"] == "topk") & frame["valid"]]
     rows = []
@@ -119,10 +125,11 @@ def pruning_table(frame, copy_gbps: float | None):
         if not group:
             continue
         vocab = int(dict(case["param_items"])["vocab"])
-        # The full sort of the same rows, input and vocabulary (the same parameters).
+        # The full sort of the same rows, input, vocabulary and k (the same parameters), not any
+        # other variant of the baseline series.
         same = cases[(cases["n"] == case["n"]) & (cases["distribution"] == case["distribution"])
                      & (cases["params"] == case["params"])]
-        sort = same[same["series"] == BASELINE_SERIES]["median_ms"]
+        sort = same[same["variant_name"] == FULL_SORT]["median_ms"]
         one_read_ms = case["bytes"] / (copy_gbps * 1e9) * 1e3 if copy_gbps else math.nan
         candidates = launches[-1].get("candidates")  # the refine's launch (the only one when fused)
         groups = launches[0].get("groups_per_row")
@@ -152,9 +159,10 @@ TOPK = register(OpChecks(
     reference=reference,
     check_exact=lambda result, expected, _x, _case: outcomes.check_array(result, expected),
     check_random=check_random,
-    failure_reason=lambda exact, random: outcomes.array_failure_reason(exact, random, "8 planted maxima per row"),
+    failure_reason=lambda exact, random: outcomes.array_failure_reason(exact, random, "k planted maxima per row"),
     working_bytes=_working_bytes,
-    input_params=("vocab",),
+    input_params=("vocab", "k"),
+    baseline=FULL_SORT,
     size_unit="rows",
     report_tables=lambda frame, copy_gbps: {"pruning": pruning_table(frame, copy_gbps)},
 ))

@@ -1,6 +1,7 @@
 """Seed 004's other patterns on the GPU (marker `gpu`): every stencil variant at every radius and
-block size against numpy, and every top-k variant index for index against a stable sort, on
-random and adversarial inputs, through the checks the runner applies."""
+block size against numpy, and every top-k variant at k = 8, 64 and 256 index for index against a
+stable sort, on random and adversarial inputs, through the checks the runner applies (the pruning
+kernels keep 8: their other k are skipped, saying so)."""
 
 import numpy
 import pytest
@@ -64,23 +65,25 @@ def test_a_stencil_that_treats_the_boundary_as_garbage_is_caught():
 TOPK = registry.variants("topk")
 
 
-def stable_top8(x_flat, rows, vocab, stride):
+def stable_top8(x_flat, rows, vocab, stride, k=8):
     logits = x_flat.reshape(rows, stride)[:, :vocab]
-    return numpy.argsort(-logits, axis=1, kind="stable")[:, :8]
+    return numpy.argsort(-logits, axis=1, kind="stable")[:, :k]
 
 
+@pytest.mark.parametrize("k", [8, 64, 256])
 @pytest.mark.parametrize("distribution", ["normal", "many_ties", "max_in_last_group"])
 @pytest.mark.parametrize("vocab", [129280, 129287])
 @pytest.mark.parametrize("variant", TOPK, ids=lambda v: v.key)
-def test_every_topk_gives_exactly_the_indices_of_a_stable_sort(variant, vocab, distribution, sm_count):
+def test_every_topk_gives_exactly_the_indices_of_a_stable_sort(variant, vocab, distribution, k, sm_count):
     from primbench.kernels.topk import row_stride
 
     rows = 37
-    case = Case("topk", variant.name, "float32", rows, 256 if variant.block_sizes else None, distribution, (("vocab", vocab),))
+    case = Case("topk", variant.name, "float32", rows, 256 if variant.block_sizes else None, distribution,
+                (("k", k), ("vocab", vocab)))
     inputs = op_inputs(case, rng_seed=vocab % 97)
     ((_case, verified),) = verify_every_block([case], sm_count, inputs)  # the runner's checks, then a stable sort's
-    wanted = stable_top8(inputs[2].get(), rows, vocab, row_stride(vocab))
-    got = verified.plan.result().get().reshape(rows, 8)
+    wanted = stable_top8(inputs[2].get(), rows, vocab, row_stride(vocab), k)
+    got = verified.plan.result().get().reshape(rows, k)
     assert numpy.array_equal(got, wanted), f"{case.key}: first bad row {numpy.flatnonzero((got != wanted).any(axis=1))[:1]}"
     if distribution == "max_in_last_group":
         assert (got[:, 0] == vocab - 1).all()

@@ -142,6 +142,13 @@ def test_without_its_library_a_plan_is_skipped_with_one_line_naming_the_pip_pack
     assert reason.startswith(f"{variant.library.package} is not installed, so its baselines are skipped: pip install"), reason
 
 
+def test_the_pruning_kernels_skip_every_k_but_8_saying_why(monkeypatch):
+    stand_in.install(monkeypatch, "cupy")
+    for name in ("two_stage_b16", "two_stage_b8", "two_stage_b16_fused"):
+        with pytest.raises(CaseUnsupported, match="keeps the best 8 of each row .* not k = 64"):
+            _prepare("topk", name, numpy.ones(8, dtype=numpy.float32), n=1, params={"vocab": 129280, "k": 64})
+
+
 def test_every_library_variant_declares_its_library_and_the_header_says_which_version(monkeypatch):
     from primbench.runfile.json_spec import compiled, object_problem
     from primbench.runfile.validate import VARIANT_INFO
