@@ -1,5 +1,6 @@
 """Top-k variants (kernels/topk.cu): seed 004's two-stage pruning at groups of 16 and 8 logits,
-and the full sort it avoids (cupy.argsort per row) as the baseline.
+and the full sort it avoids (cupy.argsort per row) as a baseline (torch.topk and FlashInfer's
+top_k: kernels/topk_library.py).
 
 A case's n is the number of rows; each row holds `vocab` float32 logits (a parameter, the seed's
 129,280 by default), rows padded to 1024 bytes. The output is the k best indices per row (`k`, a

@@ -1,7 +1,10 @@
 """How ops/ judges the library baselines and the k axis, without a GPU (numpy standing in for CuPy:
-the checks use only what both offer): top-k's exact input plants k distinct maxima."""
+the checks use only what both offer): top-k from a library that returns any of equal logits passes
+on the logits at its indices and fails on a repeated, out-of-range or wrong one; top-k's exact
+input plants k distinct maxima."""
 
 import sys
+import types
 
 import numpy
 import pytest
@@ -17,6 +20,39 @@ def numpy_as_cupy(monkeypatch):
 
 def _topk_case(k, vocab=300, rows=4, distribution="many_ties"):
     return CaseId("topk", "torch_topk", "float32", rows, None, distribution, {"vocab": vocab, "k": k})
+
+
+def _ties(rows, vocab, stride):
+    x = numpy.full((rows, stride), numpy.inf, dtype=numpy.float32)
+    x[:, :vocab] = numpy.random.default_rng(5).integers(1, 5, (rows, vocab)).astype(numpy.float32)
+    return x.reshape(-1)
+
+
+@pytest.mark.parametrize("k", [8, 64])
+def test_a_library_top_k_may_pick_any_of_equal_logits_but_no_other(numpy_as_cupy, k):
+    rows, vocab, stride = 4, 300, 512
+    case = _topk_case(k, vocab, rows)
+    x = _ties(rows, vocab, stride)
+    logits = x.reshape(rows, stride)[:, :vocab]
+    expected = numpy.argsort(-logits, axis=1, kind="stable")[:, :k].astype(numpy.float64).reshape(-1)
+    plan = types.SimpleNamespace(ties_in_any_order_of=x)
+    check = ops.checks("topk").check_random
+    # Another choice among the ties: the stable order's mirror image within each value.
+    other = numpy.lexsort((-numpy.arange(vocab)[None, :].repeat(rows, 0), -logits), axis=1)[:, :k]
+    assert not numpy.array_equal(other.reshape(-1), expected)
+    assert check(other.reshape(-1), expected, plan, case)["ok"]
+    for damage in ("repeat", "outside", "smaller"):
+        bad = other.copy()
+        if damage == "repeat":
+            bad[1, 1] = bad[1, 0]
+        elif damage == "outside":
+            bad[2, 0] = vocab  # the row's +inf padding
+        else:
+            bad[3, k - 1] = int(numpy.argmin(logits[3]))
+        result = check(bad.reshape(-1), expected, plan, case)
+        assert not result["ok"] and result["mismatches"] >= 1, damage
+    # The kernels' plans carry no such mark: index for index.
+    assert not check(other.reshape(-1), expected, types.SimpleNamespace(), case)["ok"]
 
 
 def test_the_exact_top_k_input_plants_k_distinct_maxima(numpy_as_cupy):

@@ -1,7 +1,7 @@
-"""The library baselines' plans without a GPU (kernels/cccl.py), over the stand-ins of
-tests/stand_in/libraries.py: `prepare` builds the library's algorithm once and allocates what it
-needs, `run` only enqueues on CuPy's current stream; where a library is missing, the case is
-skipped with one line that names its pip package."""
+"""The library baselines' plans without a GPU (kernels/cccl.py, kernels/topk_library.py), over the
+stand-ins of tests/stand_in/libraries.py: `prepare` builds the library's algorithm once and
+allocates what it needs, `run` only enqueues on CuPy's current stream; where a library is missing,
+the case is skipped with one line that names its pip package."""
 
 import numpy
 import pytest
@@ -127,7 +127,8 @@ def test_a_type_the_library_refuses_skips_the_case_and_any_other_error_fails_it(
 
 
 @pytest.mark.parametrize("op,name", [("reduce", "cccl_reduce"), ("scan", "cccl_inclusive_scan"),
-                                     ("histogram", "cccl_histogram_even")])
+                                     ("histogram", "cccl_histogram_even"), ("topk", "torch_topk"),
+                                     ("topk", "flashinfer_top_k")])
 def test_without_its_library_a_plan_is_skipped_with_one_line_naming_the_pip_package(monkeypatch, op, name):
     import sys
 
@@ -140,6 +141,42 @@ def test_without_its_library_a_plan_is_skipped_with_one_line_naming_the_pip_pack
     reason = str(caught.value)
     assert "\n" not in reason and len(reason) < 200
     assert reason.startswith(f"{variant.library.package} is not installed, so its baselines are skipped: pip install"), reason
+
+
+def _logits(rows, vocab, stride):
+    x = numpy.full((rows, stride), numpy.inf, dtype=numpy.float32)
+    x[:, :vocab] = numpy.random.default_rng(3).standard_normal((rows, vocab), dtype=numpy.float32)
+    return x.reshape(-1)
+
+
+@pytest.mark.parametrize("k", [8, 64])
+def test_torch_topk_writes_into_outputs_made_in_prepare_on_cupys_stream(monkeypatch, k):
+    torch = stand_in.install(monkeypatch, "cupy", "torch")["torch"]
+    from primbench.kernels.topk import row_stride
+
+    rows, vocab = 3, 1000
+    x = _logits(rows, vocab, row_stride(vocab))
+    plan = _prepare("topk", "torch_topk", x, n=rows, params={"vocab": vocab, "k": k})
+    assert torch.calls == []
+    plan.run()
+    (call,) = torch.calls
+    assert (call["k"], call["dim"], call["largest"], call["sorted"], call["shape"]) == (k, 1, True, True, (rows, vocab))
+    assert call["out"][1] is plan.scratch[1] and torch.streams == [("external", stand_in.CURRENT_STREAM)]
+    assert plan.result().shape == (rows * k,) and plan.ties_in_any_order_of is x
+
+
+def test_flashinfer_is_called_once_in_prepare_and_gets_whole_rows(monkeypatch):
+    fakes = stand_in.install(monkeypatch, "cupy", "torch", "flashinfer")
+    flashinfer = fakes["flashinfer"]
+    from primbench.kernels.topk import row_stride
+
+    rows, vocab = 2, 1001  # rows padded to 1024 floats: FlashInfer gets a contiguous copy
+    x = _logits(rows, vocab, row_stride(vocab))
+    plan = _prepare("topk", "flashinfer_top_k", x, n=rows, params={"vocab": vocab, "k": 64})
+    assert len(flashinfer.calls) == 1  # its kernels built or loaded before any run
+    plan.run()
+    assert flashinfer.calls[-1] == {"k": 64, "sorted": True, "contiguous": True}
+    assert numpy.array_equal(plan.result().reshape(rows, 64)[:, 0], numpy.argmax(x.reshape(rows, -1)[:, :vocab], axis=1))
 
 
 def test_the_pruning_kernels_skip_every_k_but_8_saying_why(monkeypatch):
