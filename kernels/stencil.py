@@ -1,6 +1,7 @@
 """1-D stencil variants (kernels/stencil.cu): seed 004's blur1d with its shared-memory halo, the
-naive global-memory form, and a form with 16-byte loads. The radius is a parameter of each variant
-(a sweep axis: `params: {radius: [1, 4, 16]}`), compiled in as the seed's constexpr R.
+naive global-memory form, and a form with 16-byte loads; and the library call a Python user makes,
+cupyx.scipy.ndimage.uniform_filter1d. The radius is a parameter of each variant (a sweep axis:
+`params: {radius: [1, 4, 16]}`), compiled in as the seed's constexpr R.
 
 Tolerance model: each output adds 2R + 1 inputs in a chain and divides once, so it errs by at most
 (2R + 1) x 2^-24 x (its window's sum of |x|) / (2R + 1) + 2^-24 x |y| (primbench/ops/stencil.py).
@@ -9,7 +10,8 @@ Tolerance model: each output adds 2R + 1 inputs in a chain and divides once, so 
 from __future__ import annotations
 
 # The plans call these by their private names (a plan's source is part of its variant's hash).
-from primbench.api import LaunchContext, Plan, Variant, pow2, register_variant as register, ceil_div as _ceil_div, check_aligned_16 as _check_aligned
+from primbench.api import BASELINE_SERIES, CUPYX_NDIMAGE, LaunchContext, Plan, Variant, pow2, register_variant as register
+from primbench.api import ceil_div as _ceil_div, check_aligned_16 as _check_aligned
 
 SOURCE = "stencil.cu"
 RADII = (4, 1, 16)  # the first is the default of a sweep that names none (the seed's R = 4)
@@ -149,4 +151,40 @@ register(Variant(
     traffic="read_write",
     notes="At R = 16 and K = 8, 51 additions per 8 outputs instead of 256, and a 3-instruction division (same bits as "
           "IEEE's) instead of about 10. K = 8 at every radius: K = 16 adds less but holds fewer blocks per SM.",
+))
+
+
+def uniform_filter_prepare(ctx: LaunchContext) -> Plan:
+    """cupyx.scipy.ndimage.uniform_filter1d(x, 2R + 1, mode="constant", cval=0) into an output made
+    here: the same window (origin 0: i - R to i + R) and the same edges (zeros outside). Not the same
+    arithmetic: CuPy correlates with 2R + 1 float32 weights of 1 / (2R + 1), adding x * w in float32,
+    where the kernels add the window and divide once; it errs by at most 2R + 2 roundings of the
+    window's sum|x| / (2R + 1) (the reciprocal's, one per product-add), so its depth says so, and
+    ops/stencil.py checks its exact input within that bound instead of bit for bit. One call here
+    compiles CuPy's kernel for this window, so that no run pays for it."""
+    import cupy
+
+    ndimage = CUPYX_NDIMAGE.load()
+    radius = ctx.params["radius"]
+    out = cupy.empty(ctx.n, dtype=cupy.float32)
+
+    def run():
+        ndimage.uniform_filter1d(ctx.x, 2 * radius + 1, output=out, mode="constant", cval=0.0, origin=0)
+
+    run()
+    return Plan(run=run, result=lambda: out, depth=2 * radius + 2, scratch=[out],
+                launches=[{"kernel": "cupyx.scipy.ndimage.uniform_filter1d (a correlation; weights filled per call)",
+                           "grid": None, "block": None}])
+
+
+register(Variant(
+    op="stencil", name="cupyx_uniform_filter1d", series=BASELINE_SERIES, order=90, prepare=uniform_filter_prepare,
+    block_sizes=(), library=CUPYX_NDIMAGE,
+    origin="cupyx.scipy.ndimage.uniform_filter1d(x, 2R + 1, mode='constant', cval=0.0): what a CuPy user calls for a 1-D box filter",
+    bytes_model=BYTES, traffic="read_write", dtypes=("float32",), params=(("radius", RADII),),
+    tolerance_model="(2R + 2) roundings of 2^-24 x the window's sum|x| / (2R + 1): a float32 product-add per input "
+                    "with a rounded weight 1 / (2R + 1), not one division (its exact input is checked to that bound)",
+    deterministic_expected=True, work_span=("(2R + 1) n", "2R + 1"),
+    notes="Same window and edges as seed 004's blur1d; each call also fills a (2R + 1)-element weight array (a small "
+          "extra launch), as uniform_filter1d does for every caller.",
 ))

@@ -1,7 +1,7 @@
-"""How ops/ judges the library baselines and the k axis, without a GPU (numpy standing in for CuPy:
-the checks use only what both offer): top-k from a library that returns any of equal logits passes
-on the logits at its indices and fails on a repeated, out-of-range or wrong one; top-k's exact
-input plants k distinct maxima."""
+"""How ops/ judges the library baselines, without a GPU (numpy standing in for CuPy: the checks use
+only what both offer): top-k from a library that returns any of equal logits passes on the logits
+at its indices and fails on a repeated, out-of-range or wrong one; the cupyx stencil's exact input
+is held to the bound of its reciprocal-weight arithmetic, the kernels' still to the bit."""
 
 import sys
 import types
@@ -63,3 +63,28 @@ def test_the_exact_top_k_input_plants_k_distinct_maxima(numpy_as_cupy):
     for row, wanted in zip(rows, places.reshape(3, 64).astype(int)):
         assert numpy.array_equal(numpy.argsort(-row[:1000], kind="stable")[:64], wanted)
         assert wanted[2] == 999  # rank 2 at the last index, as for k = 8
+
+
+def _reciprocal_blur(x, radius):
+    """cupyx's arithmetic in float32: each input times float32(1 / (2R + 1)), added left to right."""
+    width = 2 * radius + 1
+    weight = numpy.float32(1 / width)
+    padded = numpy.concatenate([numpy.zeros(radius, numpy.float32), x, numpy.zeros(radius, numpy.float32)])
+    total = numpy.zeros(x.size, numpy.float32)
+    for k in range(width):
+        total = (total + padded[k:k + x.size] * weight).astype(numpy.float32)
+    return total
+
+
+@pytest.mark.parametrize("radius", [1, 4, 16])
+def test_the_cupyx_stencil_is_held_to_its_own_arithmetics_bound_and_the_kernels_to_the_bit(numpy_as_cupy, radius):
+    checks = ops.checks("stencil")
+    x = numpy.random.default_rng(radius).integers(0, 8, 5000).astype(numpy.float32)
+    got = _reciprocal_blur(x, radius)
+    library = CaseId("stencil", "cupyx_uniform_filter1d", "float32", x.size, None, "uniform", {"radius": radius})
+    kernel = CaseId("stencil", "blur1d_naive_global", "float32", x.size, 256, "uniform", {"radius": radius})
+    assert checks.check_exact(got, None, x, library)["ok"]
+    assert not checks.check_exact(got, None, x, kernel)["ok"]  # not the divided sum, bit for bit
+    missing = got.copy()
+    missing[0] -= numpy.float32(x[0] / (2 * radius + 1)) if x[0] else -numpy.float32(1 / (2 * radius + 1))
+    assert not checks.check_exact(missing, None, x, library)["ok"]  # a lost neighbour is still caught

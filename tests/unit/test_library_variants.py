@@ -1,7 +1,7 @@
-"""The library baselines' plans without a GPU (kernels/cccl.py, kernels/topk_library.py), over the
-stand-ins of tests/stand_in/libraries.py: `prepare` builds the library's algorithm once and
-allocates what it needs, `run` only enqueues on CuPy's current stream; where a library is missing,
-the case is skipped with one line that names its pip package."""
+"""The library baselines' plans without a GPU (kernels/cccl.py, kernels/topk_library.py, the cupyx
+stencil in kernels/stencil.py), over the stand-ins of tests/stand_in/libraries.py: `prepare` builds
+the library's algorithm once and allocates what it needs, `run` only enqueues on CuPy's current
+stream; where a library is missing, the case is skipped with one line that names its pip package."""
 
 import numpy
 import pytest
@@ -184,6 +184,16 @@ def test_the_pruning_kernels_skip_every_k_but_8_saying_why(monkeypatch):
     for name in ("two_stage_b16", "two_stage_b8", "two_stage_b16_fused"):
         with pytest.raises(CaseUnsupported, match="keeps the best 8 of each row .* not k = 64"):
             _prepare("topk", name, numpy.ones(8, dtype=numpy.float32), n=1, params={"vocab": 129280, "k": 64})
+
+
+def test_cupyx_filters_the_same_window_with_zeros_outside(monkeypatch):
+    ndimage = stand_in.install(monkeypatch, "cupy", "cupyx.scipy.ndimage")["cupyx.scipy.ndimage"]
+    plan = _prepare("stencil", "cupyx_uniform_filter1d", numpy.ones(100, dtype=numpy.float32), params={"radius": 4})
+    assert len(ndimage.calls) == 1  # CuPy's kernel for this window compiled in prepare
+    plan.run()
+    call = ndimage.calls[-1]
+    assert (call["size"], call["mode"], call["cval"], call["origin"]) == (9, "constant", 0.0, 0)
+    assert call["output"] is plan.result() and plan.depth == 10
 
 
 def test_every_library_variant_declares_its_library_and_the_header_says_which_version(monkeypatch):
