@@ -13,6 +13,7 @@ from primbench import ops
 from primbench.report import case_table, energy, headline, quality, sections, selection, story
 from primbench.report.anchors import point_records
 from primbench.report.formats import annotated_frame, as_records
+from primbench.report.missing_baselines import missing_baselines
 from primbench.report.svg import pow2_text
 from primbench.runfile import stats
 from primbench.runfile.libraries import FAR_BELOW_LIGHT_PCT, FAR_MIN_BYTES, FAR_WORDS, far_cases
@@ -176,6 +177,7 @@ def _meta(run) -> dict:
             key=lambda v: (str(v.get("op")), v.get("order") or 0, str(v.get("name"))),
         ),
         "warnings": list(run.warnings),
+        "missing_baselines": [missing.line for missing in missing_baselines(run)],  # libraries not installed
         "schema": header.schema,
         "energy": quality.flatten(header.energy),  # [] for a run that never asked for energy
     }
