@@ -12,6 +12,7 @@ nothing.
 """
 
 import argparse
+import functools
 import importlib.util
 import os
 import re
@@ -47,7 +48,8 @@ PROBE = ("import importlib.util as u, importlib.metadata as m, sys\n"
          "def missing(arg):\n"
          "    name, _, requirement = arg.partition('=')\n"
          "    package, _, floor = requirement.partition('>=')\n"
-         "    return u.find_spec(name) is None or bool(floor) and old(package, floor)\n"
+         "    try:\n        spec = u.find_spec(name)\n    except ImportError:\n        spec = None\n"  # a dotted name's parent missing
+         "    return spec is None or bool(floor) and old(package, floor)\n"
          "print(' '.join(a.partition('=')[0] for a in sys.argv[1:] if missing(a)))")
 PTH = "primbench-python-packages.pth"  # a venv made from a venv: the packages of the python that made it
 NVRTC_PROBE = "from cupy.cuda import nvrtc; nvrtc.getVersion()"
@@ -59,9 +61,17 @@ WHERE_PROBE = ("import importlib.util as u, importlib.metadata as m\n"
                "print(v >= (70, 1) or (v >= (64, 0) and u.find_spec('wheel') is not None))\n"
                "import primbench\nprint(primbench.__file__)")
 STAMP = "primbench-install.stamp"  # pyproject.toml's bytes as the venv's editable install last saw them
+# `make bench` also wants today's CCCL for the library baselines (kernels/cccl.py): cuda-cccl's minimal
+# CUDA extra, which leaves numba out. Optional: where pip cannot get it (the GPU image has no network)
+# the venv is made all the same, and those baselines are skipped, each case saying what to install.
+# Tried once per venv (OPTIONAL_STAMP), so that a machine without it is not asked again at every run.
+OPTIONAL_GPU_MODULE = "cuda.compute"
+OPTIONAL_GPU_PACKAGE = "cuda-cccl[minimal-cu{}]"
+OPTIONAL_STAMP = "primbench-optional.stamp"
 FLOORS_STAMP = "primbench-floors.stamp"  # the pins a floors venv holds (make test-floors)
 
 
+@functools.lru_cache(maxsize=1)  # nvidia-smi is asked once per process
 def driver_cuda_major() -> "Optional[int]":
     """The CUDA major version the driver supports, from nvidia-smi; None without a GPU."""
     if not shutil.which("nvidia-smi"):
@@ -243,6 +253,28 @@ def install_editable(venv: Path, dry_run: bool) -> int:
     return 0
 
 
+def install_optional(venv: Path, package: str, dry_run: bool) -> None:
+    """Install `package` (OPTIONAL_GPU_PACKAGE for this driver) into the venv where it lacks it and it was
+    never tried there; one warning line when pip cannot, and nothing else changes."""
+    python = venv_python(venv)
+    stamp = venv / OPTIONAL_STAMP
+    tried = stamp.read_text(encoding="utf-8").split() if stamp.is_file() else []
+    if package in tried or missing_in(python, {OPTIONAL_GPU_MODULE: package}) != [package]:
+        return
+    command = pip_install(venv)
+    if command is None:
+        return
+    command = command + ["--retries", "0", "--timeout", "20", package]
+    if dry_run:
+        print("primbench: would run: " + " ".join(shlex.quote(part) for part in command))
+        return
+    print("primbench: installing {} into {} (the library baselines)".format(package, _shown(venv)), flush=True)
+    if subprocess.run(command).returncode:
+        print("primbench: could not install {} (no network?); its baselines will be skipped. By hand: {} -m pip install '{}'"
+              .format(package, _shown(python), package), file=sys.stderr)
+    stamp.write_text("\n".join(tried + [package]) + "\n", encoding="utf-8")
+
+
 def floor_pins() -> "List[str]":
     """pyproject.toml's dependency floors as exact pins: 'numpy>=1.24' -> 'numpy==1.24.*' (the floor's
     latest patch), 'pyyaml>=6.0.1' -> 'pyyaml==6.0.1'. The floors are declared once, there."""
@@ -303,6 +335,8 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         status = refresh(venv, modules, lacking, nvrtc, args.dry_run)
         if status:
             return status
+    if args.gpu:
+        install_optional(venv, OPTIONAL_GPU_PACKAGE.format(driver_cuda_major()), args.dry_run)
     return install_editable(venv, args.dry_run)  # silent when it is there already (the fast path)
 
 

@@ -231,3 +231,31 @@ def test_a_package_under_its_floor_counts_as_missing():
     assert setup_env.missing_in(sys.executable, {"pytest": "pytest>=999"}) == ["pytest>=999"]
     assert setup_env.missing_in(sys.executable, {"pytest": "pytest>=1.0", "json": "json"}) == []
     assert setup_env.missing_in(sys.executable, {"primbench_fake_module_a": "fake-a"}) == ["fake-a"]
+
+
+def test_make_bench_tries_cuda_cccl_once_and_goes_on_without_it(tmp_path, monkeypatch, capfd):
+    # The GPU image has no network: a failed install of the optional library is one warning line, the
+    # venv stays usable, and the next `make bench` does not try again.
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(str(target))
+    package = setup_env.OPTIONAL_GPU_PACKAGE.format(13)
+    assert package == "cuda-cccl[minimal-cu13]"
+    pip_runs = []
+    real_run = subprocess.run
+
+    def run(command, *args, **kwargs):
+        if command[0] == "pip":
+            pip_runs.append(command)
+            return subprocess.CompletedProcess(command, 1)
+        return real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(setup_env, "pip_install", lambda venv: ["pip", "install", "-q"])
+    monkeypatch.setattr(setup_env.subprocess, "run", run)
+    setup_env.install_optional(target, package, dry_run=True)
+    assert _plan(capfd.readouterr().out) == [["pip", "install", "-q", "--retries", "0", "--timeout", "20", package]]
+    setup_env.install_optional(target, package, dry_run=False)
+    assert pip_runs == [["pip", "install", "-q", "--retries", "0", "--timeout", "20", package]]
+    err = capfd.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "could not install cuda-cccl[minimal-cu13]" in err[0] and "baselines will be skipped" in err[0]
+    setup_env.install_optional(target, package, dry_run=False)
+    assert len(pip_runs) == 1 and capfd.readouterr() == ("", "")
