@@ -69,7 +69,7 @@ SERIES = {
     "beyond": "primbench's own kernels past the seeds: the steps from the seeds' code to the memory's limit",
     "accuracy": "sums that give up a little speed for accuracy: compensated (Kahan-Babuska-Neumaier) or float64 "
                 "accumulators, for the accuracy study",
-    "library": "the libraries each op is measured against: CuPy's CUB and sort, today's CCCL (cuda.compute), torch, cupyx, "
+    "library": "the libraries each op is measured against: CuPy's CUB and sort, today's CCCL (cuda.compute), torch, "
                "FlashInfer and cupyx where installed; at each size the fastest of them is the op's best library, which "
                "every ratio is against",
 }
