@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from primbench.report.publish import page_name
+from primbench.runfile import protocol
 from tests.hostile import harness
 from tests.hostile.corpus import GOOD_RUN, good_records, write_records
 
@@ -80,7 +81,9 @@ def plugin_run(tmp_path):
     plugin = folder / "writes_a_marker.py"
     plugin.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('imported')\n")
     records = _small_run()  # interrupted: --resume would go on
-    records[0] = dict(records[0], schema=4, config=dict(records[0]["config"], plugins=[str(plugin)]))
+    # This primbench's protocol too: a run measured by another is refused before its plugins are read.
+    records[0] = dict(records[0], schema=4, config=dict(records[0]["config"], plugins=[str(plugin)]),
+                      protocol=protocol.declared())
     run = folder / "names-a-plugin.jsonl"
     write_records(run, records)
     good = folder / "good.jsonl"
