@@ -13,7 +13,7 @@ def _interrupted_while_starting(signum, frame):
 
 
 signal.signal(signal.SIGINT, _interrupted_while_starting)
-from primbench.cli.main import main  # noqa: E402
+from primbench.cli.main import end_now, main  # noqa: E402
 from primbench.errors import EXIT_INTERRUPTED  # noqa: E402
 
 # From here Ctrl-C is a KeyboardInterrupt, which main() ends with one line after removing any
@@ -25,10 +25,5 @@ if code == EXIT_INTERRUPTED:
     # CPython 3.11 marks a KeyboardInterrupt that passed through exec() of a string (dataclasses and
     # namedtuple build their methods so) as uncaught, and `python -m` then ends by SIGINT, not with
     # main's 130, though main caught it. Everything is written and closed by now: end here.
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # its reader has gone: nothing more can reach it
-            pass
-    os._exit(code)
+    end_now(code)
 sys.exit(code)

@@ -77,18 +77,24 @@ def main(argv: list[str] | None = None) -> int:
         surroundings.put_back(saved_stdout)
 
 
+def end_now(code: int) -> None:
+    """Flush what is left to say and end the process with `code` at once, without the interpreter's
+    shutdown (which would wait for other threads, or end an interrupted one by SIGINT)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # its reader has gone: nothing more can reach it
+            pass
+    os._exit(code)
+
+
 def _end_interrupted() -> None:
     """End the console script's process with 130 now. CPython 3.11 marks a KeyboardInterrupt that
     passed through exec() of a string (dataclasses and namedtuple build their methods so) as
     uncaught, and then ends the process by SIGINT (exit -2, a traceback) though main() caught it:
     seen in make test, a report interrupted 0.1 s into loading. Everything is written and closed by
     now (python -m primbench ends the same way: primbench/__main__.py)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # its reader has gone: nothing more can reach it
-            pass
-    os._exit(EXIT_INTERRUPTED)
+    end_now(EXIT_INTERRUPTED)
 
 
 def _end_despite_lingering_threads(code: int) -> None:
@@ -104,12 +110,7 @@ def _end_despite_lingering_threads(code: int) -> None:
     names = ", ".join(t.name for t in threads[:3]) + (f" and {len(threads) - 3} more" if len(threads) > 3 else "")
     _say(f"warning: thread(s) {names} still running when the command finished, started by a plugin; ended with "
          "the command (a plugin's background thread should be daemon=True)")
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # its reader has gone: nothing more can reach it
-            pass
-    os._exit(code)
+    end_now(code)
 
 
 def _finished(argv) -> None:
