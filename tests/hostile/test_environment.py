@@ -5,7 +5,6 @@ regression) for a gate that found nothing, and nothing written where it could no
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import subprocess
@@ -18,20 +17,11 @@ import primbench.cli.main  # noqa: F401 (imported here once: each forked case th
 import primbench.report.context  # noqa: F401
 from primbench import registry
 from tests.hostile import harness
-from tests.hostile.corpus import GOOD_RUN
 
 REPO = Path(__file__).resolve().parents[2]
 CLOSED = 141  # as a closed pipe: the command's product or verdict never reached anyone
 
 
-@pytest.fixture
-def folder(tmp_path) -> Path:
-    where = tmp_path / "case"
-    where.mkdir()
-    text = gzip.decompress(GOOD_RUN.read_bytes())
-    (where / "good.jsonl").write_bytes(text)
-    (where / "new.jsonl").write_bytes(text)
-    return where
 
 
 def _lines(outcome) -> list[str]:

@@ -6,7 +6,6 @@ MPLBACKEND; names too long to look up or not UTF-8; a plugin path that is a FIFO
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import json
 import os
@@ -27,22 +26,12 @@ import primbench.report.context  # noqa: F401
 from primbench import outputs
 from primbench.errors import UserError
 from tests.hostile import harness
-from tests.hostile.corpus import GOOD_RUN
 
 REPO = Path(__file__).resolve().parents[2]
 PAYLOAD = bytes(range(256)) * 800  # 200 KiB: more than a pipe holds, so it is streamed while read
 LONG = "a" * 300
 
 
-@pytest.fixture
-def folder(tmp_path) -> Path:
-    """good.jsonl and new.jsonl (the same small real run), in a folder of their own."""
-    where = tmp_path / "case"
-    where.mkdir()
-    text = gzip.decompress(GOOD_RUN.read_bytes())
-    (where / "good.jsonl").write_bytes(text)
-    (where / "new.jsonl").write_bytes(text)
-    return where
 
 
 def _one_line(outcome, code: int, says: str) -> str:
