@@ -4,10 +4,18 @@ map, a rule). A spec is compiled once into closures, so a document costs one Pyt
 present; the first field that breaks its spec is named as a dotted path
 ('determinism.across_grids[0].grids'). Fields the spec does not name are let through.
 
-runfile/validate.py holds the run file's specs; profile/counters.py the counters file's.
+A rule is a plain function (value, path) -> what is wrong, or None; the helpers below also say
+what they let through as attributes a reader other than the walk can use (runfile/schema.py writes
+them into the JSON Schema): `bounds` (a number's), `item_bounds` (each number of an array's),
+`choices` (a text's) and `texts` (an array of that many texts). A rule without them is stated by
+its function alone. The walk never reads them: the function decides, and words the message.
+
+runfile/records.py and runfile/fields.py hold the run file's specs; profile/counters.py the counters file's.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 _PYTHON = {"string": (str,), "integer": (int,), "number": (int, float), "object": (dict,), "array": (list,),
            "null": (type(None),), "boolean": (bool,)}  # exact types: a bool is neither integer nor number
@@ -29,6 +37,23 @@ def F(kinds, **options) -> Field:
 
 
 # -- rules: (value, path) -> what is wrong, or None --------------------------------------------------
+@dataclass(frozen=True)
+class Bounds:
+    """The numbers a rule lets through: low to high, low itself excluded where `low_open`, and 0
+    besides where `or_zero`."""
+
+    low: float
+    high: float
+    low_open: bool = False
+    or_zero: bool = False
+
+
+def bounded(rule, low, high, *, low_open: bool = False, or_zero: bool = False):
+    """`rule` (a function of its own wording) stating the numbers it lets through as `rule.bounds`."""
+    rule.bounds = Bounds(low, high, low_open, or_zero)
+    return rule
+
+
 def shown(value) -> str:
     return repr(value)[:40]
 
@@ -38,13 +63,13 @@ def between(low, high, words):
         if not low <= value <= high:  # False for NaN, and decided exactly for integers of any size
             return f"'{path}' must be {words}, not {shown(value)}"
         return None
-    return rule
+    return bounded(rule, low, high)
 
 
 def above_zero_to(ceiling, words):
     def rule(value, path):
         return None if 0 < value <= ceiling else f"'{path}' must be {words}, not {shown(value)}"
-    return rule
+    return bounded(rule, 0, ceiling, low_open=True)
 
 
 def zero_or_between(floor, ceiling, unit):
@@ -52,18 +77,28 @@ def zero_or_between(floor, ceiling, unit):
         if value == 0 or floor <= value <= ceiling:
             return None
         return f"'{path}' must be 0 (unknown) or {floor:g} to {ceiling:g} {unit}, not {shown(value)}"
-    return rule
+    return bounded(rule, floor, ceiling, or_zero=True)
 
 
 def one_of(choices):
     def rule(value, path):
         return None if value in choices else f"'{path}' must be one of {', '.join(choices)}, not {value[:40]!r}"
+    rule.choices = tuple(choices)
     return rule
 
 
 def two_texts(words):
     def rule(value, path):
         return None if len(value) == 2 and all(type(t) is str for t in value) else f"'{path}' must be two texts ({words})"
+    rule.texts = 2
+    return rule
+
+
+def numbers_from(floor, ceiling, unit):
+    """An array's rule: every item a number from floor to ceiling (`numbers_between`)."""
+    def rule(values, path):
+        return numbers_between(values, path, floor, ceiling, unit)
+    rule.item_bounds = Bounds(floor, ceiling)
     return rule
 
 
