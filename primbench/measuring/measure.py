@@ -166,10 +166,10 @@ def _shown(value) -> str:
 
 
 def _check_bytes(nbytes) -> None:
-    """A whole number of bytes from 1 to what a run file's bytes field holds (validate.BYTES_CEILING):
+    """A whole number of bytes from 1 to what a run file's bytes field holds (runfile/fields.BYTES_CEILING):
     the pytest plugin records it there, and past it no GPU moves anything."""
     from primbench.measuring.policy import shown_number
-    from primbench.runfile.validate import BYTES_CEILING
+    from primbench.runfile.fields import BYTES_CEILING
 
     if nbytes is None:
         return

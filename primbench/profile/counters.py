@@ -22,7 +22,7 @@ from pathlib import Path
 
 from primbench.errors import UserError
 from primbench.runfile.json_spec import F, between, compiled, object_problem, two_texts
-from primbench.runfile.validate import BYTES_CEILING, DEVICE, HEADER_NESTED, NUMBER_OR_NULL, TEXT_OR_NULL
+from primbench.runfile.fields import BYTES_CEILING, DEVICE, GIT, NUMBER_OR_NULL, TEXT_OR_NULL, TOOL
 
 FORMAT = "primbench-counters"
 SCHEMA = 1
@@ -179,7 +179,7 @@ _LAUNCH = {"name": F("string", required=True), "grid": F("array", required=True,
            "block": F("array", required=True, items=F("integer"), holds="sizes"),
            "counters": F("object", required=True, values=F(NUMBER_OR_NULL, rule=between(0, math.inf, "0 or more")))}
 _DOCUMENT = compiled({
-    "created": F(TEXT_OR_NULL), "tool": F("object", fields=HEADER_NESTED["tool"]), "git": F("object", fields=HEADER_NESTED["git"]),
+    "created": F(TEXT_OR_NULL), "tool": F("object", fields=TOOL), "git": F("object", fields=GIT),
     "device": F("object", fields=DEVICE), "ncu": F("object", fields={"version": F(TEXT_OR_NULL)}),
     "metrics": F("object", values=F("string")), "run": F(TEXT_OR_NULL),
     "cases": F("array", holds="objects", items=F("object", fields={

@@ -1,14 +1,22 @@
 """The run file's records as types: `RunHeader`, `CaseRecord`, `RunEnd`, `RunResume` and `Telemetry`.
 
 Each one writes its own line (`to_json`) and reads it back (`from_json`); every reader of a run
-gets these values, never a dict, and the runner writes nothing else. Each field's metadata names
-the JSON types it may hold: runfile/schema.py checks lines and generates docs/run-file.schema.json
-from them. Older schemas are migrated to the current one here, in one place (`migrate`), as each
-line is read; files are never rewritten.
+gets these values, never a dict, and the runner writes nothing else. Older schemas are migrated to
+the current one here, in one place (`migrate`), as each line is read; files are never rewritten.
 
 A case record is its `CaseId` (written flat: key, op, variant, dtype, n, block, distribution,
 params) plus what happened. Nested detail (verification, determinism, timing policy, NVML state,
-device and host facts) stays JSON objects: its shape belongs to the module that writes it.
+device and host facts) stays JSON objects, their fields described in runfile/fields.py.
+
+Each field is described once, in its declaration here (`_json`): the JSON types it may hold,
+whether a line must have it, and what its value must meet, as a json_spec.Field: a rule, and for
+an object the block of fields it holds (named from runfile/fields.py), for an array its items, for
+a map its values. The reader's check (runfile/validate.py compiles it once into closures) and the
+published JSON Schema (runfile/schema.py) are both derived from these declarations, so neither can
+know a field the other lacks. The description sits on the record, not the record on a table in
+validate.py, because a record is where one reads and adds a field: its type, its default, its
+comment and what the file holds stay on one line, and validate.py keeps only what a table cannot
+say (the key spells the case; records agree with each other).
 """
 
 from __future__ import annotations
@@ -17,28 +25,33 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
+from primbench.runfile import fields as inside
 from primbench.runfile.case_id import CaseId, Params
+from primbench.runfile.json_spec import F, Field
 
 SCHEMA_VERSION = 4
 
 
-def _json(types, *, required: bool = False, default=None, factory=None):
-    """A field whose JSON value may be any of `types` ("string", "integer", "number", "object",
-    "array", "boolean", "null")."""
-    types = (types,) if isinstance(types, str) else tuple(types)
-    meta = {"json": types, "required": required}
+def json_field(types, *, required: bool = False, default=None, factory=None, **spec):
+    """A field written to JSON: the JSON types its value may hold ("string", "integer", "number",
+    "object", "array", "boolean", "null"), whether a line must have it, and what the value must
+    meet (json_spec.Field's `fields`, `items`, `values`, `rule`, `holds`)."""
+    meta = {"json": F(types, required=required, **spec)}
     if factory is not None:
         return field(default_factory=factory, metadata=meta)
     return field(default=default, metadata=meta)
 
 
-def json_fields(record_type) -> dict[str, tuple[tuple, bool]]:
-    """{JSON field: (types, required)} of a record type, its case identity written flat."""
-    fields = {"kind": (("string",), True)}
+_json = json_field
+
+
+def json_fields(record_type) -> dict[str, Field]:
+    """{JSON field: its Field} of a record type, its case identity written flat."""
+    fields = {"kind": F("string", required=True)}
     fields.update(getattr(record_type, "FLAT_FIELDS", {}))
     for f in dataclasses.fields(record_type):
         if "json" in f.metadata:
-            fields[f.name] = (f.metadata["json"], f.metadata["required"])
+            fields[f.name] = f.metadata["json"]
     return fields
 
 
@@ -57,7 +70,7 @@ def _plain(record, omit_empty: tuple = ()) -> dict:
         if "json" not in f.metadata:
             continue
         value = getattr(record, f.name)
-        if value is None and "null" not in f.metadata["json"]:
+        if value is None and "null" not in f.metadata["json"].kinds:
             continue
         if f.name in omit_empty and not value:
             continue
@@ -94,36 +107,38 @@ class Samples:
 class CaseRecord:
     """One case as measured: its identity, how it ended, and everything behind the figures."""
 
-    # The identity's JSON fields (CaseId), checked by runfile/schema.py like the others.
-    FLAT_FIELDS = {"key": (("string",), True), "op": (("string",), True), "variant": (("string",), True),
-                   "dtype": (("string",), True), "n": (("integer",), True), "block": (("integer", "null"), False),
-                   "distribution": (("string", "null"), False), "params": (("object",), False)}
+    # The identity's JSON fields (CaseId), written flat and checked like the others.
+    FLAT_FIELDS = {"key": F("string", required=True), "op": F("string", required=True),
+                   "variant": F("string", required=True), "dtype": F("string", required=True),
+                   "n": F("integer", required=True, rule=inside.CASE_N), "block": F(("integer", "null"), rule=inside.BLOCK),
+                   "distribution": F(("string", "null")), "params": inside.PARAMS}
 
     case: CaseId
-    status: str = _json("string", required=True, default="ok")  # ok, failed (a wrong result) or skipped (not run)
+    status: str = _json("string", required=True, default="ok", rule=inside.STATUS)  # ok, failed (a wrong result) or skipped (not run)
     variant_hash: str | None = _json(("string", "null"))  # the code measured; see variant._variant_hash
-    bytes: float | None = _json("number")  # the minimal bytes a kernel must move (bandwidth's numerator)
+    bytes: float | None = _json("number", rule=inside.BYTES)  # the minimal bytes a kernel must move (bandwidth's numerator)
     seed: int | None = _json("integer")
     started: str | None = _json("string")
     reason: str | None = _json(("string", "null"))  # why it failed or was skipped
-    launches: tuple[dict, ...] = _json("array", factory=tuple)  # each launch's kernel, grid, block
-    samples: Samples = _json("object", factory=Samples)
-    verify: dict = _json("object", factory=dict)  # {"exact": ..., "random": ..., "written": ...}
-    determinism: dict = _json("object", factory=dict)  # repeated runs and scaled grids: same bits?
-    timing: dict = _json("object", factory=dict)  # why sampling stopped, spin and enqueue times
-    nvml: dict = _json("object", factory=dict)  # clocks, throttle reasons, temperature after (and before)
-    flags: tuple[str, ...] = _json("array", factory=tuple)  # e.g. throttled, noise_target_missed
-    elapsed_s: float | None = _json("number")
+    launches: tuple[dict, ...] = _json("array", items=F("object", fields=inside.LAUNCH), holds="objects",
+                                       factory=tuple)  # each launch's kernel, grid, block
+    samples: Samples = _json("object", fields=inside.SAMPLES, factory=Samples)
+    verify: dict = _json("object", fields=inside.VERIFY, factory=dict)  # {"exact": ..., "random": ..., "written": ...}
+    determinism: dict = _json("object", fields=inside.DETERMINISM, factory=dict)  # repeated runs and scaled grids: same bits?
+    timing: dict = _json("object", fields=inside.CASE_TIMING, factory=dict)  # why sampling stopped, spin and enqueue times
+    nvml: dict = _json("object", fields=inside.NVML, factory=dict)  # clocks, throttle reasons, temperature after (and before)
+    flags: tuple[str, ...] = _json("array", items=F("string"), holds="names", factory=tuple)  # e.g. throttled, noise_target_missed
+    elapsed_s: float | None = _json("number", rule=inside.SECONDS)
     log: str | None = _json("string")  # a build failure's full compiler output
     device_uuid: str | None = _json("string")  # the GPU that measured it (runs over several GPUs; schema 3)
     # Energy per operation where the config asked for it (measuring/energy.py; optional, the schema
     # version is unchanged): mj_per_op, avg_w, peak_w, the windows it came from, the ramp, the
     # counter's step; or only `reason` where it could not be measured.
-    energy: dict = _json("object", factory=dict)
+    energy: dict = _json("object", fields=inside.ENERGY, factory=dict)
     # In a baseline made of several runs (`primbench baseline A B C`; runfile/baselines.py): the
     # runs' ids and each one's median of the cold and batch samples, in the header's baseline.runs
     # order (None where a run lacks the figure). The case's own samples are those of its middle run.
-    between_runs: dict = _json("object", factory=dict)
+    between_runs: dict = _json("object", fields=inside.BETWEEN_RUNS, factory=dict)
 
     @property
     def key(self) -> str:
@@ -166,36 +181,37 @@ class RunHeader:
     run_id: str = _json("string", required=True)
     schema: int = _json("integer", required=True, default=SCHEMA_VERSION)
     started: str | None = _json("string")
-    tool: dict = _json("object", factory=dict)  # {"name", "version"}
-    git: dict = _json("object", factory=dict)  # {"sha", "dirty", "source"}; sha None for published figures
+    tool: dict = _json("object", fields=inside.TOOL, factory=dict)  # {"name", "version"}
+    git: dict = _json("object", fields=inside.GIT, factory=dict)  # {"sha", "dirty", "source"}; sha None for published figures
     config_path: str | None = _json("string")
     config_hash: str | None = _json("string")
-    config: dict = _json("object", factory=dict)  # the resolved config, enough to re-expand the sweep
-    host: dict = _json("object", factory=dict)
-    device: dict = _json("object", required=True, factory=dict)  # primbench.measuring.device.Device.info
-    copy: dict = _json("object", factory=dict)  # the copy bandwidth probe: bytes, samples_ms, method
+    config: dict = _json("object", fields=inside.CONFIG, factory=dict)  # the resolved config, enough to re-expand the sweep
+    host: dict = _json("object", fields=inside.HOST, factory=dict)
+    device: dict = _json("object", required=True, fields=inside.DEVICE, factory=dict)  # primbench.measuring.device.Device.info
+    copy: dict = _json("object", fields=inside.PROBE, factory=dict)  # the copy bandwidth probe: bytes, samples_ms, method
     # The pure-read probe (schema 4; primbench/measuring/ceilings.py): bytes, samples_ms, method, grid, block.
-    read: dict = _json("object", factory=dict)
+    read: dict = _json("object", fields=inside.PROBE, factory=dict)
     # The read and copy probes at each byte count the cases move (primbench/measuring/ceilings.py
     # measure_sized): read_method, copy_method, read and copy as [{bytes, samples_ms}]. Absent
     # before it was measured: such a run's "% light" is unknown, and only "% peak read" is shown.
-    ceilings: dict = _json("object", factory=dict)
+    ceilings: dict = _json("object", fields=inside.CEILINGS, factory=dict)
     software: dict = _json("object", factory=dict)
-    timing: dict = _json("object", factory=dict)  # the timing policy (TimingPolicy.as_dict)
-    variants: dict = _json("object", factory=dict)  # "op/name" -> Variant.describe()
+    timing: dict = _json("object", fields=inside.TIMING_POLICY, factory=dict)  # the timing policy (TimingPolicy.as_dict)
+    # "op/name" -> Variant.describe()
+    variants: dict = _json("object", values=F("object", fields=inside.VARIANT_INFO), factory=dict)
     # Runs over several GPUs (schema 3; absent for one GPU): mode, the GPUs selected, each GPU's
     # device info and copy probe, and a replica's group (primbench/run/scheduler.py writes it).
-    gpus: dict = _json("object", factory=dict)
+    gpus: dict = _json("object", fields=inside.GPUS, factory=dict)
     # The energy counter at run start, where the config asks for energy (measuring/energy.py):
     # available, reason, idle_w (the GPU's draw with nothing running), counter_step_s, method,
     # policy. Absent when no case asked for energy.
-    energy: dict = _json("object", factory=dict)
+    energy: dict = _json("object", fields=inside.HEADER_ENERGY, factory=dict)
     # How the figures were measured (measuring/protocol.py): a revision per part (cold sample, batch,
     # throttle rule, probes). Absent in runs made before it was recorded: runfile/protocol.py says so.
-    protocol: dict = _json("object", factory=dict)
+    protocol: dict = _json("object", fields=inside.PROTOCOL, factory=dict)
     # A baseline made of several runs (runfile/baselines.py): the runs, each {run_id, started, sha,
     # device_uuid}; its cases carry `between_runs`. Absent for a run and a baseline of one run.
-    baseline: dict = _json("object", factory=dict)
+    baseline: dict = _json("object", fields=inside.BASELINE, factory=dict)
     published: bool = False  # quoted figures (compare's ref:<id>): never written, never given a verdict
 
     @property
@@ -217,7 +233,7 @@ class RunHeader:
         return {"kind": "header", **_plain(self, omit_empty=("gpus", "ceilings", "energy", "protocol", "baseline"))}
 
 
-_OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if f.metadata.get("json") == ("object",)}
+_OBJECTS = {f.name for f in dataclasses.fields(RunHeader) if "json" in f.metadata and f.metadata["json"].kinds == ("object",)}
 
 
 class _Line:
@@ -239,9 +255,9 @@ class RunEnd(_Line):
 
     KIND = "end"
     finished: str | None = _json("string")
-    ok: int = _json("integer", default=0)
-    failed: int = _json("integer", default=0)
-    skipped: int = _json("integer", default=0)
+    ok: int = _json("integer", default=0, rule=inside.COUNT)
+    failed: int = _json("integer", default=0, rule=inside.COUNT)
+    skipped: int = _json("integer", default=0, rule=inside.COUNT)
 
 
 @dataclass(frozen=True)
@@ -250,7 +266,7 @@ class RunResume(_Line):
 
     KIND = "resume"
     at: str | None = _json("string")
-    done_before: int = _json("integer", default=0)
+    done_before: int = _json("integer", default=0, rule=inside.COUNT)
 
 
 @dataclass(frozen=True)
@@ -265,7 +281,7 @@ class Telemetry(_Line):
     mem_clock_mhz: float | None = _json("number")
     temperature_c: float | None = _json("number")
     power_w: float | None = _json("number")
-    reasons: tuple[str, ...] = _json("array", factory=tuple)  # active clock-event reasons (device.py)
+    reasons: tuple[str, ...] = _json("array", items=F("string"), holds="names", factory=tuple)  # active clock-event reasons (device.py)
     error: str | None = _json("string")  # what NVML refused to read
 
     @classmethod
@@ -342,4 +358,4 @@ def _series_renamed(obj: dict) -> dict:
 
 
 __all__ = ["CaseRecord", "MIGRATIONS", "Params", "RECORD_TYPES", "RunEnd", "RunHeader", "RunResume", "SCHEMA_VERSION",
-           "Samples", "Telemetry", "json_fields", "migrate", "readable_schema"]
+           "Samples", "Telemetry", "json_field", "json_fields", "migrate", "readable_schema"]

@@ -1,6 +1,13 @@
 """The run file's records as a JSON Schema (docs/run-file.schema.json, generated here) for other
-tools, and the reader's check of one record (`record_problem`, from runfile/validate.py, where every
-rule lives).
+tools, and the reader's check of one record (`record_problem`, from runfile/validate.py).
+
+The schema is written from the same declarations the reader compiles (each record's fields in
+runfile/records.py, the blocks inside them in runfile/fields.py), recursively: an object with its
+properties and required fields, an array with its items, a map as additionalProperties, and a
+rule as the keywords it states (json_spec's `bounds` as minimum/maximum, `item_bounds` on an
+array's items, `choices` as enum, `texts` as an array of that many strings). What a rule does not
+state (an energy window's quotients, a case key that spells its fields, a float's finiteness, the
+records of a file agreeing) the reader alone checks.
 
 A record that breaks a rule is refused with one line naming the file, the line and the field: a
 damaged or hand-made run never reaches a report, a comparison or a gate (a NaN, zero or negative
@@ -9,69 +16,78 @@ sample would read as FASTER; a duplicate case key would pair twice).
 
 from __future__ import annotations
 
-from primbench.runfile.records import SCHEMA_VERSION, CaseRecord, RunEnd, RunHeader, RunResume, Telemetry, json_fields
-from primbench.runfile.validate import (
-    CLOCK_CEILING_MHZ,
-    CLOCK_FLOOR_MHZ,
-    MAX_N,
-    SAMPLE_LISTS,
-    STATUSES,
-    TIME_CEILING_MS,
-    TIME_FLOOR_MS,
-    TRAFFIC,
-    record_problem,
-)
+import math
 
-# field -> (JSON types allowed, required), from the record types' own field declarations.
-HEADER, CASE, END, RESUME, TELEMETRY = (json_fields(t) for t in (RunHeader, CaseRecord, RunEnd, RunResume, Telemetry))
-RECORDS = {"header": HEADER, "case": CASE, "end": END, "resume": RESUME, "telemetry": TELEMETRY}
+from primbench.runfile.json_spec import Bounds, Field
+from primbench.runfile.records import RECORD_TYPES, SCHEMA_VERSION, json_fields
+from primbench.runfile.validate import record_problem
 
-# What the published schema states one level down (validate.py checks more, and deeper).
-HEADER_INNER = {("device", "name"): ("string",), ("device", "peak_gbps"): ("number", "null"),
-                ("device", "l2_bytes"): ("integer", "null"), ("git", "sha"): ("string", "null"),
-                ("git", "dirty"): ("boolean", "null"), ("copy", "bytes"): ("number",), ("copy", "samples_ms"): ("array",),
-                ("read", "bytes"): ("number",), ("read", "samples_ms"): ("array",)}
-VARIANT_INFO = {"op": ("string",), "name": ("string",), "hash": ("string",), "origin": ("string",), "series": ("string",),
-                "order": ("integer",), "notes": ("string",), "hazard": ("string", "null"),
-                "deterministic_expected": ("boolean", "null"), "grid_independent": ("boolean",),
-                "work_span": ("array", "null"), "block_sizes": ("array",), "params": ("object",), "traffic": ("string", "null"),
-                "library": ("object", "null")}
-
-__all__ = ["HEADER_INNER", "MAX_N", "RECORDS", "SAMPLE_LISTS", "STATUSES", "TRAFFIC", "VARIANT_INFO", "json_schema",
-           "record_problem"]
+__all__ = ["field_schema", "json_schema", "record_problem"]
 
 
-def json_schema() -> dict:
-    """The rules above as a JSON Schema (draft 2020-12), one line of a run file per instance."""
+def json_schema(record_types: dict | None = None) -> dict:
+    """The records' declarations as a JSON Schema (draft 2020-12), one line of a run file per instance."""
+    record_types = RECORD_TYPES if record_types is None else record_types
     definitions = {}
-    for kind, fields in RECORDS.items():
-        properties = {name: {"type": list(kinds) if len(kinds) > 1 else kinds[0]} for name, (kinds, _) in fields.items()}
-        properties["kind"] = {"const": kind}
-        definitions[kind] = {"type": "object", "properties": properties,
-                             "required": [name for name, (_, required) in fields.items() if required]}
-    case = definitions["case"]["properties"]
-    case["status"] = {"enum": list(STATUSES)}
-    case["n"] = {"type": "integer", "minimum": 1, "maximum": MAX_N}
-    times = {"type": "array", "items": {"type": "number", "minimum": TIME_FLOOR_MS, "maximum": TIME_CEILING_MS}}
-    clocks = {"type": "array", "items": {"type": "number", "minimum": CLOCK_FLOOR_MHZ, "maximum": CLOCK_CEILING_MHZ}}
-    case["samples"] = {"type": "object", "properties": {**{name: times for name in SAMPLE_LISTS}, "cold_clock_mhz": clocks}}
-    case["bytes"] = {"type": "number", "minimum": 0}
-    case["params"] = {"type": "object", "additionalProperties": {"type": "integer"}}
-    case["launches"] = {"type": "array", "items": {"type": "object"}}
-    case["flags"] = {"type": "array", "items": {"type": "string"}}
-    header = definitions["header"]["properties"]
-    for (outer, inner), kinds in HEADER_INNER.items():
-        header[outer].setdefault("properties", {})[inner] = {"type": list(kinds) if len(kinds) > 1 else kinds[0]}
-    header["copy"]["properties"]["samples_ms"] = header["read"]["properties"]["samples_ms"] = times
-    header["variants"] = {"type": "object", "additionalProperties": {"type": "object", "properties": {
-        name: {"type": list(kinds) if len(kinds) > 1 else kinds[0]} for name, kinds in VARIANT_INFO.items()}}}
+    for kind, record_type in record_types.items():
+        definition = field_schema(Field("object", fields=json_fields(record_type)))
+        definition["properties"]["kind"] = {"const": kind}
+        definitions[kind] = definition
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"primbench run file: one JSON object per line (schema {SCHEMA_VERSION})",
         "description": "Generated by primbench/runfile/schema.py; docs/run-file.md explains each field.",
-        "oneOf": [{"$ref": f"#/$defs/{kind}"} for kind in RECORDS],
+        "oneOf": [{"$ref": f"#/$defs/{kind}"} for kind in record_types],
         "$defs": definitions,
     }
+
+
+def field_schema(field: Field) -> dict:
+    """One field as JSON Schema. Each keyword applies to its own type only (properties to an
+    object, items to an array, minimum to a number), so a field of several types takes them all."""
+    out = {"type": list(field.kinds) if len(field.kinds) > 1 else field.kinds[0]}
+    if field.fields is not None:
+        out["properties"] = {name: field_schema(inner) for name, inner in field.fields.items()}
+        required = [name for name, inner in field.fields.items() if inner.required]
+        if required:
+            out["required"] = required
+    if field.items is not None:
+        out["items"] = field_schema(field.items)
+    if field.values is not None:
+        out["additionalProperties"] = field_schema(field.values)
+    if field.rule is not None:
+        _rule_keywords(field.rule, field.kinds, out)
+    return out
+
+
+def _rule_keywords(rule, kinds: tuple, out: dict) -> None:
+    """What a rule states of the values it lets through, as keywords added to `out`."""
+    bounds = getattr(rule, "bounds", None)
+    if bounds is not None:
+        range_ = _range(bounds)
+        if bounds.or_zero:  # 0 (unknown), or within the range; a null or text meets the second
+            out["anyOf"] = [{"const": 0}, range_]
+        else:
+            out.update(range_)
+    item_bounds = getattr(rule, "item_bounds", None)
+    if item_bounds is not None:
+        out["items"] = {"type": "number", **_range(item_bounds)}
+    choices = getattr(rule, "choices", None)
+    if choices is not None:
+        out["enum"] = [*choices, None] if "null" in kinds else list(choices)
+    texts = getattr(rule, "texts", None)
+    if texts is not None:
+        out.update(items={"type": "string"}, minItems=texts, maxItems=texts)
+
+
+def _range(bounds: Bounds) -> dict:
+    """minimum/maximum of a bound; an infinite one is no bound (and JSON has no infinity)."""
+    out = {}
+    if math.isfinite(bounds.low):
+        out["exclusiveMinimum" if bounds.low_open else "minimum"] = bounds.low
+    if math.isfinite(bounds.high):
+        out["maximum"] = bounds.high
+    return out
 
 
 if __name__ == "__main__":  # python -m primbench.runfile.schema > docs/run-file.schema.json

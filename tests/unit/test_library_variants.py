@@ -198,7 +198,7 @@ def test_cupyx_filters_the_same_window_with_zeros_outside(monkeypatch):
 
 def test_every_library_variant_declares_its_library_and_the_header_says_which_version(monkeypatch):
     from primbench.runfile.json_spec import compiled, object_problem
-    from primbench.runfile.validate import VARIANT_INFO
+    from primbench.runfile.fields import VARIANT_INFO
 
     spec = compiled(VARIANT_INFO)
     for variant in registry.variants():
