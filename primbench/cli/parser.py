@@ -77,7 +77,7 @@ def _repetitions(text: str) -> int:
 
 
 def _add_export(commands) -> None:
-    """export: a run in another tool's format (primbench/compare/export.py)."""
+    """export: a run in another tool's format (primbench/export/formats.py)."""
     formats = "\n".join(f"  {name:<13} read by {readers}\n  {'':<13} e.g. {example}"
                         for name, (readers, example) in EXPORT_FORMATS.items())
     export = commands.add_parser(

@@ -108,7 +108,7 @@ def _export_options(args) -> dict:
     return given
 
 
-SAMPLE_FILE = re.compile(r"\d+\.bin")  # how compare/export_nvbench.py names each state's sample file
+SAMPLE_FILE = re.compile(r"\d+\.bin")  # how export/nvbench_json.py names each state's sample file
 
 
 def _refuse_json_among_samples(json_path, folder: Path) -> None:
@@ -156,8 +156,8 @@ def _common_with(argument):
 
 
 def cmd_export(args) -> int:
-    from primbench.compare.export import export, notice
-    from primbench.compare.export_select import select
+    from primbench.export.case_selection import select
+    from primbench.export.formats import export, notice
     from primbench.runfile.io import load_run
 
     options = _export_options(args)

@@ -1,4 +1,5 @@
 """After the run file: runs compared case by case with a verdict (verdicts), what compare and check
-print (output), the same cases on several GPUs (replicas), and the formats other tools read (export).
+print (output), and the same cases on several GPUs (replicas). The formats other tools read are
+export/'s.
 No CuPy, no run/, no measuring/.
 """

@@ -94,7 +94,7 @@ def test_the_largest_and_smallest_windows_accepted_give_finite_figures_everywher
         said = _accepted(tmp_path / f"edge{index}", records)
         for command, text in said.items():
             assert not re.search(r"\b(-?inf|infinity)\b", text, re.IGNORECASE), command
-        # The CSV writes NaN for a figure a case lacks (export_csv.py); the case with energy lacks none.
+        # The CSV writes NaN for a figure a case lacks (export/csv_table.py); the case with energy lacks none.
         header, first = (line.split(",") for line in said["export csv"].splitlines()[:2])
         for column in ("energy_mj", "energy_w", "gb_per_j"):
             assert math.isfinite(float(first[header.index(column)])) and float(first[header.index(column)]) > 0, column

@@ -176,7 +176,7 @@ def test_csv_cells_a_spreadsheet_would_run_start_with_a_quote_and_numbers_stay_n
 
 
 def test_a_csv_cell_quotes_only_text_a_negative_number_is_written_as_it_is():
-    from primbench.compare.export_csv import _cell
+    from primbench.export.csv_table import _cell
 
     assert _cell(-1.5) == -1.5 and _cell(-3) == -3
     assert [_cell(text) for text in ("-1.5", "=1", "+1", "@x", "\tx", "\rx", " =1", "ok")] == \

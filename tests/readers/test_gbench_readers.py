@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.compare.export import export
+from primbench.export.formats import export
 from primbench.runfile.io import load_run
 from tests.conftest import RUNS
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples

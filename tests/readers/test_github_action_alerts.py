@@ -21,7 +21,7 @@ import math
 
 import pytest
 
-from primbench.compare.export import export
+from primbench.export.formats import export
 from primbench.runfile.io import load_run
 from tests.conftest import REFERENCE_RUN, REPO
 from tests.run_copies import SLOWED_CASE, edited_copy

@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from primbench.compare.export_nvbench import to_nvbench_json
-from primbench.compare.export_select import select
+from primbench.export.case_selection import select
+from primbench.export.nvbench_json import to_nvbench_json
 from primbench.runfile.io import load_run
 from tests.conftest import REFERENCE_RUN, REPO, RUNS
 from tests.readers import install

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from primbench.compare import energy, verdicts
-from primbench.compare.export import CSV_COLUMNS, export
+from primbench.export.formats import CSV_COLUMNS, export
 from primbench.config.loading import load_config
 from primbench.errors import UserError
 from primbench.runfile.io import load_run

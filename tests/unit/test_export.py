@@ -14,7 +14,7 @@ import pytest
 
 from primbench.cli.main import main
 from primbench.cli.parser import EXPORT_FORMATS
-from primbench.compare.export import CSV_COLUMNS, FORMATS, LONG_COLUMNS, export
+from primbench.export.formats import CSV_COLUMNS, FORMATS, LONG_COLUMNS, export
 from primbench.runfile import stats
 from primbench.runfile.io import load_run
 from primbench.runfile.records import Samples

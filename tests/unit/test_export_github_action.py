@@ -1,4 +1,4 @@
-"""`primbench export --format github-action` (primbench/compare/export_github_action.py): what
+"""`primbench export --format github-action` (primbench/export/github_action.py): what
 github-action-benchmark's customSmallerIsBetter reads, one entry per measured case on the figure the
 verdict rule judges a lone run's case on, with its 95 % interval as the range the action parses.
 tests/readers/test_github_action_alerts.py reads them as the action does, and alerts as it does."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from primbench.cli.main import main
-from primbench.compare.export import export
+from primbench.export.formats import export
 from primbench.compare.rule import BATCH, COLD, Thresholds, figure_samples
 from primbench.runfile import stats
 from primbench.runfile.io import load_run

@@ -1,4 +1,4 @@
-"""NVBench JSON export (primbench/compare/export_nvbench.py, nvbench_summaries.py): every summary
+"""NVBench JSON export (primbench/export/nvbench_json.py, nvbench_summaries.py): every summary
 NVIDIA's readers look up, under nvbench's own tags, names, hints and value types, computed from the
 raw samples of a real run; pow2 axes as nvbench writes them; the `--jsonbin` sample files; a failed
 case as nvbench records a state it could not run. tests/readers/ runs the readers themselves."""
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from primbench.compare.export_nvbench import to_nvbench_json
+from primbench.export.nvbench_json import to_nvbench_json
 from primbench.runfile.case_id import Params
 from primbench.runfile.io import load_run
 from tests.conftest import RUNS

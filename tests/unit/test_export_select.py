@@ -1,4 +1,4 @@
-"""`primbench export --cases GLOB --common-with BASE` (primbench/compare/export_select.py): every
+"""`primbench export --cases GLOB --common-with BASE` (primbench/export/case_selection.py): every
 format holds only the cases asked for, two runs of different case sets export to the same cases, and
 bad input is one line with exit 2, nothing written. The runs: the nightly baseline (136 cases) and
 fixture-a (352 cases, 37 of them also in the baseline)."""
@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from primbench.cli.main import main
-from primbench.compare.export import FORMATS
+from primbench.export.formats import FORMATS
 from primbench.runfile.io import load_run
 from tests.conftest import REPO, RUNS
 

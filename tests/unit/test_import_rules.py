@@ -12,7 +12,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "primbench"
 
 # Stages that come after the run file read it and nothing else: no GPU work, no CuPy.
-AFTER_THE_RUN_FILE = ("primbench.runfile", "primbench.compare", "primbench.report")
+AFTER_THE_RUN_FILE = ("primbench.runfile", "primbench.compare", "primbench.export", "primbench.report")
 GPU_SIDE = ("primbench.run", "primbench.measuring")
 
 

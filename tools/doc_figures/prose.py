@@ -183,7 +183,7 @@ def _alerts(previous: list[dict], current: list[dict], threshold_percent: float)
 
 def _feeds(facts, fmt: str) -> tuple[list[dict], list[dict]]:
     """(baseline, reference) as the action reads them: the github-action feed, or gbench-json's cold medians."""
-    from primbench.compare.export import export
+    from primbench.export.formats import export
 
     def entries(run):
         if fmt == "github-action":

@@ -1,14 +1,14 @@
 """`primbench export RUN --format csv|gbench-json|nvbench-json|github-action`: a run in the formats
 other tools read.
 
-- csv (export_csv.py): one tidy row per case, or with `long` one per raw sample, for pandas, R or a
+- csv (csv_table.py): one tidy row per case, or with `long` one per raw sample, for pandas, R or a
   spreadsheet.
-- gbench-json (export_gbench.py): Google Benchmark's JSON, which its tools/compare.py,
+- gbench-json (gbench_json.py): Google Benchmark's JSON, which its tools/compare.py,
   github-action-benchmark (tool: googlecpp) and Bencher (adapter cpp_google) read; with
   `repetitions` N, N repetitions per case and their aggregates, so that compare.py runs its U test.
-- nvbench-json (export_nvbench.py): NVBench's JSON (file version 1.0.0), which nvbench's comparer
+- nvbench-json (nvbench_json.py): NVBench's JSON (file version 1.0.0), which nvbench's comparer
   reads; with `jsonbin`, the raw cold samples as NVBench's sample files in that folder.
-- github-action (export_github_action.py): github-action-benchmark's customSmallerIsBetter JSON, one
+- github-action (github_action.py): github-action-benchmark's customSmallerIsBetter JSON, one
   entry per measured case: the median of the figure the verdict rule judges it on, with its 95 %
   interval; `notice` says on standard error how many cases it left out.
 
@@ -17,10 +17,10 @@ Every figure is derived from the run file's raw samples; nothing here imports Cu
 
 from __future__ import annotations
 
-from primbench.compare.export_csv import CSV_COLUMNS, LONG_COLUMNS, to_csv
-from primbench.compare.export_gbench import to_gbench_json
-from primbench.compare.export_github_action import left_out_line, to_github_action_json
-from primbench.compare.export_nvbench import to_nvbench_json
+from primbench.export.csv_table import CSV_COLUMNS, LONG_COLUMNS, to_csv
+from primbench.export.gbench_json import to_gbench_json
+from primbench.export.github_action import left_out_line, to_github_action_json
+from primbench.export.nvbench_json import to_nvbench_json
 from primbench.runfile.io import Run
 
 FORMATS = ("csv", "gbench-json", "nvbench-json", "github-action")

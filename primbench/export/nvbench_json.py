@@ -2,7 +2,7 @@
 cuda-bench: nvbench-compare-robust, nvbench-json-summary, nvbench-walltime, nvbench-histogram)
 read as nvbench's own: one benchmark per op/variant, its axes the case's dtype, elements, block
 size, distribution and parameters, and per state the summaries NVBench writes
-(compare/nvbench_summaries.py). Every figure comes from the run file's raw samples; no CuPy.
+(export/nvbench_summaries.py). Every figure comes from the run file's raw samples; no CuPy.
 
 A failed or skipped case is a state with `is_skipped` and `skip_reason`, as NVBench records a
 state it could not run, and its own wall time (case_wall_s), as every state has one: nvbench-compare-robust calls such a pair UNKNOWN ("state skipped"), and
@@ -28,7 +28,7 @@ import numpy as np
 
 from primbench import __version__
 from primbench.compare import energy
-from primbench.compare.nvbench_summaries import (batch_summaries, cold_summaries, energy_summaries, sample_times_summary,
+from primbench.export.nvbench_summaries import (batch_summaries, cold_summaries, energy_summaries, sample_times_summary,
                                                  walltime_summary)
 from primbench.outputs import write_atomically
 from primbench.runfile.io import Run
