@@ -28,6 +28,7 @@ import io
 import math
 
 from primbench.compare import energy
+from primbench.export.records import ExportFormat, Option
 from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
@@ -111,3 +112,9 @@ def to_csv(run: Run, long: bool = False) -> str:
         for kind, samples in (("cold", record.cold_ms), ("batch", record.samples.batch_ms)):
             writer.writerows([*lead, kind, index, _us(ms)] for index, ms in enumerate(samples))
     return out.getvalue()
+
+
+FORMAT = ExportFormat(
+    name="csv", short="CSV", readers="pandas, R or a spreadsheet (--long: one row per raw sample)",
+    example="primbench export RUN -o run.csv", write=to_csv, listed=10,
+    options=(Option("--long", "one row per raw sample (cold and batch), for seaborn or R"),))

@@ -30,6 +30,8 @@ import numpy as np
 
 from primbench import __version__
 from primbench.compare import energy
+from primbench.config.numbers import whole_number
+from primbench.export.records import ExportFormat, Option
 from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
@@ -159,3 +161,23 @@ def to_gbench_json(run: Run, repetitions: int = 1) -> str:
             benchmarks += _not_measured(record, index, repetitions)
     # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
     return json.dumps(without_surrogates({"context": _context(run), "benchmarks": benchmarks}), indent=2) + "\n"
+
+
+def repetition_count(text: str) -> int:
+    """--repetitions: a whole number of at least 1 (config/numbers.py reads the digits)."""
+    try:
+        value = whole_number(text.strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{text[:40]!r} is not a whole number of at least 1, e.g. --repetitions 9")
+    return value
+
+
+FORMAT = ExportFormat(
+    name="gbench-json", short="Google Benchmark JSON (compare.py, Bencher)",
+    readers="Google Benchmark's compare.py, github-action-benchmark (googlecpp), Bencher (cpp_google)",
+    example="primbench export RUN --format gbench-json --repetitions 9 -o run.json", write=to_gbench_json, listed=20,
+    options=(Option("--repetitions", "N repetitions per case, each the median of every Nth cold sample, and their mean, "
+                    "median, stddev and cv, so that compare.py runs its U test (9 or more, as it recommends; default 1, "
+                    "one entry per case, for a dashboard)", metavar="N", parse=repetition_count),))

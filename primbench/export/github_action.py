@@ -28,6 +28,7 @@ import json
 import numpy as np
 
 from primbench.compare.rule import BATCH, Thresholds, figure_samples
+from primbench.export.records import ExportFormat
 from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
@@ -83,3 +84,10 @@ def left_out_line(run: Run) -> str | None:
     listed = ", ".join(f"{count} {why}" for why, count in counts.items())
     return (f"github-action: left out {sum(counts.values())} of {len(run.cases)} cases ({listed}): the action "
             "charts measured cases only; `primbench check` gates failed ones")
+
+
+FORMAT = ExportFormat(
+    name="github-action", short="github-action-benchmark's JSON",
+    readers="github-action-benchmark (tool: customSmallerIsBetter): each case's judged figure in us",
+    example="primbench export RUN --format github-action -o bench.json", write=to_github_action_json,
+    notice=left_out_line, listed=40)

@@ -22,20 +22,25 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 
 from primbench import __version__
 from primbench.compare import energy
+from primbench.errors import UserError
+from primbench.export.records import ExportFormat, Option
 from primbench.export.nvbench_summaries import (batch_summaries, cold_summaries, energy_summaries, sample_times_summary,
                                                  walltime_summary)
 from primbench.outputs import write_atomically
+from primbench.pathnames import shown
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
 from primbench.text_safety import without_surrogates
 
 JSON_VERSION = {"major": 1, "minor": 0, "patch": 0, "string": "1.0.0"}
+SAMPLE_FILE = re.compile(r"\d+\.bin")  # how _Document names each state's sample file: <index>.bin
 
 
 def _is_power_of_two(value) -> bool:
@@ -214,3 +219,28 @@ def to_nvbench_json(run: Run, jsonbin=None, *, json_path=None) -> str:
     devices = _devices(run.device, document.peak_bytes_per_s)
     # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
     return json.dumps(without_surrogates({"meta": meta, "devices": devices, "benchmarks": benchmarks}), indent=2) + "\n"
+
+
+def _json_beside_samples(jsonbin, json_path: str | None) -> dict:
+    """--jsonbin with -o FILE: the sample files are named relative to the JSON's folder; and one
+    line before any sample file is written where the JSON would be the samples' folder itself or
+    one of the sample files: written last, it would fail, or replace a sample."""
+    if json_path is None:  # standard output: the names are relative to the folder holding jsonbin
+        return {}
+    folder = Path(jsonbin)
+    json_real, folder_real = os.path.realpath(json_path), os.path.realpath(folder)
+    if json_real == folder_real:
+        raise UserError(f"-o {shown(json_path)} and --jsonbin {shown(folder)} are one path: the JSON is a file and "
+                        "the samples go into a folder; give each its own")
+    if os.path.dirname(json_real) == folder_real and SAMPLE_FILE.fullmatch(os.path.basename(json_real)):
+        raise UserError(f"-o {shown(json_path)}: is the name of a sample file in --jsonbin {shown(folder)}; "
+                        f"name the JSON otherwise, e.g. -o {shown(folder / 'results.json')}")
+    return {"json_path": json_path}
+
+
+FORMAT = ExportFormat(
+    name="nvbench-json", short="NVBench JSON (nvbench-compare-robust)",
+    readers="nvbench-compare-robust (pip install 'cuda-bench[compare]')",
+    example="primbench export RUN --format nvbench-json --jsonbin samples/ -o run.json", write=to_nvbench_json, listed=30,
+    options=(Option("--jsonbin", "also write the raw cold samples into DIR as NVBench's sample files", metavar="DIR",
+                    folder_for="the sample files", check=_json_beside_samples),))

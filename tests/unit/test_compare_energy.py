@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 from primbench.compare import energy, verdicts
-from primbench.export.formats import CSV_COLUMNS, export
 from primbench.config.loading import load_config
 from primbench.errors import UserError
+from primbench.export.csv_table import CSV_COLUMNS
+from primbench.export.formats import export
 from primbench.runfile.io import load_run
 from tests.conftest import RUNS
 from tests.energy_standin import with_energy

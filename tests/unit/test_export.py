@@ -14,7 +14,8 @@ import pytest
 
 from primbench.cli.main import main
 from primbench.cli.parser import EXPORT_FORMATS
-from primbench.export.formats import CSV_COLUMNS, FORMATS, LONG_COLUMNS, export
+from primbench.export.csv_table import CSV_COLUMNS, LONG_COLUMNS
+from primbench.export.formats import FORMATS, export
 from primbench.runfile import stats
 from primbench.runfile.io import load_run
 from primbench.runfile.records import Samples
