@@ -32,7 +32,7 @@ def _quiet_ctrl_c_while_loading():
 
 _SIGINT_BEFORE = _quiet_ctrl_c_while_loading()
 try:
-    from primbench.cli import check, compare, gpus, info, profile, report, run, surroundings
+    from primbench.cli import check, compare, export, gpus, info, profile, report, run, surroundings
     from primbench.cli.parser import parser
     from primbench.pathnames import escaped, refused
     from primbench.text_safety import printable
@@ -42,7 +42,7 @@ finally:
 
 COMMANDS = {
     "run": run.cmd_run,
-    "report": report.cmd_report, "publish": report.cmd_publish, "export": report.cmd_export,
+    "report": report.cmd_report, "publish": report.cmd_publish, "export": export.cmd_export,
     "compare": compare.cmd_compare, "check": check.cmd_check, "baseline": compare.cmd_baseline, "ab": compare.cmd_ab,
     "replicas": gpus.cmd_replicas,
     "profile": profile.cmd_profile,

@@ -35,18 +35,6 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Each export format, the tools that read it and a command that makes it: `export --help` lists them.
-EXPORT_FORMATS = {
-    "csv": ("pandas, R or a spreadsheet (--long: one row per raw sample)", "primbench export RUN -o run.csv"),
-    "gbench-json": ("Google Benchmark's compare.py, github-action-benchmark (googlecpp), Bencher (cpp_google)",
-                    "primbench export RUN --format gbench-json --repetitions 9 -o run.json"),
-    "nvbench-json": ("nvbench-compare-robust (pip install 'cuda-bench[compare]')",
-                     "primbench export RUN --format nvbench-json --jsonbin samples/ -o run.json"),
-    "github-action": ("github-action-benchmark (tool: customSmallerIsBetter): each case's judged figure in us",
-                      "primbench export RUN --format github-action -o bench.json"),
-}
-
-
 class _ExportHelp(argparse.HelpFormatter):
     """The description wrapped as usual; the epilog's table of formats kept as written."""
 
@@ -65,41 +53,61 @@ def _whole_number(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _repetitions(text: str) -> int:
-    """--repetitions: a whole number of at least 1."""
-    try:
-        value = whole_number(text.strip())
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number of at least 1, e.g. --repetitions 9")
-    return value
-
-
 def _add_export(commands) -> None:
-    """export: a run in another tool's format (primbench/export/formats.py)."""
-    formats = "\n".join(f"  {name:<13} read by {readers}\n  {'':<13} e.g. {example}"
-                        for name, (readers, example) in EXPORT_FORMATS.items())
+    """export: a run in another tool's format. The formats are export/'s records (export/formats.py):
+    `--format`'s choices (the first listed is the default), the line in `primbench --help`, the
+    table below and each format's own options all come from them: a new format edits nothing here.
+    (The description's pointer to github-action is advice about the gate, not a list of formats.)"""
+    from primbench.export.formats import registered
+
+    formats = registered()
+    width = max(map(len, formats))
+    table = "\n".join(f"  {fmt.name:<{width}} read by {fmt.readers}\n  {'':<{width}} e.g. {fmt.example}"
+                      for fmt in formats.values())
     export = commands.add_parser(
-        "export", help="a run as CSV, Google Benchmark JSON (compare.py, Bencher), NVBench JSON (nvbench-compare-robust) "
-        "or github-action-benchmark's JSON", formatter_class=_ExportHelp,
+        "export", help=_escaped(f"a run as {_one_or_other([fmt.short for fmt in formats.values()])}"),
+        formatter_class=_ExportHelp,
         description="Write a run in a format another tool reads. The CI gate is `primbench check`; for a dashboard's "
         "alerts, github-action gives each case the figure the gate judges it on (the batch figure under 40 us).",
-        epilog=f"formats:\n{formats}")
+        epilog=f"formats:\n{table}")
     export.add_argument("run", help="a run file (or the newest in a folder or a glob)")
-    export.add_argument("--format", default="csv", choices=tuple(EXPORT_FORMATS), help="(default: %(default)s)")
+    export.add_argument("--format", default=next(iter(formats)), choices=tuple(formats), help="(default: %(default)s)")
     export.add_argument("-o", "--output", metavar="FILE", help="where to write it (default: standard output)")
     export.add_argument("--cases", action="append", metavar="GLOB", help="only the cases whose key matches GLOB (fnmatch, "
                         "e.g. 'reduce/vector_*/float32/*'); repeatable: a case matching any is kept")
     export.add_argument("--common-with", metavar="BASE", help="only the cases the run BASE also has: export two runs "
                         "each --common-with the other, and nvbench's comparers read the pair")
-    export.add_argument("--repetitions", type=_repetitions, metavar="N", help="gbench-json only: N repetitions per case, "
-                        "each the median of every Nth cold sample, and their mean, median, stddev and cv, so that "
-                        "compare.py runs its U test (9 or more, as it recommends; default 1, one entry per case, for a dashboard)")
-    export.add_argument("--long", action="store_true", help="csv only: one row per raw sample (cold and batch), for "
-                        "seaborn or R")
-    export.add_argument("--jsonbin", metavar="DIR", help="nvbench-json only: also write the raw cold samples into DIR "
-                        "as NVBench's sample files")
+    for fmt in formats.values():
+        for option in fmt.options:
+            export.add_argument(option.flag, help=_escaped(f"{fmt.name} only: {option.help}"), **_taking(option))
+
+
+def _one_or_other(names: list[str]) -> str:
+    """'a', 'a or b', 'a, b or c'."""
+    return " or ".join(filter(None, [", ".join(names[:-1]), names[-1]]))
+
+
+def _escaped(text: str) -> str:
+    """Help text from a record, with its % kept (argparse reads %(default)s and the like in help)."""
+    return text.replace("%", "%%")
+
+
+def _taking(option) -> dict:
+    """argparse's keywords for a format's option: a switch, or a value read by the option's parse,
+    whose ValueError becomes argparse's one line (exit 2)."""
+    if option.metavar is None:
+        return {"action": "store_true"}
+    if option.parse is None:
+        return {"metavar": option.metavar}
+
+    def parse(text: str):
+        try:
+            return option.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = option.keyword  # argparse names a value it could not read by its type's name
+    return {"metavar": option.metavar, "type": parse}
 
 
 def _add_ab(commands, plugin) -> None:

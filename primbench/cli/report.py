@@ -1,20 +1,15 @@
-"""The commands that turn run files into something to read: `report` (a page per run), `publish` (a
-static site) and `export` (CSV, Google Benchmark, NVBench and github-action-benchmark JSON)."""
+"""The commands that turn run files into pages to read: `report` (a page per run) and `publish` (a
+static site). `export`, a run for other tools, is cli/export.py."""
 
 from __future__ import annotations
 
-import contextlib
-
-import os
-import re
-import sys
 from pathlib import Path
 
 from primbench.errors import EXIT_OK, UserError
 from primbench.outputs import (STANDARD_OUTPUT, check_writable, goes_to_standard_output, refuse_overwriting_inputs,
-                               refuse_standard_output, write_atomically, write_to_standard_output)
+                               refuse_standard_output, write_to_standard_output)
 from primbench.pathnames import escaped, exists, is_dir, shown
-from primbench.runfile.locations import newest_run_in, runs_of
+from primbench.runfile.locations import runs_of
 
 
 def cmd_report(args) -> int:
@@ -80,106 +75,4 @@ def cmd_publish(args) -> int:
     runs = runs_of(args.folder, unnamable)
     refuse_overwriting_inputs([out], runs)
     print(f"site: {publish(runs, out, unnamable)}")
-    return EXIT_OK
-
-
-# The options that belong to one format only: what each is, for the line that refuses it elsewhere.
-_FORMAT_OPTIONS = {"repetitions": ("--repetitions", "gbench-json"), "long": ("--long", "csv"),
-                   "jsonbin": ("--jsonbin", "nvbench-json")}
-
-
-def _export_options(args) -> dict:
-    """The format's own options, as export() takes them; an option of another format is refused."""
-    given = {name: getattr(args, name) for name in _FORMAT_OPTIONS if getattr(args, name) not in (None, False)}
-    for name in given:
-        flag, fmt = _FORMAT_OPTIONS[name]
-        if args.format != fmt:
-            raise UserError(f"export: {flag} goes with --format {fmt} only, not {args.format}")
-    if "jsonbin" in given:
-        folder = Path(given["jsonbin"])
-        refuse_standard_output("--jsonbin", given["jsonbin"], "the sample files go into a folder")
-        existing = next((p for p in (folder, *folder.parents) if exists(p)), None)
-        if existing is not None and not is_dir(existing):
-            where = "is a file" if existing == folder else f"{shown(existing)} is a file"
-            raise UserError(f"{shown(folder)}: {where}; give --jsonbin a folder for the sample files")
-        if args.output and args.output != STANDARD_OUTPUT:
-            _refuse_json_among_samples(args.output, folder)
-            given["json_path"] = args.output  # the sample files are named relative to the JSON's folder
-    return given
-
-
-SAMPLE_FILE = re.compile(r"\d+\.bin")  # how export/nvbench_json.py names each state's sample file
-
-
-def _refuse_json_among_samples(json_path, folder: Path) -> None:
-    """One line before any sample file is written, where the JSON would be the samples' folder
-    itself or one of the sample files: written last, it would fail, or replace a sample."""
-    json_real, folder_real = os.path.realpath(json_path), os.path.realpath(folder)
-    if json_real == folder_real:
-        raise UserError(f"-o {shown(json_path)} and --jsonbin {shown(folder)} are one path: the JSON is a file and "
-                        "the samples go into a folder; give each its own")
-    if os.path.dirname(json_real) == folder_real and SAMPLE_FILE.fullmatch(os.path.basename(json_real)):
-        raise UserError(f"-o {shown(json_path)}: is the name of a sample file in --jsonbin {shown(folder)}; "
-                        f"name the JSON otherwise, e.g. -o {shown(folder / 'results.json')}")
-
-
-@contextlib.contextmanager
-def _sample_files_removed_on_failure(folder):
-    """--jsonbin: where the export fails before its JSON is written (a full disk, an interruption),
-    the sample files it wrote are removed, and the folder if it made it: no half an export is left.
-    Files that were there before are left alone."""
-    if folder is None:
-        yield
-        return
-    folder = Path(folder)
-    made = not folder.exists()
-    before = set(folder.iterdir()) if folder.is_dir() else set()
-    try:
-        yield
-    except BaseException:
-        if folder.is_dir():
-            for path in set(folder.iterdir()) - before:
-                path.unlink(missing_ok=True)
-            if made and not any(folder.iterdir()):
-                folder.rmdir()
-        raise
-
-
-def _common_with(argument):
-    """The run --common-with names; what is wrong with it says which option it came from."""
-    from primbench.runfile.io import load_run
-
-    try:
-        return load_run(newest_run_in(argument))
-    except UserError as exc:
-        raise UserError(f"export --common-with: {exc}") from None
-
-
-def cmd_export(args) -> int:
-    from primbench.export.case_selection import select
-    from primbench.export.formats import export, notice
-    from primbench.runfile.io import load_run
-
-    options = _export_options(args)
-    run = load_run(newest_run_in(args.run))
-    base = _common_with(args.common_with) if args.common_with else None
-    to_file = args.output not in (None, STANDARD_OUTPUT)
-    if to_file:
-        check_writable(args.output)
-    refuse_overwriting_inputs([args.output, options.get("jsonbin")], [run.path] + ([base.path] if base else []))
-    every_case = len(run.cases)
-    run = select(run, globs=args.cases, base=base)
-    with _sample_files_removed_on_failure(options.get("jsonbin")):
-        text = export(run, args.format, **options)
-        if to_file:
-            write_atomically(args.output, text)
-    if to_file:
-        if not goes_to_standard_output(args.output):
-            of = f" of {every_case}" if len(run.cases) < every_case else ""
-            print(f"{args.format}: {escaped(args.output)} ({len(run.cases)}{of} cases)")
-    else:
-        write_to_standard_output(text)
-    left_out = notice(run, args.format)
-    if left_out:
-        print(left_out, file=sys.stderr)
     return EXIT_OK

@@ -13,9 +13,8 @@ import numpy as np
 import pytest
 
 from primbench.cli.main import main
-from primbench.cli.parser import EXPORT_FORMATS
 from primbench.export.csv_table import CSV_COLUMNS, LONG_COLUMNS
-from primbench.export.formats import FORMATS, export
+from primbench.export.formats import FORMATS, export, registered
 from primbench.runfile import stats
 from primbench.runfile.io import load_run
 from primbench.runfile.records import Samples
@@ -160,9 +159,9 @@ def test_export_help_lists_each_format_with_its_reader_and_an_example_and_csv_is
     with pytest.raises(SystemExit):
         main(["export", "--help"])
     printed = capsys.readouterr().out
-    assert tuple(EXPORT_FORMATS) == FORMATS
-    for name, (readers, example) in EXPORT_FORMATS.items():
-        assert f"{name}" in printed and readers in printed and example in printed
+    assert tuple(registered()) == FORMATS
+    for fmt in registered().values():
+        assert fmt.name in printed and fmt.readers in printed and fmt.example in printed
     assert main(["export", str(RUNS / "progression.jsonl.gz"), "-o", str(tmp_path / "run.csv")]) == 0
     assert (tmp_path / "run.csv").read_text().startswith(",".join(CSV_COLUMNS) + "\n")
 
