@@ -4,6 +4,7 @@ and the bar charts drawn beside the report's lists of timings."""
 from __future__ import annotations
 
 from primbench.report.energy import ENERGY_COLUMNS, case_energy
+from primbench.report.formats import format_block
 from primbench.runfile.frame import block_or_none, is_number
 
 COLUMNS = ("anchor", "key", "variant", "dtype", "distribution", "params", "n", "block", "status", "reason",
@@ -40,8 +41,9 @@ def _number(case, name) -> float | None:
 
 
 def progression_bars(charts, rows: list[dict], title: str):
-    """A bar per progression row with a time (its variant and block), linked to its case."""
-    bars = [{"label": f"{r['variant']} ({'library' if r.get('block') is None else r['block']})", "variant": r["variant"],
+    """A bar per progression row with a time (its variant and block), linked to its case. The block
+    as an integer: a table's block column may come as floats (256.0) where a merge left it so."""
+    bars = [{"label": f"{r['variant']} ({format_block(r.get('block'))})", "variant": r["variant"],
              "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
     return charts.timing_bars(bars, title=title)
 

@@ -100,3 +100,16 @@ def test_no_caption_label_or_title_shows_an_empty_value_or_markup(reference):
     # The check can fail: the captions these pages once had.
     for bad in ("n = : variants measured at more than one block size.", "at n =  for 19 variants"):
         assert EMPTY_VALUE.search(bad), bad
+
+
+FLOAT_BLOCK = re.compile(r"\(\d+\.\d+\)|\bblock \d+\.\d+")  # "(256.0)", "block 256.0"
+
+
+def test_every_block_size_a_chart_prints_is_an_integer(reference):
+    _, _, charts = reference
+    texts = [t.text for chart in charts for t in chart.iter("text")] + \
+            [t.text for chart in charts for t in chart.iter("title")]
+    assert sum("(256)" in text for text in texts) > 10  # the bars' labels name their blocks
+    floats = [text for text in texts if FLOAT_BLOCK.search(text)]
+    assert not floats, floats[:5]
+    assert FLOAT_BLOCK.search("seed004_global_atomic[bins=256] (256.0)")  # the check can fail
