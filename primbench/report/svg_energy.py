@@ -71,49 +71,71 @@ def energy_scatter(points: list[dict], *, median_w: float | None, title: str, st
     panel = Panel(canvas, LEFT, TOP, plot_w, PLOT_HEIGHT, x, y)
     panel.x_ticks(linear_ticks(x.low, x.high))
     panel.y_ticks(linear_ticks(y.low, y.high))
-    # Every marker's box first, so that no name covers a point.
+    # Every marker's box first, so that no name covers a point; then the rule's name, which has few
+    # places to go, and last the points' names, which can move to any side of their point.
     taken = [(x(p["window_gbps"]) - 5, y(p["gb_per_j"]) - 5, x(p["window_gbps"]) + 5, y(p["gb_per_j"]) + 5) for p in drawn]
+    rule = _constant_power(panel, median_w, taken) if median_w else []
     for index, point in sorted(enumerate(drawn), key=lambda item: -item[1]["gb_per_j"]):
         style = styles.get(point["variant"]) or line_style(index)
         panel.point(point["window_gbps"], point["gb_per_j"], style, title=_point_title(point), href=point.get("anchor"),
                     key=point["key"], mj=f"{point['mj']:.6g}", gb_per_j=f"{point['gb_per_j']:.6g}",
                     gbps=f"{point['window_gbps']:.6g}")
-        _label(canvas, panel, point["variant"], x(point["window_gbps"]), y(point["gb_per_j"]), taken)
-    if median_w:
-        _constant_power(panel, median_w, taken)
+        _label(canvas, panel, point["variant"], x(point["window_gbps"]), y(point["gb_per_j"]), taken, rule)
     panel.frame()
     panel.x_label("GB/s while energy was measured (minimal bytes / time per operation)")
     panel.y_label("GB/J (minimal bytes per joule)")
     return canvas.markup()
 
 
-def _constant_power(panel: Panel, watts: float, taken: list) -> None:
+def _constant_power(panel: Panel, watts: float, taken: list) -> list:
     """The line GB/J = GB/s / W from the origin to the panel's edge, named along it by its draw
-    where its name covers the fewest of the points' names (`taken`, their boxes)."""
+    where its name covers the fewest of the points (`taken`, their boxes, to which the name's boxes
+    are added). Returns boxes along the line, which the points' names then keep off where they can."""
     x_end = min(panel.x.high, panel.y.high * watts)
     x1, y1 = panel.x(0), panel.y(0)
     x2, y2 = panel.x(x_end), panel.y(x_end / watts)
     line = panel._line(x1, x2, y1, y2, "#555", 1.2, "6 4")
     line.set("class", "constant-power")
     line.set("data-watts", f"{watts:.6g}")
+    length, angle = math.hypot(x2 - x1, y2 - y1), math.atan2(y2 - y1, x2 - x1)
+    rule = _boxes_along(x1, y1, angle, length, 1.0, 1.0)
     text = f"median draw, {format_watts(watts)} W: the same power all along"
-    length, width = math.hypot(x2 - x1, y2 - y1), text_width(text, 10)
+    width = text_width(text, 10)
     if length < width + 24:
-        return
+        return rule
 
-    def along(distance):  # a point of the line, `distance` px from the origin, 4 px above it
-        share = distance / length
-        return x1 + (x2 - x1) * share, y1 + (y2 - y1) * share - 4
+    def start(distance):  # where the name starts: `distance` px from the origin, 4 px above the line
+        return (x1 + math.cos(angle) * distance + math.sin(angle) * 4,
+                y1 + math.sin(angle) * distance - math.cos(angle) * 4)
 
-    def cost(end):
-        samples = (along(end - width * k / 6) for k in range(7))
-        return sum(_overlap((x - 6, y - 8, x + 6, y + 2), other) for x, y in samples for other in taken)
+    def boxes(distance):
+        return _boxes_along(*start(distance), angle, width, 0.75 * 10, 0.2 * 10)
 
-    ends = [length - 12 - (length - width - 24) * k / 8 for k in range(9)]  # from the far end back
-    tx, ty = along(min(ends, key=cost) - width)
-    angle = math.degrees(math.atan2(y2 - y1, x2 - x1))
+    def cost(distance):
+        return sum(_overlap(box, other) for box in boxes(distance) for other in taken)
+
+    starts = [length - 12 - width - (length - width - 24) * k / 16 for k in range(17)]  # from the far end back
+    best = min(starts, key=cost)
+    taken.extend(boxes(best))
+    tx, ty = start(best)
     panel.canvas.text(tx, ty, text, size=10, fill="#555", parent=panel.group,
-                      transform=f"rotate({angle:.2f} {tx:.2f} {ty:.2f})")
+                      transform=f"rotate({math.degrees(angle):.2f} {tx:.2f} {ty:.2f})")
+    return rule
+
+
+def _boxes_along(x0: float, y0: float, angle: float, length: float, above: float, below: float,
+                 step: float = 6.0) -> list:
+    """Upright boxes that together cover a strip `length` px long from (x0, y0) at `angle`
+    (radians), reaching `above` px to its left (up, for a strip left to right) and `below` px to its right."""
+    cos, sin = math.cos(angle), math.sin(angle)
+    boxes = []
+    for k in range(max(1, math.ceil(length / step))):
+        a, b = k * step, min((k + 1) * step, length)
+        ends = [(x0 + cos * d, y0 + sin * d) for d in (a, b)]
+        corners = [(px + sin * side, py - cos * side) for px, py in ends for side in (above, -below)]
+        xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+        boxes.append((min(xs), min(ys), max(xs), max(ys)))
+    return boxes
 
 
 # Where a label may sit beside its point: (dx, dy) of the text's start and its anchor; the nearest
@@ -123,9 +145,11 @@ _OFFSETS += [(side, 4 + 12 * step * sign, anchor) for step in range(2, 10) for s
              for side, anchor in ((7, "start"), (-7, "end"))]
 
 
-def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken: list) -> None:
+def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken: list, rule=()) -> None:
     """The variant's name beside its point, where it covers the fewest other names and points and
-    stays in the frame (several variants of one speed crowd a corner); `taken` holds their boxes."""
+    stays in the frame (several variants of one speed crowd a corner), next to its point rather than
+    a line away, then off the constant-power line (`rule`'s boxes) where it can be; `taken` holds
+    the names' and points' boxes."""
     width, height = text_width(text, LABEL_SIZE), LABEL_SIZE + 1
 
     def box(dx, dy, anchor):
@@ -135,7 +159,9 @@ def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken:
     def cost(candidate):
         b = box(*candidate)
         outside = not (panel.left < b[0] and b[2] < panel.right and panel.top < b[1] and b[3] < panel.bottom)
-        return (outside, sum(_overlap(b, other) for other in taken), abs(candidate[1]))
+        covered = sum(_overlap(b, other) for other in taken)
+        return (outside, covered > 0, abs(candidate[1]) > 16, any(_overlap(b, other) for other in rule), covered,
+                abs(candidate[1]))
 
     dx, dy, anchor = min(_OFFSETS, key=cost)
     taken.append(box(dx, dy, anchor))

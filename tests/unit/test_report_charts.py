@@ -113,3 +113,28 @@ def test_every_block_size_a_chart_prints_is_an_integer(reference):
     floats = [text for text in texts if FLOAT_BLOCK.search(text)]
     assert not floats, floats[:5]
     assert FLOAT_BLOCK.search("seed004_global_atomic[bins=256] (256.0)")  # the check can fail
+
+
+def test_no_two_labels_of_any_chart_overlap(reference):
+    from tests.svg_labels import label_boxes, overlapping_labels
+
+    _, _, charts = reference
+    assert sum(len(label_boxes(chart)) for chart in charts) > 1000  # every tick, name and value was measured
+    found = {chart.get("aria-label"): overlapping_labels(chart) for chart in charts}
+    assert not any(found.values()), {label: pairs[:3] for label, pairs in found.items() if pairs}
+
+
+def test_the_label_check_sees_labels_that_overlap_upright_or_turned():
+    from tests.svg_labels import overlapping_labels
+
+    def svg(*texts):
+        return ET.fromstring(f'<svg font-size="11">{"".join(texts)}</svg>')
+
+    apart = svg('<text x="10" y="20">vector_load_sum</text>', '<text x="10" y="34">cub_device_reduce</text>')
+    assert overlapping_labels(apart) == []
+    assert overlapping_labels(svg('<text x="10" y="20">vector_load_sum</text>',
+                                  '<text x="100" y="24" text-anchor="end">cub</text>'))
+    # A name beside the constant-power line's name, which is turned along the line (the reduce chart's once).
+    line = '<text x="700" y="100" font-size="10" transform="rotate(-20 700 100)">median draw, 519 W: the same power all along</text>'
+    assert overlapping_labels(svg(line, '<text x="780" y="76" font-size="10">vector_fixed_tree_deterministic</text>'))
+    assert not overlapping_labels(svg(line, '<text x="500" y="60" font-size="10">vector_fixed_tree_deterministic</text>'))
