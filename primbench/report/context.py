@@ -23,7 +23,7 @@ from primbench.verify import inputs
 
 def build_context(run, published=(), frame=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references."""
-    from primbench.report import counters_section, svg_charts, svg_energy, svg_story
+    from primbench.report import counters_section, svg_charts, svg_energy, svg_story, svg_values
     from primbench.report.anchors import with_anchors
 
     # Inline SVG: each chart is built here in milliseconds, no drawing library and no worker pool.
@@ -60,6 +60,7 @@ def build_context(run, published=(), frame=None) -> dict:
         "energy": energy.run_energy(run, frame),  # None for a run that never asked for energy
         # The library sanity rule (runfile/libraries.py), as the flags' hover text states it.
         "far_rule": {"pct": FAR_BELOW_LIGHT_PCT, "mib": FAR_MIN_BYTES / 2**20, "words": FAR_WORDS},
+        "bar_span": f"{svg_values.BAR_SPAN:g}",  # past it, a chart of one value per row draws dots on a log scale
     }
     return context
 

@@ -183,6 +183,8 @@ class Canvas:
             if style.get("bar"):
                 ET.SubElement(item, "rect", {"x": _fmt(left), "y": _fmt(top - 9), "width": "18", "height": "10",
                                              "fill": style["colour"]})
+            elif style.get("dot"):  # a mark of a dot plot: no line through it
+                marker(item, left + 11, top - 4, style, 4)
             else:
                 line = {"x1": _fmt(left), "x2": _fmt(left + 22), "y1": _fmt(top - 4), "y2": _fmt(top - 4),
                         "stroke": style["colour"], "stroke-width": "2"}
@@ -328,12 +330,16 @@ class Panel:
 
     def point(self, x: float, y: float, style: dict, *, title: str, href: str | None = None, size: float = 3.5,
               **data) -> ET.Element | None:
-        """One data point: its marker inside a link to `href` (its table row) with a hover <title>,
-        and a larger transparent target, so a small marker is still easy to point at."""
+        """One data point at data (x, y): see `mark`."""
         if not _finite(x, y, self):
             return None
-        px, py = self.x(x), self.y(y)
-        link = self._link("point", title, href, data)
+        return self.mark(self.x(x), self.y(y), style, title=title, href=href, size=size, **data)
+
+    def mark(self, px: float, py: float, style: dict, *, title: str, href: str | None = None, size: float = 3.5,
+             css_class: str = "point", **data) -> ET.Element:
+        """A marker at px (px, py) inside a link to `href` (its table row) with a hover <title>, and a
+        larger transparent target, so a small marker is still easy to point at."""
+        link = self._link(css_class, title, href, data)
         marker(link, px, py, style, size)
         # Transparent, not "none": a transparent fill still takes the pointer.
         ET.SubElement(link, "circle", {"class": "target", "cx": _fmt(px), "cy": _fmt(py), "r": _fmt(size + 3),
@@ -357,7 +363,7 @@ class Panel:
         if value is None or not math.isfinite(value) or (self.y.log and value <= 0):
             return None
         top = min(max(self.y(value), self.top), self.bottom)
-        link = self._link("point bar", title, href, data)
+        link = self._link("point bar vertical", title, href, data)
         ET.SubElement(link, "rect", {"x": _fmt(x_centre - thickness / 2), "y": _fmt(top), "width": _fmt(thickness),
                                      "height": _fmt(max(self.bottom - top, 1)), "fill": style["colour"]})
         return link

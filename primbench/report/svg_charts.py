@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from primbench.report import svg_values
 from primbench.report.anchors import case_title, point_records
 from primbench.report.svg import (
     Axis,
@@ -192,8 +193,9 @@ def param_sweep_chart(sweep: dict, *, title: str):
 
 
 def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None = None):
-    """Grouped bars: a group per input distribution, a bar per variant (GB/s, log: the contended
-    variants are 100x slower than the fast ones)."""
+    """A group per input distribution, a mark per variant: bars from 0 where GB/s span up to
+    svg_values.BAR_SPAN, else dots on a log axis (a histogram's contended variants are 100 times
+    slower than the fast ones)."""
     styles = dict(styles or {})
     distributions = list(dict.fromkeys(r["distribution"] for r in bars))
     variants = list(dict.fromkeys(r["variant"] for r in bars))
@@ -203,9 +205,9 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
     canvas = Canvas(WIDTH, TOP + height + BOTTOM, label=title)
     canvas.title(title)
     x = Axis(0, len(distributions), LEFT, LEFT + plot_w)
-    y = _y_axis([r["gbps"] for r in bars], TOP, height, log=True)
+    y = svg_values.value_axis([r["gbps"] for r in bars], TOP + height, TOP, log_room=(3, 3))
     panel = Panel(canvas, LEFT, TOP, plot_w, height, x, y)
-    _y_ticks(panel)
+    panel.y_ticks(svg_values.ticks(y, room=8))
     group_w = plot_w / max(len(distributions), 1)
     bar_w = group_w * 0.8 / max(len(variants), 1)
     spare: list = []
@@ -218,19 +220,20 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
                 continue
             style = _style(styles, variant, spare)
             title_text = case_title({**row, "median_ms": row["median_us"] / 1e3 if is_number(row.get("median_us")) else None})
-            panel.vbar(centre + (i - (len(variants) - 1) / 2) * bar_w, bar_w * 0.92, row["gbps"], style,
-                       title=title_text, href=row.get("anchor"))
+            svg_values.draw_value(panel, centre + (i - len(variants) / 2) * bar_w + bar_w * 0.04, bar_w * 0.92,
+                                  row["gbps"], style, title=title_text, href=row.get("anchor"), vertical=True)
     panel.frame()
     panel.x_label("input distribution")
-    panel.y_label("GB/s, log")
-    canvas.legend([(v, {**styles[v], "bar": True}) for v in variants], LEFT + plot_w + 16, TOP + 10)
+    panel.y_label("GB/s" + (", log scale" if y.log else " (bars from 0)"))
+    canvas.legend([(v, {**styles[v], "dot" if y.log else "bar": True}) for v in variants], LEFT + plot_w + 16, TOP + 10)
     return canvas.markup()
 
 
 def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", label_key: str = "label",
                 unit: str = "µs", styles: dict | None = None, colour_key: str = "variant", width: float = WIDTH):
-    """A horizontal bar per row of a list of timings, longest = slowest; a log axis where the
-    values span more than a decade, so the fast ones stay visible. Each bar links to its case."""
+    """A row per timing, longest = slowest: bars from zero where the times span up to BAR_SPAN,
+    else dots on a log axis (svg_values), so the fast ones stay visible and no length is measured
+    from an arbitrary origin. Each mark links to its case."""
     rows = [r for r in rows if is_number(r.get(value_key)) and float(r[value_key]) > 0]
     if not rows:
         return None
@@ -243,20 +246,19 @@ def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", lab
     canvas = Canvas(width, TOP + height + BOTTOM - 8, label=title, css_class="chart bars")
     canvas.title(title, x=4)
     values = [float(r[value_key]) for r in rows]
-    log = wants_log(values, decades=1.0)
-    low, high = (min(values) / 1.5, max(values) * 1.6) if log else (0.0, max(values) * 1.12)
-    x = Axis(low, high, left, left + plot_w, log=log)
+    x = svg_values.value_axis(values, left, left + plot_w)
     panel = Panel(canvas, left, TOP, plot_w, height, x, Axis(0, 1, TOP + height, TOP))
-    panel.x_ticks(log10_ticks(low, high, room=5) if log else linear_ticks(low, high, 4))
+    panel.x_ticks(svg_values.ticks(x))
     spare: list = []
-    for index, (row, name) in enumerate(zip(rows, names)):
+    for index, (row, name, value) in enumerate(zip(rows, names, values)):
         top = TOP + gap + index * (bar_h + gap)
         style = _style(styles, row.get(colour_key, name), spare)
-        panel.hbar(top, bar_h, float(row[value_key]), style, href=row.get("anchor"),
-                   title=f"{name}\n{number_text(float(row[value_key]))} {unit}")
+        if x.log:  # a dot's row, drawn faintly across: the eye follows it from the name to the dot
+            panel._line(left, left + plot_w, top + bar_h / 2, top + bar_h / 2, "#eef0f3")
+        end = svg_values.draw_value(panel, top, bar_h, value, style, href=row.get("anchor"),
+                                    title=f"{name}\n{number_text(value)} {unit}")
         canvas.text(left - 6, top + bar_h - 3, name, size=11, anchor="end", font_family="DejaVu Sans Mono,monospace")
-        canvas.text(min(x(float(row[value_key])), left + plot_w) + 4, top + bar_h - 3,
-                    number_text(float(row[value_key])), size=10, fill="#333")
+        canvas.text(end, top + bar_h - 3, number_text(value), size=10, fill="#333")
     panel.frame()
-    panel.x_label(f"{unit}{', log' if log else ''}", size=10)
+    panel.x_label(svg_values.scale_words(x, unit), size=10)
     return canvas.markup()

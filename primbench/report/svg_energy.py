@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
+from primbench.report import svg_values
 from primbench.report.energy import energy_title
 from primbench.report.formats import format_mj, format_watts
-from primbench.report.svg import Axis, Canvas, Panel, line_style, linear_ticks, log10_ticks, pow2_text, text_width
+from primbench.report.svg import Axis, Canvas, Panel, line_style, linear_ticks, pow2_text, text_width
 
 WIDTH = 1200
 STORY_PANEL_W, STORY_GAP = 250, 34  # the story chart's energy panel, right of its time panel
@@ -23,17 +24,18 @@ def story_panel_room(steps: list[dict]) -> float:
 
 def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: float, row_h: float, bar: float,
                        colour: str) -> None:
-    """Energy per sum of each step on this GPU, a bar per step in its row, on a log axis as the
-    time panel's (equal power keeps a step's two bars in proportion); a step asked for energy but
-    not measured says so, its reason in the hover text."""
+    """Energy per sum of each step on this GPU, a mark per step in its row: bars from 0 where the
+    energies span up to svg_values.BAR_SPAN (energy adds up: a bar twice as long spends twice as
+    much), else dots on a log axis; a step asked for energy but not measured says so, its reason in
+    the hover text."""
     right = left + STORY_PANEL_W
     height = row_h * len(steps)
     values = [s["energy"]["mj"] for s in steps if s.get("energy") and s["energy"].get("mj") is not None]
     canvas.text(left, top - 6, "energy per sum on this GPU", size=10.5, font_weight="bold")
-    x = Axis(min(values) / 1.6, max(values) * 2.4, left, right, log=True) if values else Axis(1, 10, left, right, log=True)
+    x = svg_values.value_axis(values, left, right, room=1.3, log_room=(1.6, 2.4))
     panel = Panel(canvas, left, top, STORY_PANEL_W, height, x, Axis(0, 1, 0, 1))
     if values:
-        panel.x_ticks(log10_ticks(x.low, x.high, room=4), lambda v: f"{v:,.6g}")
+        panel.x_ticks(svg_values.ticks(x, room=4), lambda v: f"{v:,.6g}")
     for row, step in enumerate(steps):
         facts = step.get("energy")
         if not facts:
@@ -43,13 +45,12 @@ def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: f
             text = canvas.text(left + 6, y0 + bar * 0.88 - 1.5, "not measured", size=10, fill="#666", font_style="italic")
             ET.SubElement(text, "title").text = energy_title(facts)
             continue
-        panel.hbar(y0, bar * 0.88, facts["mj"], {"colour": colour}, href=step.get("anchor"),
-                   title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
-        canvas.text(min(x(facts["mj"]), right) + 4, y0 + bar * 0.88 - 1.5, f"{format_mj(facts['mj'])} mJ", size=10,
-                    fill="#222")
+        end = svg_values.draw_value(panel, y0, bar * 0.88, facts["mj"], {"colour": colour}, href=step.get("anchor"),
+                                    title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
+        canvas.text(end, y0 + bar * 0.88 - 1.5, f"{format_mj(facts['mj'])} mJ", size=10, fill="#222")
     panel.frame()
-    canvas.text(left + STORY_PANEL_W / 2, top + height + 34, "mJ per sum (log scale; shorter spends less)", size=11,
-                anchor="middle")
+    words = "mJ per sum, log scale" if x.log else "mJ per sum, bars from 0"
+    canvas.text(left + STORY_PANEL_W / 2, top + height + 34, words, size=11, anchor="middle")
 
 
 LEFT, TOP, PLOT_HEIGHT, BOTTOM = 74, 34, 340, 50

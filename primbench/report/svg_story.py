@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 
+from primbench.report import svg_values
 from primbench.report.svg import (
     Axis,
     Canvas,
     Panel,
     line_style,
     log2_ticks,
-    log10_ticks,
     pow2_text,
     text_width,
 )
@@ -26,10 +26,11 @@ def time_text(us: float) -> str:
 
 
 def story_chart(steps: list[dict], devices: list[str], title: str):
-    """Horizontal bars on a log axis: for each step (top to bottom) its time on each device that
-    has one; the step's name and its one-line reason on the left; groups (the seeds, past them,
-    the library) set apart by a rule. `steps`: {"variant", "reason", "group", "times": [us or
-    None per device], "anchor" (optional: the case's row), "energy" (optional: this GPU's, energy.py)}.
+    """Each step's time on each device that has one, a row per step (top to bottom): dots on a log
+    axis where the times span more than svg_values.BAR_SPAN (here, 40 µs to 8 ms), else bars from
+    0; the step's name and its one-line reason on the left; groups (the seeds, past them, the
+    library) set apart by a rule. `steps`: {"variant", "reason", "group", "times": [us or None per
+    device], "anchor" (optional: the case's row), "energy" (optional: this GPU's, energy.py)}.
     Where a step has energy, a panel on the right gives each step's energy per sum beside its time."""
     from primbench.report import svg_energy
 
@@ -40,17 +41,13 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
     height = top + row_h * len(steps) + 44
     canvas = Canvas(WIDTH, height, label=title, css_class="chart story")
     canvas.title(title)
-    x_left = 0
-    for d, name in enumerate(devices):  # the legend, one line across the top
-        colour = STORY_COLOURS[d % len(STORY_COLOURS)]
-        canvas.root.append(_swatch(8 + x_left, 26, colour))
-        canvas.text(8 + x_left + 16, 35, name, size=11)
-        x_left += text_width(name, 11) + 40
-    values = [t for step in steps for t in step["times"] if t]
+    styles = [device_style(d) for d in range(len(devices))]
+    canvas.legend([(name, {**style, "dot": True}) for name, style in zip(devices, styles)], 8, 35, columns=len(devices),
+                  column_width=max(text_width(name, 11) for name in devices) + 50)
     right = WIDTH - 16 - energy_room
-    x = Axis(min(values) / 1.6, max(values) * 2.4, left, right, log=True)
+    x = svg_values.value_axis([t for step in steps for t in step["times"] if t], left, right, log_room=(1.6, 2.4))
     panel = Panel(canvas, left, top, right - left, row_h * len(steps), x, Axis(0, 1, 0, 1))
-    panel.x_ticks(log10_ticks(x.low, x.high, room=10), _tick)
+    panel.x_ticks(svg_values.ticks(x, room=10), _tick)
     bar = (row_h - 8) / max(1, len(devices))
     for row, step in enumerate(steps):
         y0 = top + row * row_h + 4
@@ -60,11 +57,9 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
         for d, time in enumerate(step["times"]):
             if not time:
                 continue
-            colour = STORY_COLOURS[d % len(STORY_COLOURS)]
-            bar_top = y0 + d * bar
-            panel.hbar(bar_top, bar * 0.88, time, {"colour": colour}, href=step.get("anchor") if d == 0 else None,
-                       title=f"{step['variant']} on {devices[d]}: {time_text(time)}")
-            canvas.text(x(time) + 4, bar_top + bar * 0.88 - 1.5, time_text(time), size=10, fill="#222")
+            end = svg_values.draw_value(panel, y0 + d * bar, bar * 0.88, time, styles[d], href=step.get("anchor") if d == 0 else None,
+                                        title=f"{step['variant']} on {devices[d]}: {time_text(time)}")
+            canvas.text(end, y0 + d * bar + bar * 0.88 - 1.5, time_text(time), size=10, fill="#222")
     for row, (above, below) in enumerate(zip(steps, steps[1:])):
         if above["group"] != below["group"]:
             y = top + (row + 1) * row_h
@@ -72,18 +67,18 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
             # At the time panel's right edge: over the energy panel it would meet a step's bar.
             canvas.text(right - 4, y + 12, below["group"], size=10, anchor="end", fill="#666", font_style="italic")
     panel.frame()
-    canvas.text(left + panel.width / 2, top + panel.height + 34, "time per reduction, µs (log scale; shorter is faster)",
-                size=11, anchor="middle")
+    words = "log scale; further left is faster" if x.log else "bars from 0; shorter is faster"
+    canvas.text(left + panel.width / 2, top + panel.height + 34, f"time per reduction, µs ({words})", size=11,
+                anchor="middle")
     if energy_room:
         svg_energy.story_energy_panel(canvas, steps, left=right + svg_energy.STORY_GAP, top=top, row_h=row_h, bar=bar,
                                       colour=STORY_COLOURS[0])
     return canvas.markup()
 
 
-def _swatch(x: float, y: float, colour: str):
-    import xml.etree.ElementTree as ET
-
-    return ET.Element("rect", {"x": f"{x:.1f}", "y": f"{y:.1f}", "width": "12", "height": "10", "fill": colour})
+def device_style(index: int) -> dict:
+    """This GPU's marks, then each published device's: a colour and a marker shape each."""
+    return {"colour": STORY_COLOURS[index % len(STORY_COLOURS)], "marker": ("circle", "diamond", "triangle", "square")[index % 4]}
 
 
 def _tick(value: float) -> str:

@@ -138,3 +138,31 @@ def test_the_label_check_sees_labels_that_overlap_upright_or_turned():
     line = '<text x="700" y="100" font-size="10" transform="rotate(-20 700 100)">median draw, 519 W: the same power all along</text>'
     assert overlapping_labels(svg(line, '<text x="780" y="76" font-size="10">vector_fixed_tree_deterministic</text>'))
     assert not overlapping_labels(svg(line, '<text x="500" y="60" font-size="10">vector_fixed_tree_deterministic</text>'))
+
+
+def _bar_lengths(chart):
+    """(bar, its data-value, (axis, origin, length)) of each bar of a chart: a horizontal bar's left
+    edge and width, a vertical one's bottom edge and height."""
+    for bar in (a for a in chart.iter() if "bar" in (a.get("class") or "").split()):
+        rect = bar.find("rect")
+        x, y, width, height = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+        vertical = "vertical" in bar.get("class").split()
+        yield bar, bar.get("data-value"), ("y", y + height, height) if vertical else ("x", x, width)
+
+
+def test_every_bar_starts_at_zero_so_its_length_is_its_value_and_log_axes_draw_dots(reference):
+    _, _, charts = reference
+    bars = dots = 0
+    for chart in charts:
+        scale: dict = {}
+        for bar, value, (axis, origin, length) in _bar_lengths(chart):
+            assert value is not None, (chart.get("aria-label"), bar.find("title").text)  # a bar says what it shows
+            bars += 1
+            # Bars from one origin share one scale from 0: length / value the same for each (to the px).
+            per = scale.setdefault((axis, round(origin)), length / float(value))
+            assert abs(length - per * float(value)) <= 1.0, (chart.get("aria-label"), bar.find("title").text)
+        dots += sum(1 for a in chart.iter() if "dot" in (a.get("class") or "").split())
+    assert bars > 50 and dots > 30  # the ranked, per-op, top-k and energy bars; the story's and the log charts' dots
+    label = "Summing 2²⁵ float32: time and energy per step of the progression"
+    (story,) = [c for c in charts if c.get("aria-label") == label]
+    assert not [b for b, _, (axis, origin, _) in _bar_lengths(story) if origin < 900]  # its times (40 µs to 8 ms): dots
