@@ -238,13 +238,13 @@ def roofline_points(usable: dict, times: dict, frame) -> list[dict]:
             continue
         label = f"{first['op']}/{first['variant']}"
         if label not in largest or first["n"] > largest[label][0]:
-            largest[label] = (first["n"], case, times[key])
+            largest[label] = (first["n"], case, times[key], first)
     points = []
-    for label, (n, case, time_ms) in sorted(largest.items()):
+    for label, (n, case, time_ms, first) in sorted(largest.items()):  # each point its own case's row
         flops = sum(case.total(name) or 0 for name in ("fp32_add", "fp32_mul")) + 2 * (case.total("fp32_fma") or 0)
         seconds, dram = time_ms * 1e-3, case.dram_bytes()
         points.append({"label": label, "n": n, "flop_per_byte": flops / dram, "flops": flops / seconds,
                        "inst_per_byte": (case.total("warp_instructions") or 0) / dram,
                        "warp_ips": (case.total("warp_instructions") or 0) / seconds, "float": flops > 0,
-                       "anchor": first.get("anchor"), "time_us": time_ms * 1e3})
+                       "anchor": first.get("anchor"), "time_us": time_ms * 1e3, "series": first.get("series")})
     return points

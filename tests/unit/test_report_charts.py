@@ -166,3 +166,13 @@ def test_every_bar_starts_at_zero_so_its_length_is_its_value_and_log_axes_draw_d
     label = "Summing 2²⁵ float32: time and energy per step of the progression"
     (story,) = [c for c in charts if c.get("aria-label") == label]
     assert not [b for b, _, (axis, origin, _) in _bar_lengths(story) if origin < 900]  # its times (40 µs to 8 ms): dots
+
+
+def test_each_roofline_point_links_to_its_own_case(reference):
+    _, _, charts = reference
+    (roofline,) = [c for c in charts if (c.get("aria-label") or "").startswith("roofline")]
+    points = _points(roofline)
+    assert len(points) > 20
+    for point in points:
+        op, variant = point.find("title").text.split(" at n = ")[0].split("/", 1)
+        assert point.get("href").split("/")[:2] == ["#" + op, variant.split("[")[0]], point.get("href")
