@@ -13,7 +13,7 @@ from primbench.runfile.frame import block_or_none, is_number
 
 # What a chart point reads of its case: its name, where it lives, and the figures of its title.
 POINT_COLUMNS = ("key", "anchor", "op", "variant", "variant_name", "dtype", "n", "block", "distribution", "bytes",
-                 "median_ms", "gbps", "pct_peak", "pct_sol", "param_items", "order", "chosen_block")
+                 "median_ms", "gbps", "pct_peak", "pct_sol", "param_items", "order", "chosen_block", "series")
 
 
 def point_records(frame) -> list[dict]:

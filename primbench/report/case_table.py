@@ -41,15 +41,17 @@ def _number(case, name) -> float | None:
 
 
 def progression_bars(charts, rows: list[dict], title: str):
-    """A bar per progression row with a time (its variant and block), linked to its case. The block
-    as an integer: a table's block column may come as floats (256.0) where a merge left it so."""
-    bars = [{"label": f"{r['variant']} ({format_block(r.get('block'))})", "variant": r["variant"],
+    """A mark per progression row with a time (its variant and block), coloured by its series and
+    linked to its case. The block as an integer: a table's block column may come as floats (256.0)
+    where a merge left it so."""
+    bars = [{"label": f"{r['variant']} ({format_block(r.get('block'))})", "series": r.get("series"),
              "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
     return charts.timing_bars(bars, title=title)
 
 
-def pruning_bars(charts, rows: list[dict], title: str):
-    """Top-k's pruning table as bars: each kernel's time per input, vocabulary and row count."""
+def pruning_bars(charts, rows: list[dict], title: str, series: dict):
+    """Top-k's pruning table as marks: each kernel's time per input, vocabulary and row count,
+    coloured by the kernel's series (`series`: {variant: series}, the table does not carry it)."""
     bars = [{"label": f"{r['variant']} · {r['distribution']} · V={r['vocab']} · {r['rows']} rows",
-             "variant": r["variant"], "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
+             "series": series.get(r["variant"]), "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
     return charts.timing_bars(bars, title=title)

@@ -279,9 +279,9 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
     `frame` holds the op's cases only; `is_story`: the op has the story's own, larger section."""
 
     dtype, distribution = selection.primary_slice(frame, op)
-    # One colour per variant across all of the op's plots, in progression order.
-    ordered = frame.sort_values(["order", "variant"])["variant"].drop_duplicates()
-    styles = plots.styles_by_variant(list(ordered))
+    # One style per variant across all of the op's plots, in progression order: its series' colour.
+    ordered = frame.sort_values(["order", "variant"]).drop_duplicates("variant")
+    styles = plots.styles_by_variant(zip(ordered["variant"], ordered["series"]))
     bandwidth = _bandwidth(frame, op, dtype, distribution, device, copy_gbps, plots, styles)
     sweeps = _sweep_charts(frame, op, dtype, distribution, plots, styles)
     # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
@@ -315,7 +315,8 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
         **bandwidth,
         "progression": progression,
         "tables": tables,
-        "pruning_chart": case_table.pruning_bars(plots, tables["pruning"], f"{op}: time of each kernel per input")
+        "pruning_chart": case_table.pruning_bars(plots, tables["pruning"], f"{op}: time of each kernel per input",
+                                                 {v: style["series"] for v, style in styles.items()})
         if tables.get("pruning") else None,
         "cases": cases,
         "case_energy": any(case["energy"] for case in cases),  # the every-case table's mJ column

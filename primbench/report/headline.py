@@ -64,7 +64,8 @@ def story_steps(rows: list[dict], published, op: str) -> list[dict]:
             times.append(quoted * 1e3 if quoted else None)
         if any(times):
             steps.append({"variant": row["variant"], "reason": reasons.get(row["variant"]) or row.get("origin") or "",
-                          "group": GROUPS.get(series_name(row.get("series")), row.get("series") or ""), "times": times})
+                          "group": GROUPS.get(series_name(row.get("series")), row.get("series") or ""), "times": times,
+                          "series": series_name(row.get("series"))})
     return steps
 
 

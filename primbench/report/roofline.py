@@ -1,13 +1,15 @@
 """The roofline figure of the counters section, as inline SVG (svg.py): each profiled variant's
 achieved rate against its intensity, under the GPU's DRAM slope and compute roof. Float work on
 FLOP axes; integer work (histogram, scan int32, top-k's selection) on warp-instruction axes, its
-roof the issue rate. Every point is coloured by op and titled; each op's fastest point is labelled."""
+roof the issue rate. Every point is coloured by its series (as in every chart of the report), shaped
+by its op, and titled; each op's fastest point is labelled."""
 
 from __future__ import annotations
 
 import math
 
-from primbench.report.svg import Axis, Canvas, Panel, line_style, marker, text_width
+from primbench.report import series_styles
+from primbench.report.svg import MARKERS, Axis, Canvas, Panel, marker, text_width
 
 WIDTH, PANEL_HEIGHT, TOP, LEFT = 1200, 330, 66, 70
 
@@ -26,23 +28,24 @@ def roofline_chart(points: list[dict], roofs: dict):
     if not panels or not roofs.get("dram"):
         return None
     ops = sorted({p["label"].split("/")[0] for p in points})
-    style_of = {op: line_style(i) for i, op in enumerate(ops)}
+    shape_of = {op: MARKERS[i % len(MARKERS)] for i, op in enumerate(ops)}
     canvas = Canvas(WIDTH, TOP + PANEL_HEIGHT + 56, label="roofline: each profiled variant's achieved rate against "
                     "its intensity, under the DRAM slope and the compute roof")
-    canvas.title(f"Roofline on {roofs.get('name', 'the GPU')}: achieved rate against intensity, coloured by op")
+    canvas.title(f"Roofline on {roofs.get('name', 'the GPU')}: achieved rate against intensity")
+    series_styles.series_key(canvas, [p.get("series") for p in points])
     x_left = 8
-    for op in ops:  # the legend: one line under the title
+    for op in ops:  # the legend of shapes: one line under the title
         canvas.text(x_left + 10, TOP - 30, op, size=11)
-        marker(canvas.root, x_left + 3, TOP - 34, style_of[op], 4)
+        marker(canvas.root, x_left + 3, TOP - 34, {"colour": "#555", "marker": shape_of[op]}, 4)
         x_left += text_width(op, 11) + 30
     gap = 80
     width = (WIDTH - LEFT - 16 - gap * (len(panels) - 1)) / len(panels)
     for index, spec in enumerate(panels):
-        _panel(canvas, LEFT + index * (width + gap), width, spec, points, roofs, style_of)
+        _panel(canvas, LEFT + index * (width + gap), width, spec, points, roofs, shape_of)
     return canvas.markup()
 
 
-def _panel(canvas, left, width, spec, points, roofs, style_of) -> None:
+def _panel(canvas, left, width, spec, points, roofs, shape_of) -> None:
     is_float, x_key, y_key, roof, x_label, y_label = spec
     chosen = [p for p in points if p["float"] == is_float and p[x_key] > 0 and p[y_key] > 0]
     xs = [p[x_key] for p in chosen] or [1.0]
@@ -72,7 +75,8 @@ def _panel(canvas, left, width, spec, points, roofs, style_of) -> None:
         op = point["label"].split("/")[0]
         title = (f"{point['label']} at n = {point['n']:,}: {point[x_key]:.3g} {x_label.split(' (')[0]}, "
                  f"{point[y_key]:.3g} {y_label}" + (f", {point['time_us']:,.1f} µs" if point.get("time_us") else ""))
-        panel.point(point[x_key], point[y_key], style_of[op], title=title, href=point.get("anchor"), size=3.5)
+        style = {"colour": series_styles.series_colour(point.get("series")), "marker": shape_of[op]}
+        panel.point(point[x_key], point[y_key], style, title=title, href=point.get("anchor"), size=3.5)
         if best[op] is point:  # the op's fastest point, labelled inside the panel, clear of the other labels
             _label(canvas, placed, x(point[x_key]), y(point[y_key]), point["label"], left, left + width)
     panel.frame()

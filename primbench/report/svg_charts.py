@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import math
 
-from primbench.report import svg_values
+from primbench.report import series_styles, svg_values
 from primbench.report.anchors import case_title, point_records
 from primbench.report.svg import (
     Axis,
     Canvas,
     Panel,
-    line_style,
     linear_ticks,
     log2_ticks,
     log10_ticks,
@@ -32,16 +31,22 @@ LEFT, TOP, PLOT_HEIGHT, BOTTOM = 74, 34, 330, 50
 L2_TEXT = "fits in L2:\nnot DRAM bandwidth"
 
 
-def styles_by_variant(variants) -> dict:
-    """A fixed style per variant, so that one variant looks the same in every chart of an op."""
-    return {variant: line_style(index) for index, variant in enumerate(variants)}
+def styles_by_variant(members) -> dict:
+    """A fixed style per variant, so that one variant looks the same in every chart of an op: its
+    series' colour in a shade of its own, and a marker (series_styles). `members`: (variant,
+    series) pairs in the op's order."""
+    return series_styles.styles_by_series(members)
 
 
-def _style(styles: dict, name, spare: list) -> dict:
-    if name not in styles:
-        styles[name] = line_style(len(styles) + len(spare))
-        spare.append(name)
-    return styles[name]
+def _styles(styles: dict | None, rows, name_key: str = "variant") -> dict:
+    """The chart's styles: those given, and for a variant they lack, one by its row's series."""
+    missing = dict.fromkeys((r[name_key], r.get("series")) for r in rows if r[name_key] not in (styles or {}))
+    return {**series_styles.styles_by_series(missing), **(styles or {})}
+
+
+def _series_key(canvas: Canvas, styles: dict, names) -> None:
+    """The key to the chart's colours: the series of the drawn variants, top right."""
+    series_styles.series_key(canvas, [styles[name].get("series") for name in names])
 
 
 def _legend_width(names, size: float = 11) -> float:
@@ -75,7 +80,7 @@ def bandwidth_vs_size(rows: list[dict], *, peak_gbps, copy_gbps, l2_bytes, unit:
                       styles: dict | None = None):
     """GB/s against n (log2) per variant, with the NVML peak, the measured copy, and the sizes
     whose cases fit in L2 shaded (`l2_edge`)."""
-    styles = dict(styles or {})
+    styles = _styles(styles, rows)
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     labels = {}
     for r in rows:
@@ -101,10 +106,9 @@ def bandwidth_vs_size(rows: list[dict], *, peak_gbps, copy_gbps, l2_bytes, unit:
     if is_number(copy_gbps):
         panel.hline(float(copy_gbps), f"measured copy {float(copy_gbps):,.0f} GB/s", colour="#555", dash="5 3",
                     above=False)
-    spare: list = []
     for variant in variants:
         mine = sorted((r for r in rows if r["variant"] == variant), key=lambda r: r["n"])
-        style = _style(styles, variant, spare)
+        style = styles[variant]
         panel.polyline([(r["n"], r["gbps"]) for r in mine], style, name=variant)
         for r in mine:
             panel.point(r["n"], r["gbps"], style, title=case_title(r), href=r.get("anchor"), key=r.get("key", ""),
@@ -113,6 +117,7 @@ def bandwidth_vs_size(rows: list[dict], *, peak_gbps, copy_gbps, l2_bytes, unit:
     panel.x_label(f"n ({unit}, log2)")
     panel.y_label("GB/s (minimal bytes / median time)" + (", log" if y.log else ""))
     canvas.legend([(labels[v], styles[v]) for v in variants], LEFT + plot_w + 16, TOP + 10)
+    _series_key(canvas, styles, variants)
     return canvas.markup()
 
 
@@ -123,8 +128,8 @@ def _int_or_blank(value) -> str:
 def block_sweep_multiples(sweeps: dict, *, title: str, styles: dict | None = None):
     """Small multiples: a panel per size n, GB/s against block size (log2), a line per variant
     measured at more than one block; one legend for all panels, headroom above the highest line."""
-    styles = dict(styles or {})
     sizes = sorted(sweeps)
+    styles = _styles(styles, [r for n in sizes for r in point_records(sweeps[n])])
     variants = list(dict.fromkeys(v for n in sizes for v in sweeps[n]["variant"]))
     legend_w = _legend_width(variants)
     columns = min(3, len(sizes))
@@ -134,7 +139,6 @@ def block_sweep_multiples(sweeps: dict, *, title: str, styles: dict | None = Non
     height = max(TOP + rows_count * row_h, TOP + 22 + 16 * len(variants))
     canvas = Canvas(WIDTH, height, label=title)
     canvas.title(title)
-    spare: list = []
     for index, n in enumerate(sizes):
         sweep = sweeps[n]
         left = LEFT + (index % columns) * (panel_w + gap)
@@ -149,7 +153,7 @@ def block_sweep_multiples(sweeps: dict, *, title: str, styles: dict | None = Non
         records = point_records(sweep)
         for variant in dict.fromkeys(sweep["variant"]):
             mine = sorted((r for r in records if r["variant"] == variant), key=lambda r: r["block"])
-            style = _style(styles, variant, spare)
+            style = styles[variant]
             panel.polyline([(float(r["block"]), r["gbps"]) for r in mine], style, name=variant)
             for r in mine:
                 panel.point(float(r["block"]), r["gbps"], style, title=case_title(r), href=r.get("anchor"),
@@ -159,6 +163,7 @@ def block_sweep_multiples(sweeps: dict, *, title: str, styles: dict | None = Non
             panel.y_label("GB/s", offset=46)
         panel.x_label("block size (threads)", size=10)
     canvas.legend([(v, styles[v]) for v in variants], WIDTH - legend_w, TOP + 20)
+    _series_key(canvas, styles, variants)
     return canvas.markup()
 
 
@@ -175,9 +180,10 @@ def param_sweep_chart(sweep: dict, *, title: str):
     panel = Panel(canvas, LEFT, TOP, plot_w, PLOT_HEIGHT, x, y)
     panel.x_ticks(log2_ticks(values, x, label_px=30), lambda v: f"{v:g}")
     _y_ticks(panel)
-    styles = {}
-    for index, text in enumerate(labels):
-        style = styles[text] = line_style(index)
+    # A line per variant and block: coloured by its variant's series, shaded and marked per line.
+    styles = series_styles.styles_by_series((text, _line_series(sweep["lines"][text])) for text in labels)
+    for text in labels:
+        style = styles[text]
         points = sweep["lines"][text]
         panel.polyline([(p[0], p[1]) for p in points], style, name=text)
         for p in points:
@@ -189,14 +195,20 @@ def param_sweep_chart(sweep: dict, *, title: str):
     panel.x_label(f"{sweep['param']} (log2)")
     panel.y_label("GB/s" + (", log" if y.log else ""))
     canvas.legend([(t, styles[t]) for t in labels], LEFT + plot_w + 16, TOP + 10)
+    _series_key(canvas, styles, labels)
     return canvas.markup()
+
+
+def _line_series(points) -> str | None:
+    """The series of a parameter sweep's line: its cases' (each point holds its case, where known)."""
+    return next((p[2].get("series") for p in points if len(p) > 2 and p[2].get("series")), None)
 
 
 def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None = None):
     """A group per input distribution, a mark per variant: bars from 0 where GB/s span up to
     svg_values.BAR_SPAN, else dots on a log axis (a histogram's contended variants are 100 times
     slower than the fast ones)."""
-    styles = dict(styles or {})
+    styles = _styles(styles, bars)
     distributions = list(dict.fromkeys(r["distribution"] for r in bars))
     variants = list(dict.fromkeys(r["variant"] for r in bars))
     legend_w = _legend_width(variants)
@@ -210,7 +222,6 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
     panel.y_ticks(svg_values.ticks(y, room=8))
     group_w = plot_w / max(len(distributions), 1)
     bar_w = group_w * 0.8 / max(len(variants), 1)
-    spare: list = []
     for d, distribution in enumerate(distributions):
         centre = LEFT + (d + 0.5) * group_w
         canvas.text(centre, TOP + height + 16, distribution, size=11, anchor="middle")
@@ -218,7 +229,7 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
             row = next((r for r in bars if r["variant"] == variant and r["distribution"] == distribution), None)
             if row is None:
                 continue
-            style = _style(styles, variant, spare)
+            style = styles[variant]
             title_text = case_title({**row, "median_ms": row["median_us"] / 1e3 if is_number(row.get("median_us")) else None})
             svg_values.draw_value(panel, centre + (i - len(variants) / 2) * bar_w + bar_w * 0.04, bar_w * 0.92,
                                   row["gbps"], style, title=title_text, href=row.get("anchor"), vertical=True)
@@ -226,18 +237,19 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
     panel.x_label("input distribution")
     panel.y_label("GB/s" + (", log scale" if y.log else " (bars from 0)"))
     canvas.legend([(v, {**styles[v], "dot" if y.log else "bar": True}) for v in variants], LEFT + plot_w + 16, TOP + 10)
+    _series_key(canvas, styles, variants)
     return canvas.markup()
 
 
 def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", label_key: str = "label",
-                unit: str = "µs", styles: dict | None = None, colour_key: str = "variant", width: float = WIDTH):
+                unit: str = "µs", width: float = WIDTH):
     """A row per timing, longest = slowest: bars from zero where the times span up to BAR_SPAN,
     else dots on a log axis (svg_values), so the fast ones stay visible and no length is measured
-    from an arbitrary origin. Each mark links to its case."""
+    from an arbitrary origin. A mark's colour is its row's series (the key names them); each links
+    to its case."""
     rows = [r for r in rows if is_number(r.get(value_key)) and float(r[value_key]) > 0]
     if not rows:
         return None
-    styles = dict(styles or {})
     bar_h, gap = 14, 5
     names = [str(r[label_key]) for r in rows]
     left = min(max(text_width(name, 11) for name in names) + 16, 520)
@@ -249,10 +261,9 @@ def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", lab
     x = svg_values.value_axis(values, left, left + plot_w)
     panel = Panel(canvas, left, TOP, plot_w, height, x, Axis(0, 1, TOP + height, TOP))
     panel.x_ticks(svg_values.ticks(x))
-    spare: list = []
     for index, (row, name, value) in enumerate(zip(rows, names, values)):
         top = TOP + gap + index * (bar_h + gap)
-        style = _style(styles, row.get(colour_key, name), spare)
+        style = series_styles.series_style(row.get("series"))
         if x.log:  # a dot's row, drawn faintly across: the eye follows it from the name to the dot
             panel._line(left, left + plot_w, top + bar_h / 2, top + bar_h / 2, "#eef0f3")
         end = svg_values.draw_value(panel, top, bar_h, value, style, href=row.get("anchor"),
@@ -261,4 +272,5 @@ def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", lab
         canvas.text(end, top + bar_h - 3, number_text(value), size=10, fill="#333")
     panel.frame()
     panel.x_label(svg_values.scale_words(x, unit), size=10)
+    series_styles.series_key(canvas, [row.get("series") for row in rows])
     return canvas.markup()

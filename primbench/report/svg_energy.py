@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
-from primbench.report import svg_values
+from primbench.report import series_styles, svg_values
 from primbench.report.energy import energy_title
 from primbench.report.formats import format_mj, format_watts
 from primbench.report.svg import Axis, Canvas, Panel, line_style, linear_ticks, pow2_text, text_width
@@ -22,11 +22,10 @@ def story_panel_room(steps: list[dict]) -> float:
     return STORY_PANEL_W + STORY_GAP if any(step.get("energy") for step in steps) else 0
 
 
-def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: float, row_h: float, bar: float,
-                       colour: str) -> None:
+def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: float, row_h: float, bar: float) -> None:
     """Energy per sum of each step on this GPU, a mark per step in its row: bars from 0 where the
     energies span up to svg_values.BAR_SPAN (energy adds up: a bar twice as long spends twice as
-    much), else dots on a log axis; a step asked for energy but not measured says so, its reason in
+    much), else dots on a log axis, in the step's series' colour; a step asked for energy but not measured says so, its reason in
     the hover text."""
     right = left + STORY_PANEL_W
     height = row_h * len(steps)
@@ -45,7 +44,7 @@ def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: f
             text = canvas.text(left + 6, y0 + bar * 0.88 - 1.5, "not measured", size=10, fill="#666", font_style="italic")
             ET.SubElement(text, "title").text = energy_title(facts)
             continue
-        end = svg_values.draw_value(panel, y0, bar * 0.88, facts["mj"], {"colour": colour}, href=step.get("anchor"),
+        end = svg_values.draw_value(panel, y0, bar * 0.88, facts["mj"], series_styles.series_style(step.get("series")), href=step.get("anchor"),
                                     title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
         canvas.text(end, y0 + bar * 0.88 - 1.5, f"{format_mj(facts['mj'])} mJ", size=10, fill="#222")
     panel.frame()
@@ -82,6 +81,7 @@ def energy_scatter(points: list[dict], *, median_w: float | None, title: str, st
                     key=point["key"], mj=f"{point['mj']:.6g}", gb_per_j=f"{point['gb_per_j']:.6g}",
                     gbps=f"{point['window_gbps']:.6g}")
         _label(canvas, panel, point["variant"], x(point["window_gbps"]), y(point["gb_per_j"]), taken, rule)
+    series_styles.series_key(canvas, [(styles.get(p["variant"]) or {}).get("series") for p in drawn])
     panel.frame()
     panel.x_label("GB/s while energy was measured (minimal bytes / time per operation)")
     panel.y_label("GB/J (minimal bytes per joule)")

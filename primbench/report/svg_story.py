@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import math
 
-from primbench.report import svg_values
+from primbench.report import series_styles, svg_values
 from primbench.report.svg import (
     Axis,
     Canvas,
     Panel,
-    line_style,
     log2_ticks,
     pow2_text,
     text_width,
 )
 
-STORY_COLOURS = ("#0b5cad", "#d55e00", "#009e73", "#7b4173")  # this GPU first, then each published device
+# A marker shape per device (this GPU first, then each published one); colour is the step's series.
+DEVICE_MARKERS = ("circle", "diamond", "triangle", "square")
 WIDTH = 1200
 
 
@@ -28,9 +28,10 @@ def time_text(us: float) -> str:
 def story_chart(steps: list[dict], devices: list[str], title: str):
     """Each step's time on each device that has one, a row per step (top to bottom): dots on a log
     axis where the times span more than svg_values.BAR_SPAN (here, 40 µs to 8 ms), else bars from
-    0; the step's name and its one-line reason on the left; groups (the seeds, past them, the
-    library) set apart by a rule. `steps`: {"variant", "reason", "group", "times": [us or None per
-    device], "anchor" (optional: the case's row), "energy" (optional: this GPU's, energy.py)}.
+    0, in the colour of the step's series and a marker shape per device; the step's name and its
+    one-line reason on the left; groups (the seeds, past them, the library) set apart by a rule.
+    `steps`: {"variant", "reason", "group", "series", "times": [us or None per device], "anchor"
+    (optional: the case's row), "energy" (optional: this GPU's, energy.py)}.
     Where a step has energy, a panel on the right gives each step's energy per sum beside its time."""
     from primbench.report import svg_energy
 
@@ -41,9 +42,10 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
     height = top + row_h * len(steps) + 44
     canvas = Canvas(WIDTH, height, label=title, css_class="chart story")
     canvas.title(title)
-    styles = [device_style(d) for d in range(len(devices))]
-    canvas.legend([(name, {**style, "dot": True}) for name, style in zip(devices, styles)], 8, 35, columns=len(devices),
-                  column_width=max(text_width(name, 11) for name in devices) + 50)
+    shapes = [DEVICE_MARKERS[d % len(DEVICE_MARKERS)] for d in range(len(devices))]
+    canvas.legend([(name, {"colour": "#555", "marker": shape, "dot": True}) for name, shape in zip(devices, shapes)],
+                  8, 35, columns=len(devices), column_width=max(text_width(name, 11) for name in devices) + 50)
+    series_styles.series_key(canvas, [step.get("series") for step in steps])
     right = WIDTH - 16 - energy_room
     x = svg_values.value_axis([t for step in steps for t in step["times"] if t], left, right, log_room=(1.6, 2.4))
     panel = Panel(canvas, left, top, right - left, row_h * len(steps), x, Axis(0, 1, 0, 1))
@@ -54,10 +56,12 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
         canvas.text(left - 8, y0 + row_h / 2 - 2, step["variant"], size=12, anchor="end",
                     font_family="DejaVu Sans Mono,monospace")
         canvas.text(left - 8, y0 + row_h / 2 + 11, step["reason"], size=10.5, anchor="end", fill="#4a5563")
+        colour = series_styles.series_colour(step.get("series"))
         for d, time in enumerate(step["times"]):
             if not time:
                 continue
-            end = svg_values.draw_value(panel, y0 + d * bar, bar * 0.88, time, styles[d], href=step.get("anchor") if d == 0 else None,
+            style = {"colour": colour, "marker": shapes[d]}
+            end = svg_values.draw_value(panel, y0 + d * bar, bar * 0.88, time, style, href=step.get("anchor") if d == 0 else None,
                                         title=f"{step['variant']} on {devices[d]}: {time_text(time)}")
             canvas.text(end, y0 + d * bar + bar * 0.88 - 1.5, time_text(time), size=10, fill="#222")
     for row, (above, below) in enumerate(zip(steps, steps[1:])):
@@ -71,14 +75,8 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
     canvas.text(left + panel.width / 2, top + panel.height + 34, f"time per reduction, µs ({words})", size=11,
                 anchor="middle")
     if energy_room:
-        svg_energy.story_energy_panel(canvas, steps, left=right + svg_energy.STORY_GAP, top=top, row_h=row_h, bar=bar,
-                                      colour=STORY_COLOURS[0])
+        svg_energy.story_energy_panel(canvas, steps, left=right + svg_energy.STORY_GAP, top=top, row_h=row_h, bar=bar)
     return canvas.markup()
-
-
-def device_style(index: int) -> dict:
-    """This GPU's marks, then each published device's: a colour and a marker shape each."""
-    return {"colour": STORY_COLOURS[index % len(STORY_COLOURS)], "marker": ("circle", "diamond", "triangle", "square")[index % 4]}
 
 
 def _tick(value: float) -> str:
@@ -92,7 +90,8 @@ ZERO_DRAWN_AT = 1e-17  # where an error of exactly 0 is drawn on the log axis
 def accuracy_chart(accuracy, title: str):
     """Relative error against n (both log) per variant: the serial loop, the trees, the floor."""
     highlighted = [r for r in accuracy.rows if r["kind"] not in SEED_SERIES]
-    styles = {id(r): line_style(i) for i, r in enumerate(r for r in highlighted if r["kind"] not in ("serial", "floor"))}
+    # Each variant in its series' colour (a shade and a marker each); the loop and the floor are references.
+    styles = series_styles.styles_by_series((id(r), r["kind"]) for r in highlighted if r["kind"] not in REFERENCES)
     legend = [(r["label"], _accuracy_style(r, styles)) for r in highlighted]
     legend_w = max(text_width(name, 11) for name, _ in legend) + 44
     left, top, height = 80, 34, 360
@@ -120,12 +119,16 @@ def accuracy_chart(accuracy, title: str):
     panel.y_label("|result − exact sum| / |exact sum| (log)", offset=62)
     canvas.legend(legend + [("the seeds' kernels (grey)", {"colour": "#bbbbbb", "marker": "circle"})],
                   left + plot_w + 16, top + 10)
+    series_styles.series_key(canvas, [r["kind"] for r in highlighted if r["kind"] not in REFERENCES])
     return canvas.markup()
+
+
+REFERENCES = ("serial", "floor")  # the host's loop and float32's floor: not series, in colours no series has
 
 
 def _accuracy_style(row, styles) -> dict:
     if row["kind"] == "floor":
-        return {"colour": "#000000", "marker": "square", "dash": "6 3"}
+        return {"colour": "#777777", "marker": "square", "dash": "6 3"}
     if row["kind"] == "serial":
-        return {"colour": "#c0392b", "marker": "circle"}
+        return {"colour": "#b8860b", "marker": "circle"}
     return styles.get(id(row)) or {"colour": "#bbbbbb", "marker": "circle"}

@@ -168,6 +168,57 @@ def test_every_bar_starts_at_zero_so_its_length_is_its_value_and_log_axes_draw_d
     assert not [b for b, _, (axis, origin, _) in _bar_lengths(story) if origin < 900]  # its times (40 µs to 8 ms): dots
 
 
+def _hue_saturation(colour: str) -> tuple[float, float]:
+    import colorsys
+
+    red, green, blue = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    hue, _, saturation = colorsys.rgb_to_hsv(red, green, blue)
+    return hue, saturation
+
+
+def _mark_colour(point) -> str | None:
+    shape = next((e for e in point if e.tag in ("circle", "polygon", "rect") and e.get("class") != "target"), None)
+    return shape.get("fill") if shape is not None else None
+
+
+@pytest.fixture(scope="module")
+def series_of_anchor(reference):
+    from primbench.report.anchors import with_anchors
+    from primbench.report.formats import annotated_frame
+
+    frame = with_anchors(annotated_frame(reference[0]))
+    return dict(zip(frame["anchor"], frame["series"]))
+
+
+def test_a_colour_means_one_series_on_every_chart_and_each_chart_names_its_series(reference, series_of_anchor):
+    from primbench.report.series_styles import series_colour
+
+    _, _, charts = reference
+    meaning: dict = {}  # colour -> the series it marks, over the whole page
+    marks = 0
+    for chart in charts:
+        drawn = set()
+        for point in _points(chart):
+            series, colour = series_of_anchor.get((point.get("href") or "#")[1:]), _mark_colour(point)
+            if series is None or colour is None:
+                continue  # a mark of no case of the run (a published device's time, the host's loop)
+            marks += 1
+            drawn.add(series)
+            assert meaning.setdefault(colour, series) == series, (chart.get("aria-label"), colour, series, meaning[colour])
+            # A shade of the series' own colour: the same hue (and a grey stays grey).
+            (hue, saturation), (own_hue, own_saturation) = _hue_saturation(colour), _hue_saturation(series_colour(series))
+            assert (saturation < 0.05) == (own_saturation < 0.05), (chart.get("aria-label"), colour, series)
+            assert own_saturation < 0.05 or min(abs(hue - own_hue), 1 - abs(hue - own_hue)) < 0.02, (colour, series)
+        named = {item.get("data-series") for key in chart.iter("g") if key.get("class") == "series-key"
+                 for item in key.iter("g")}
+        assert drawn <= named, (chart.get("aria-label"), drawn - named)  # the key names every series drawn
+    assert marks > 500 and len(set(meaning.values())) == 7  # harris, seed000, seed004, textbook, beyond, accuracy, library
+    (topk,) = [c for c in charts if c.get("aria-label") == "topk: time of each kernel per input"]
+    marks = [e for e in topk.iter() if "point" in (e.get("class") or "").split()]
+    # seed004's two kernels in one colour and beyond's fused one in another, at every vocabulary.
+    assert len(marks) > 40 and len({_mark_colour(mark) for mark in marks}) == 2
+
+
 def test_each_roofline_point_links_to_its_own_case(reference):
     _, _, charts = reference
     (roofline,) = [c for c in charts if (c.get("aria-label") or "").startswith("roofline")]
