@@ -7,7 +7,7 @@ from primbench.report.energy import ENERGY_COLUMNS, case_energy
 from primbench.report.formats import format_block
 from primbench.runfile.frame import block_or_none, is_number
 
-COLUMNS = ("anchor", "key", "variant", "dtype", "distribution", "params", "n", "block", "status", "reason",
+COLUMNS = ("anchor", "key", "variant", "variant_name", "dtype", "distribution", "params", "n", "block", "status", "reason",
            "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read", "l2_resident", "order",
            "sm_clock_mhz", "far_from_light", *ENERGY_COLUMNS)
 
@@ -20,7 +20,9 @@ def case_rows(frame) -> list[dict]:
     for case in cases.to_dict("records"):
         valid = case["status"] == "ok" and is_number(case.get("median_ms"))
         rows.append({
-            "anchor": case["anchor"], "key": case["key"], "variant": case["variant"], "dtype": case["dtype"],
+            "anchor": case["anchor"], "key": case["key"], "variant": case["variant"],
+            # The name without its parameters, which have a column of their own: the table fits 1280 px.
+            "name": case.get("variant_name") or case["variant"], "dtype": case["dtype"],
             "distribution": case["distribution"], "params": case.get("params") or "", "n": int(case["n"]),
             "block": block_or_none(case["block"]), "status": case["status"], "reason": case.get("reason"),
             "time_us": case["median_ms"] * 1e3 if valid else None,

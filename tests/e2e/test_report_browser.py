@@ -163,6 +163,13 @@ out.wrapped = codes.filter(c => c.getClientRects().length > 1)
   .map(c => ({text: text(c), lines: c.getClientRects().length,
               where: where(c.closest("td, th, p, li, dd, figcaption, summary") || c)}));
 
+// Every table (every <details> still open) and the box that holds it: wider content than box scrolls sideways.
+out.tables = [...document.querySelectorAll("table")].filter(visible).map(t => {
+  const box = t.parentElement;
+  return {where: where(t), box: name(box), scroll: box.scrollWidth, client: box.clientWidth, width: t.scrollWidth,
+          page: document.documentElement.clientWidth};
+});
+
 // Sorting: click each number header of each table.data (and table.cases) with 3 body rows or more, twice.
 const bodyRows = t => [...t.tBodies].flatMap(b => [...b.rows]);
 const number = cell => {
@@ -481,6 +488,17 @@ def wrap_faults(facts: dict) -> list[str]:
     return [f"<code>{c['text']}</code> on {c['lines']} lines in {c['where']}" for c in found["wrapped"]]
 
 
+def scroll_faults(facts: dict) -> list[str]:
+    """Each table whose box scrolls sideways (its content wider than the box), or wider than the window."""
+    tables = facts["result"]["tables"]
+    faults = [] if tables else ["no table measured"]
+    for t in tables:
+        if t["scroll"] > t["client"] + 1 or t["width"] > t["page"]:
+            faults.append(f"{t['where']} scrolls sideways by {max(t['scroll'] - t['client'], t['width'] - t['page'])} px "
+                          f"in {t['box']} ({t['scroll']} > {t['client']} px)")
+    return faults
+
+
 def request_faults(facts: dict) -> list[str]:
     return [f"requested {url}" for url in facts["result"]["requests"]] + [f"console: {line}" for line in
                                                                             facts["console"]]
@@ -540,6 +558,11 @@ def test_no_identifier_wraps_at_1280_px(facts):
     _assert_none(wrap_faults(facts))
 
 
+def test_no_table_scrolls_sideways_at_1280_px(facts):
+    print(f"{len(facts['result']['tables'])} tables measured, every <details> open")
+    _assert_none(scroll_faults(facts))
+
+
 def test_the_report_requests_nothing_and_logs_no_error(report, facts):
     _assert_none(request_faults(facts))  # after every click and filter of FACTS
     seen = browser.inspect(report, width=WIDTH)  # and tests/e2e/browser.py's own look at the page
@@ -562,6 +585,8 @@ BAD_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>bad</title
 <table class="data long" id="long"><thead><tr><th>variant</th></tr></thead><tbody>
 %(long_rows)s</tbody></table>
 <div style="width:100px"><code>vector_load_sum / float32 / n=2^28</code></div>
+<div class="table-wrap" style="overflow-x:auto;width:300px"><table class="data wide"><tbody>
+<tr><td style="white-space:nowrap">seed004_replicated[bins=256,replicas=8] · 2^28 · 256 · 69,078.1 µs</td></tr></tbody></table></div>
 <details><summary>cases</summary><table class="data cases" id="cases-reduce"><tbody>
 <tr id="reduce/a/float32/n=2^10/block=256" hidden><td>a</td></tr>
 <tr id="reduce/stray/float32/n=2^10/block=256"><td>s</td></tr></tbody>
@@ -615,6 +640,9 @@ def test_the_checks_themselves_see_each_fault_they_look_for(chromium, tmp_path):
     wraps = wrap_faults(facts)
     assert any("vector_load_sum / float32 / n=2^28" in f for f in wraps), wraps
 
+    scrolls = scroll_faults(facts)
+    assert len(scrolls) == 1 and "table.data.wide scrolls sideways by" in scrolls[0], scrolls
+
     at = shown_row_faults(load(page, AT_ADDRESS, fragment=BAD_ROW)["result"], expect_hash="#" + BAD_ROW)
     assert any("is not shown" in f for f in at), at
 
@@ -625,7 +653,7 @@ def test_the_checks_themselves_see_each_fault_they_look_for(chromium, tmp_path):
     key = "reduce/a/float32/n=268435456/block=256/uniform"
     for faults in (chart_faults(facts), label_faults(facts), sort_faults(facts, required=("ranking",)),
                    filter_faults(facts), case_row_faults(facts, [key]), click_faults(facts), wrap_faults(facts),
-                   request_faults(facts)):
+                   scroll_faults(facts), request_faults(facts)):
         assert faults == [], faults
 
 
