@@ -5,7 +5,8 @@ once), grouped by GPU model, with its date, commit and headline numbers; runs/<p
 is each run's full report; history-<gpu>.html draws, for that GPU and per op at its smallest, middle and
 largest size, each variant's median time across the runs in time order (inline SVG, each point a
 link to its run's report), marking where step detection finds a slowdown begin; gpus.html sets
-the newest run of each GPU model side by side in % of its own peak. Every page is self-contained
+the GPU models side by side in % of each one's own peak, per op from the newest run that covers
+the op's largest size. Every page is self-contained
 (inline CSS and charts, no network) and links back to the index.
 
 Publishing is incremental: a run file is read in full only when its page or its digest (what the
@@ -149,9 +150,8 @@ def _shared_pages(out_dir: Path, all_digests: list[dict], write_page) -> None:
     for gpu, mine in by_gpu.items():
         write_page("history.html.j2", out_dir / _history_page(gpu), gpu=gpu, index_href=INDEX,
                    **site_history.history(mine, gpu))
-    # Each GPU's newest run that finished with cases (an interrupted one would misrepresent it).
-    newest = [next((d for d in reversed(mine) if d["finished"] and d["cases"]), mine[-1]) for mine in by_gpu.values()]
-    write_page("gpus.html.j2", out_dir / "gpus.html", index_href=INDEX, **site_history.cross_gpu(newest))
+    # Per GPU and op, the newest finished run that covers the op's largest size (site_history.cross_gpu).
+    write_page("gpus.html.j2", out_dir / "gpus.html", index_href=INDEX, **site_history.cross_gpu(by_gpu))
 
 
 def _groups(entries) -> list[dict]:

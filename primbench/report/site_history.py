@@ -1,6 +1,7 @@
 """A GPU's history page and the GPU models page, from the runs' digests (site_digest): per op and
 history size, the median time of each variant run after run, and where step detection finds a
-slowdown begin; and the newest run of each GPU model side by side in % of its own peak."""
+slowdown begin; and each GPU model side by side in % of its own peak, per op from its newest run
+that covers the op's largest size."""
 
 from __future__ import annotations
 
@@ -96,34 +97,50 @@ def caption(op: str, series: dict, gpu: str) -> str:
             f"{runs} run(s), oldest left; {layout}; {marked}. Each point links to its run's report.")
 
 
-def cross_gpu(newest: list[dict]) -> dict:
-    """The newest run of each GPU model, side by side: each variant's % of its own GPU's peak, at
-    each op's largest size (and the headline sizes), where % of peak means most; as a table and as
-    bars."""
-    shown = _peak_sizes(newest)
+def cross_gpu(by_gpu: dict) -> dict:
+    """Each GPU model side by side (`by_gpu`: {model: its runs' digests, oldest first}): for each
+    op, the model's newest finished run that measured the op at the largest size any of its runs
+    did (a nightly subset must not stand for the model where a full run measured more); each
+    variant's % of its own GPU's peak at each op's largest size (and the headline sizes), where %
+    of peak means most; as a table and as bars. Each figure names the run it comes from."""
+    chosen = {gpu: _newest_covering(runs) for gpu, runs in by_gpu.items()}
+    shown = _peak_sizes([(op, d) for mine in chosen.values() for op, d in mine.items()])
     rows, order = defaultdict(dict), {}
-    for d in newest:
-        for p in d["points"]:
-            if p["n"] in shown.get(p["op"], ()):
-                order.setdefault((p["op"], p["variant"]), p["order"])
-                rows[(p["op"], p["n"], p["variant"])][d["id"]] = {"pct_peak": p["pct_peak"], "time_us": p["best_us"]}
+    for gpu, mine in chosen.items():
+        for op, d in mine.items():
+            for p in d["points"]:
+                if p["op"] == op and p["n"] in shown.get(op, ()):
+                    order.setdefault((op, p["variant"]), p["order"])
+                    rows[(op, p["n"], p["variant"])][gpu] = {"pct_peak": p["pct_peak"], "time_us": p["best_us"],
+                                                             "run": d["id"], "page": d["page"]}
     keys = sorted(rows, key=lambda k: (k[0], k[1], order[(k[0], k[2])], k[2]))
     table = [{"op": op, "n": n, "variant": variant, "anchor": "gpus-" + slug(f"{op}-{n}-{variant}"),
-              "cells": [rows[(op, n, variant)].get(d["id"]) for d in newest]} for (op, n, variant) in keys]
-    gpus = [{"id": d["id"], "gpu": d["gpu"], "page": d["page"]} for d in newest]
+              "cells": [rows[(op, n, variant)].get(gpu) for gpu in chosen]} for (op, n, variant) in keys]
+    gpus = [{"gpu": gpu} for gpu in chosen]
+    sources = [{"op": op, "runs": [chosen[gpu].get(op) for gpu in chosen]} for op in sorted(shown)]
     ops = len({row["op"] for row in table})
     caption = (f"{len(table)} case(s) of {ops} op(s) on {len(gpus)} GPU model(s): each bar is a variant's "
                "bandwidth in % of its own GPU's peak (the dashed rule is 100 %); a bar links to its row below.")
-    return {"gpus": gpus, "rows": table, "chart": peak_bars(table, gpus), "caption": caption}
+    return {"gpus": gpus, "rows": table, "chart": peak_bars(table, gpus), "caption": caption, "sources": sources}
 
 
-def _peak_sizes(newest: list[dict]) -> dict:
-    """{op: sizes}: each run's largest size of the op, and any headline size it measured."""
-    sizes = defaultdict(set)
-    for d in newest:
-        mine = defaultdict(set)
+def _newest_covering(runs: list[dict]) -> dict:
+    """{op: the newest run of `runs` (oldest first) that measured the op at its largest size among
+    them}, over the runs that finished with cases (an interrupted one would misrepresent the GPU),
+    or all of them where none did."""
+    usable = [d for d in runs if d["finished"] and d["cases"]] or runs
+    largest = defaultdict(int)
+    for d in usable:
         for p in d["points"]:
-            mine[p["op"]].add(p["n"])
-        for op, measured in mine.items():
-            sizes[op] |= {max(measured), *(n for n in HEADLINE_SIZES if n in measured)}
+            largest[p["op"]] = max(largest[p["op"]], p["n"])
+    return {op: next(d for d in reversed(usable) if any(p["op"] == op and p["n"] == n for p in d["points"]))
+            for op, n in sorted(largest.items())}
+
+
+def _peak_sizes(chosen: list) -> dict:
+    """{op: sizes}: each chosen (op, run)'s largest size of the op, and any headline size it measured."""
+    sizes = defaultdict(set)
+    for op, d in chosen:
+        measured = {p["n"] for p in d["points"] if p["op"] == op}
+        sizes[op] |= {max(measured), *(n for n in HEADLINE_SIZES if n in measured)}
     return sizes

@@ -170,7 +170,7 @@ def peak_bars(rows: list[dict], gpus: list[dict]):
     canvas = Canvas(WIDTH, height, label=title, css_class="chart peak-bars")
     canvas.title(title)
     styles = [{"colour": PEAK_COLOURS[i % len(PEAK_COLOURS)], "bar": True} for i in range(len(gpus))]
-    canvas.legend([(f"{g['gpu']} ({g['id']})", s) for g, s in zip(gpus, styles)], label_w, TOP + 8)
+    canvas.legend([(g["gpu"], s) for g, s in zip(gpus, styles)], label_w, TOP + 8)
     values = [c["pct_peak"] for row in rows for c in row["cells"] if c and c.get("pct_peak") is not None]
     x = Axis(0.0, max(100.0, max(values)) * 1.06, label_w, label_w + plot_w)
     panel = Panel(canvas, label_w, top, plot_w, height - top - 40, x, Axis(0, 1, height - 40, top))
@@ -201,7 +201,7 @@ def _peak_row(panel: Panel, row: dict, gpus: list[dict], styles: list[dict], y: 
             continue
         pct = float(cell["pct_peak"])
         time = f" · {number_text(cell['time_us'])} µs" if cell.get("time_us") is not None else ""
-        title = f"{gpu['gpu']} (run {gpu['id']})\n{row['op']} · {row['variant']} · n = {size_label(row['n'])}\n" \
+        title = f"{gpu['gpu']} (run {cell['run']})\n{row['op']} · {row['variant']} · n = {size_label(row['n'])}\n" \
                 f"{pct:.1f} % of peak{time}"
         panel.hbar(top, bar_h - 1, pct, style, title=title, href=row["anchor"], gpu=gpu["gpu"])
         canvas.text(min(panel.x(pct), panel.right) + 4, top + bar_h - 2, f"{pct:.0f} %", size=9, fill="#333")

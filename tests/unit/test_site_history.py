@@ -186,7 +186,7 @@ def test_every_caption_is_filled(fixture_run):
 def test_the_gpu_models_page_draws_a_bar_per_figure_linked_to_its_row(fixture_run):
     one = fixture_run[1]
     other = dict(copy.deepcopy(one), id="test-other-gpu", gpu="Another GPU", page="runs/test-other-gpu.html")
-    page = site_history.cross_gpu([one, other])
+    page = site_history.cross_gpu({one["gpu"]: [one], other["gpu"]: [other]})
     rows = {row["anchor"]: row for row in page["rows"]}
     assert {row["op"] for row in page["rows"]} == {p["op"] for p in one["points"]}  # top-k too
     assert len(rows) == len(page["rows"])  # the anchors are unique
@@ -201,3 +201,22 @@ def test_the_gpu_models_page_draws_a_bar_per_figure_linked_to_its_row(fixture_ru
 def test_a_digest_cache_of_the_former_schema_is_read_again(tmp_path):
     (tmp_path / DIGEST_NAME).write_text(json.dumps({"schema": DIGEST_SCHEMA - 1, "digests": {"k": {"id": "old"}}}))
     assert DigestCache(tmp_path).get("k") is None
+
+
+def test_the_gpu_models_page_takes_per_op_the_newest_run_that_covers_the_ops_largest_size(fixture_run):
+    # A full run, then a nightly subset of it (test-only: reduce kept below 2^20 only), then one cut short.
+    full, nightly, cut = _copies(fixture_run[1], 3)
+    nightly["points"] = [p for p in nightly["points"] if p["op"] != "reduce" or p["n"] < 2**20]
+    for p in nightly["points"]:
+        p["pct_peak"] = 2.0  # the nightly's figures, told apart from the full run's
+    cut["finished"] = False
+    page = site_history.cross_gpu({"NVIDIA H200": [full, nightly, cut]})
+    largest = max(p["n"] for p in full["points"] if p["op"] == "reduce")
+    sources = {source["op"]: source["runs"][0]["id"] for source in page["sources"]}
+    assert sources.pop("reduce") == full["id"]  # the nightly does not reach reduce's largest size
+    assert set(sources.values()) == {nightly["id"]}  # every other op: the newest run, which covers it
+    reduce_rows = [row for row in page["rows"] if row["op"] == "reduce"]
+    assert reduce_rows and {row["n"] for row in reduce_rows} >= {largest}
+    assert all(row["cells"][0]["run"] == full["id"] and row["cells"][0]["pct_peak"] != 2.0 for row in reduce_rows)
+    assert all(row["cells"][0]["pct_peak"] == 2.0 for row in page["rows"] if row["op"] != "reduce")
+
