@@ -1,7 +1,10 @@
-/* primbench report: inline, no network. Every data table sorts by a click on its heading (a
-   number column numerically, rows without a number last either way); a long table gets a filter
-   box; a link to a case's row (a chart point, an address with #op/variant/...) opens the folded
-   section it is in, shows it if the filter hid it, and scrolls to it. */
+/* primbench's pages (report, compare, site): inline, no network; the one table script of every page.
+   Every data table sorts by its headings: each heading's text is a button, so a click, or Tab to it
+   and Enter or Space, sorts (a number column numerically, rows without a number last either way),
+   and the heading says how (aria-sort). A long table gets a filter box, or uses the one its page
+   put before it (.table-controls[data-table]), with a "show all" box where some rows are folded
+   (tr.folded) until asked for. A link to a row (a chart point, an address with #op/variant/...)
+   opens the folded section it is in, shows it if the filter or the fold hid it, and scrolls to it. */
 (function () {
   "use strict";
   var FILTER_FROM_ROWS = 10;
@@ -19,19 +22,30 @@
     var parsed = parseFloat(value);
     return isFinite(parsed) ? parsed : null;
   }
+  /* The heading's content inside a button: focusable by Tab, and Enter or Space click it. */
+  function button(th) {
+    var sort = document.createElement("button");
+    sort.type = "button";
+    sort.className = "sort";
+    while (th.firstChild) sort.appendChild(th.firstChild);
+    th.appendChild(sort);
+  }
   function sortable(table) {
     var head = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
     if (!head || !table.tBodies[0]) return;
     var headings = Array.prototype.slice.call(head.cells);
     headings.forEach(function (th, column) {
+      if (!th.textContent.trim()) return;  /* an empty heading has nothing to say it sorts */
       th.classList.add("sortable");
-      th.tabIndex = 0;
-      function sort() {
+      button(th);
+      /* On the heading: a click on its button, and a script's th.click(), both come here. */
+      th.addEventListener("click", function () {
         var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows), up = th.dataset.dir !== "up";
-        var numeric = th.classList.contains("num");
+        var numeric = th.classList.contains("num") || th.dataset.sort === "number";
         headings.forEach(function (other) { other.removeAttribute("aria-sort"); if (other !== th) delete other.dataset.dir; });
         th.dataset.dir = up ? "up" : "down";
         th.setAttribute("aria-sort", up ? "ascending" : "descending");
+        /* Stable: equal keys keep their order. */
         rows.sort(function (a, b) {
           var x = a.cells[column], y = b.cells[column];
           if (!numeric) return (up ? 1 : -1) * (x ? x.textContent : "").localeCompare(y ? y.textContent : "");
@@ -40,14 +54,14 @@
           return up ? u - v : v - u;
         });
         rows.forEach(function (row) { body.appendChild(row); });
-      }
-      th.addEventListener("click", sort);
-      th.addEventListener("keydown", function (event) { if (event.key === "Enter") sort(); });
+      });
     });
   }
-  function filterable(table, index) {
-    if (table.tBodies[0].rows.length <= FILTER_FROM_ROWS) return;
+  /* The page's own controls for the table, or new ones (a filter box and a count) before it. */
+  function controlsFor(table, index) {
     if (!table.id) table.id = "table-" + index;
+    var found = document.querySelector('.table-controls[data-table="' + table.id + '"]');
+    if (found || table.tBodies[0].rows.length <= FILTER_FROM_ROWS) return found;
     var controls = document.createElement("div");
     controls.className = "table-controls";
     controls.dataset.table = table.id;
@@ -59,22 +73,37 @@
     input.placeholder = "variant, size, status";
     label.appendChild(input);
     var count = document.createElement("span");
-    count.className = "muted";
+    count.className = "muted count";
     controls.appendChild(label);
     controls.appendChild(count);
     var anchor = table.closest(".table-wrap") || table;
     anchor.parentNode.insertBefore(controls, anchor);
+    return controls;
+  }
+  function filterable(table, index) {
+    var controls = controlsFor(table, index);
+    var input = controls && controls.querySelector("input.filter");
+    if (!input) return;
+    var showAll = controls.querySelector("input.show-all"), count = controls.querySelector(".count");
+    var none = table.querySelector("tr.none-shown");
     function apply() {
       var words = input.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0, rows = table.tBodies[0].rows;
+      var all = !showAll || showAll.checked;
       Array.prototype.forEach.call(rows, function (row) {
         var text = row.textContent.toLowerCase();
-        row.hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
+        row.hidden = !((all || !row.classList.contains("folded")) && words.every(function (w) { return text.indexOf(w) >= 0; }));
         shown += row.hidden ? 0 : 1;
       });
-      count.textContent = words.length ? " " + shown + " of " + rows.length + " rows" : " " + rows.length + " rows; click a heading to sort";
+      if (none) none.hidden = shown > 0;
+      if (count) count.textContent = words.length ? " " + shown + " of " + rows.length + " rows" :
+        " " + rows.length + " rows; a heading sorts (click it, or Tab to it and press Enter)";
     }
     input.addEventListener("input", apply);
-    table.primbenchClearFilter = function () { if (input.value) { input.value = ""; apply(); } };
+    if (showAll) showAll.addEventListener("change", apply);
+    /* Shows every row: a link to a hidden row must land on it. */
+    table.primbenchShowAll = function () {
+      if (input.value || (showAll && !showAll.checked)) { input.value = ""; if (showAll) showAll.checked = true; apply(); }
+    };
     apply();
   }
   Array.prototype.forEach.call(document.querySelectorAll("table.data"), function (table, index) {
@@ -89,7 +118,7 @@
       if (node.tagName === "DETAILS") node.open = true;
     }
     var table = target.closest("table");
-    if (target.hidden && table && table.primbenchClearFilter) table.primbenchClearFilter();
+    if (target.hidden && table && table.primbenchShowAll) table.primbenchShowAll();
     return target;
   }
   /* Before the browser follows the link: the row it scrolls to must be shown by then. */

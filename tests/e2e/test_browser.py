@@ -161,6 +161,39 @@ def test_sorting_a_number_column_either_way_keeps_the_rows_without_a_number_last
         assert (seen[name]["upSort"], seen[name]["downSort"]) == ("ascending", "descending")
 
 
+# Every heading of every data table with rows to sort: a <button> (in the tab order, taking the focus)
+# whose activation sorts. Enter and Space activate a focused button: the browser's own behaviour, which
+# a page's script cannot fake with synthetic key events, so the button is activated with click().
+KEYBOARD = """
+document.querySelectorAll("details").forEach(d => { d.open = true; });  // a folded table is opened to be read
+const out = [];
+for (const table of document.querySelectorAll("table.data")) {
+  const head = table.tHead, body = table.tBodies[0];
+  if (!head || !body || body.rows.length < 2) continue;
+  const headings = [...head.rows[head.rows.length - 1].cells].filter(th => th.textContent.trim());
+  const buttons = headings.map(th => th.querySelector("button.sort"));
+  const focusable = buttons.filter(b => { if (!b) return false; b.focus(); return document.activeElement === b && b.tabIndex >= 0; });
+  const th = headings[headings.length - 1], button = buttons[buttons.length - 1], first = () => body.rows[0].id || body.rows[0].textContent;
+  const before = first();
+  let sorts = [];
+  if (button) { button.click(); sorts.push(th.getAttribute("aria-sort")); button.click(); sorts.push(th.getAttribute("aria-sort")); }
+  out.push({table: table.className + (table.id ? "#" + table.id : ""), headings: headings.length,
+            buttons: buttons.filter(Boolean).length, focusable: focusable.length, sorts, rows: body.rows.length});
+}
+return out;
+"""
+
+
+@pytest.mark.parametrize("name", ["report", "compare-baseline", "site-index", "site-gpus"])
+def test_every_table_heading_is_a_button_that_sorts_from_the_keyboard(name, pages):
+    tables = _evaluate(pages[name], KEYBOARD)
+    print(f"{name}: {len(tables)} tables, {sum(t['headings'] for t in tables)} headings")
+    assert tables
+    for table in tables:
+        assert table["buttons"] == table["focusable"] == table["headings"], table
+        assert table["sorts"] == ["ascending", "descending"], table
+
+
 HOVER = """
 const width = document.documentElement.clientWidth;
 const points = [...document.querySelectorAll("svg.ratio-chart a.point")];

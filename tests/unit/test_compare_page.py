@@ -244,3 +244,12 @@ def test_a_case_name_with_markup_is_escaped_in_the_charts_titles():
     svg = str(compare_plots.ratio_chart({"reduce": [point]}, "time"))
     assert "<script" not in svg and "&lt;script&gt;" in svg
     assert compare_plots.ratio_chart({"reduce": [dict(point, ratio=math.nan)]}, "time") is None
+
+
+def test_the_compare_page_carries_the_one_shared_table_script_and_no_copy_of_its_own(same_commit):
+    from primbench.resources import TEMPLATE_DIR
+
+    _, html, _ = same_commit
+    script = (TEMPLATE_DIR / "tables.js").read_text(encoding="utf-8")
+    assert html.count("<script") == 1 and script in html  # sorting, filtering and the folded rows: tables.js
+    assert "createElement(\"button\")" in script and "aria-sort" in script  # its headings sort from the keyboard
