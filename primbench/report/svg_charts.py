@@ -129,7 +129,8 @@ def block_sweep_multiples(sweeps: dict, *, title: str, styles: dict | None = Non
     """Small multiples: a panel per size n, GB/s against block size (log2), a line per variant
     measured at more than one block; one legend for all panels, headroom above the highest line."""
     sizes = sorted(sweeps)
-    styles = _styles(styles, [r for n in sizes for r in point_records(sweeps[n])])
+    records_at = {n: point_records(sweeps[n]) for n in sizes}
+    styles = _styles(styles, [r for n in sizes for r in records_at[n]])
     variants = list(dict.fromkeys(v for n in sizes for v in sweeps[n]["variant"]))
     legend_w = _legend_width(variants)
     columns = min(3, len(sizes))
@@ -150,7 +151,7 @@ def block_sweep_multiples(sweeps: dict, *, title: str, styles: dict | None = Non
         canvas.text(left, top - 5, f"n = {pow2_text(n)}", size=11, font_weight="bold")
         panel.x_ticks(log2_ticks(blocks, x, label_px=30), lambda v: f"{v:g}")
         _y_ticks(panel)
-        records = point_records(sweep)
+        records = records_at[n]
         for variant in dict.fromkeys(sweep["variant"]):
             mine = sorted((r for r in records if r["variant"] == variant), key=lambda r: r["block"])
             style = styles[variant]

@@ -74,7 +74,7 @@ def energy_scatter(points: list[dict], *, median_w: float | None, title: str, st
     # Every marker's box first, so that no name covers a point; then the rule's name, which has few
     # places to go, and last the points' names, which can move to any side of their point.
     taken = [(x(p["window_gbps"]) - 5, y(p["gb_per_j"]) - 5, x(p["window_gbps"]) + 5, y(p["gb_per_j"]) + 5) for p in drawn]
-    rule = _constant_power(panel, median_w, taken) if median_w else []
+    rule = _constant_power(panel, median_w, taken) if median_w else None
     for index, point in sorted(enumerate(drawn), key=lambda item: -item[1]["gb_per_j"]):
         style = styles.get(point["variant"]) or line_style(index)
         panel.point(point["window_gbps"], point["gb_per_j"], style, title=_point_title(point), href=point.get("anchor"),
@@ -88,10 +88,10 @@ def energy_scatter(points: list[dict], *, median_w: float | None, title: str, st
     return canvas.markup()
 
 
-def _constant_power(panel: Panel, watts: float, taken: list) -> list:
+def _constant_power(panel: Panel, watts: float, taken: list) -> tuple:
     """The line GB/J = GB/s / W from the origin to the panel's edge, named along it by its draw
     where its name covers the fewest of the points (`taken`, their boxes, to which the name's boxes
-    are added). Returns boxes along the line, which the points' names then keep off where they can."""
+    are added). Returns the line's ends, which the points' names then keep off where they can."""
     x_end = min(panel.x.high, panel.y.high * watts)
     x1, y1 = panel.x(0), panel.y(0)
     x2, y2 = panel.x(x_end), panel.y(x_end / watts)
@@ -99,7 +99,7 @@ def _constant_power(panel: Panel, watts: float, taken: list) -> list:
     line.set("class", "constant-power")
     line.set("data-watts", f"{watts:.6g}")
     length, angle = math.hypot(x2 - x1, y2 - y1), math.atan2(y2 - y1, x2 - x1)
-    rule = _boxes_along(x1, y1, angle, length, 1.0, 1.0)
+    rule = (x1, y1, x2, y2)
     text = f"median draw, {format_watts(watts)} W: the same power all along"
     width = text_width(text, 10)
     if length < width + 24:
@@ -113,7 +113,10 @@ def _constant_power(panel: Panel, watts: float, taken: list) -> list:
         return _boxes_along(*start(distance), angle, width, 0.75 * 10, 0.2 * 10)
 
     def cost(distance):
-        return sum(_overlap(box, other) for box in boxes(distance) for other in taken)
+        mine = boxes(distance)
+        whole = (min(b[0] for b in mine), min(b[1] for b in mine), max(b[2] for b in mine), max(b[3] for b in mine))
+        near = [other for other in taken if _overlap(whole, other)]
+        return sum(_overlap(box, other) for box in mine for other in near)
 
     starts = [length - 12 - width - (length - width - 24) * k / 16 for k in range(17)]  # from the far end back
     best = min(starts, key=cost)
@@ -125,7 +128,7 @@ def _constant_power(panel: Panel, watts: float, taken: list) -> list:
 
 
 def _boxes_along(x0: float, y0: float, angle: float, length: float, above: float, below: float,
-                 step: float = 6.0) -> list:
+                 step: float = 8.0) -> list:
     """Upright boxes that together cover a strip `length` px long from (x0, y0) at `angle`
     (radians), reaching `above` px to its left (up, for a strip left to right) and `below` px to its right."""
     cos, sin = math.cos(angle), math.sin(angle)
@@ -146,10 +149,10 @@ _OFFSETS += [(side, 4 + 12 * step * sign, anchor) for step in range(2, 10) for s
              for side, anchor in ((7, "start"), (-7, "end"))]
 
 
-def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken: list, rule=()) -> None:
+def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken: list, rule=None) -> None:
     """The variant's name beside its point, where it covers the fewest other names and points and
     stays in the frame (several variants of one speed crowd a corner), next to its point rather than
-    a line away, then off the constant-power line (`rule`'s boxes) where it can be; `taken` holds
+    a line away, then off the constant-power line (`rule`, its ends) where it can be; `taken` holds
     the names' and points' boxes."""
     width, height = text_width(text, LABEL_SIZE), LABEL_SIZE + 1
 
@@ -157,11 +160,15 @@ def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken:
         x0 = px + dx if anchor == "start" else px + dx - width
         return (x0, py + dy - height + 2, x0 + width, py + dy + 2)
 
+    # Only what lies where a candidate can go (_OFFSETS: a name's width to either side, 9 lines up or down).
+    reach = (px - width - 8, py - 120 - height, px + width + 8, py + 122)
+    near = [other for other in taken if _overlap(reach, other)]
+
     def cost(candidate):
         b = box(*candidate)
         outside = not (panel.left < b[0] and b[2] < panel.right and panel.top < b[1] and b[3] < panel.bottom)
-        covered = sum(_overlap(b, other) for other in taken)
-        return (outside, covered > 0, abs(candidate[1]) > 16, any(_overlap(b, other) for other in rule), covered,
+        covered = sum(_overlap(b, other) for other in near)
+        return (outside, covered > 0, abs(candidate[1]) > 16, rule is not None and _crosses(b, rule), covered,
                 abs(candidate[1]))
 
     dx, dy, anchor = min(_OFFSETS, key=cost)
@@ -170,6 +177,23 @@ def _label(canvas: Canvas, panel: Panel, text: str, px: float, py: float, taken:
         panel._line(px, px + dx, py, py + dy - 4, "#999", 0.6)
     canvas.text(px + dx, py + dy, text, size=LABEL_SIZE, anchor=anchor, fill="#222", parent=panel.group,
                 font_family="DejaVu Sans Mono,monospace", **{"class": "point-label"})
+
+
+def _crosses(box, segment) -> bool:
+    """Whether the segment (x1, y1, x2, y2) passes through the box (x0, y0, x1, y1): Liang and
+    Barsky's clipping, the part of the segment inside each of the box's four edges."""
+    x1, y1, x2, y2 = segment
+    low, high = 0.0, 1.0
+    for p, q in ((x1 - x2, x1 - box[0]), (x2 - x1, box[2] - x1), (y1 - y2, y1 - box[1]), (y2 - y1, box[3] - y1)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        low, high = (max(low, t), high) if p < 0 else (low, min(high, t))
+        if low > high:
+            return False
+    return True
 
 
 def _overlap(a, b) -> float:
