@@ -21,7 +21,8 @@ DIGEST_NAME = ".primbench-digests.json"
 # 2: the history keeps each op's smallest, middle and largest size, not only HEADLINE_SIZES.
 # 3: each history point names its case and the median of the figure the verdict engine judges it on.
 # 4: the index line's ratio is against the best library at its size, and names it.
-DIGEST_SCHEMA = 4
+# 5: each history point names its variant's series (the history's colours).
+DIGEST_SCHEMA = 5
 # The index line's headline sizes (the seed's size and the largest of the study), also kept in
 # the history wherever an op measured them.
 HEADLINE_SIZES = (2**25, 2**28)
@@ -101,7 +102,7 @@ def _point(op: str, n: int, variant: str, mine) -> dict:
     block = selection.choose_block(mine, n)
     chosen = mine if block is None else mine[mine["block"] == block]
     fastest = mine.sort_values("median_ms").iloc[0]
-    return {"op": op, "n": n, "variant": variant, "order": int(fastest["order"]),
+    return {"op": op, "n": n, "variant": variant, "order": int(fastest["order"]), "series": _text(fastest.get("series")),
             "median_us": float(chosen["median_ms"].iloc[0]) * 1e3 if not chosen.empty else None,
             "best_us": float(fastest["median_ms"]) * 1e3, "pct_peak": _number(fastest["pct_peak"]),
             "key": str(chosen["key"].iloc[0]) if not chosen.empty else None}
@@ -109,6 +110,10 @@ def _point(op: str, n: int, variant: str, mine) -> dict:
 
 def _number(value):
     return float(value) if is_number(value) else None
+
+
+def _text(value):
+    return value if isinstance(value, str) else None
 
 
 class DigestCache:
@@ -137,7 +142,7 @@ _FIELDS = {"id": (str,), "page": (str,), "gpu": (str,), "started": (str, _NONE),
            "headline": (list,), "points": (list,)}
 _HEADLINE = {"n": (int,), "variant": (str,), "block": (int, _NONE), "time_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE),
              "library": (str, _NONE), "ratio_to_library": (*_NUMBER, _NONE)}
-_POINT = {"op": (str,), "n": (int,), "variant": (str,), "order": (int,), "median_us": (*_NUMBER, _NONE),
+_POINT = {"op": (str,), "n": (int,), "variant": (str,), "order": (int,), "series": (str, _NONE), "median_us": (*_NUMBER, _NONE),
           "best_us": _NUMBER, "pct_peak": (*_NUMBER, _NONE), "key": (str, _NONE), "figure": (str, _NONE),
           "judged_us": (*_NUMBER, _NONE)}
 

@@ -61,12 +61,13 @@ def _regression(op: str, n: int, variant: str, run: dict, pct: float) -> dict:
 
 
 def _section(op: str, runs: list[dict], series: list[dict], gpu: str) -> dict:
-    order = {}
+    order, family = {}, {}
     for d in runs:
         for p in d["points"]:
             if p["op"] == op:
                 order.setdefault(p["variant"], p["order"])
-    styles = op_styles(sorted(order, key=lambda v: (order[v], v)))
+                family.setdefault(p["variant"], p.get("series"))
+    styles = op_styles([(v, family[v]) for v in sorted(order, key=lambda v: (order[v], v))])
     dates = _dates(runs)
     charts = [{"n": s["n"], "svg": history_chart(op, s, runs, dates, styles), "caption": caption(op, s, gpu)}
               for s in series]

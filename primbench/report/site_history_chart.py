@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
+from primbench.report import series_styles
 from primbench.report.svg import (
     Axis,
     Canvas,
@@ -54,17 +55,18 @@ def panel_groups(variants: list, most: int = MAX_LINES) -> list[list]:
     return [variants[i:i + size] for i in range(0, len(variants), size)]
 
 
-def op_styles(variants: list) -> dict:
-    """A style per variant of an op (in its order), so a variant looks the same at every size."""
-    return {variant: line_style(index) for index, variant in enumerate(variants)}
+def op_styles(members: list) -> dict:
+    """A style per variant of an op ((variant, series) in its order), so a variant looks the same at
+    every size: its series' colour, as in the report (series_styles), a shade and a marker its own."""
+    return series_styles.styles_by_series(members)
 
 
 def _distinct_styles(groups: list[list], styles: dict) -> dict:
-    """`styles`, unless a panel would hold two lines of one colour (an op of more than 20 variants
-    measured at only some sizes): then styles by place in this chart, which never repeat in a panel."""
-    if all(len({styles[v]["colour"] for v in group}) == len(group) for group in groups):
+    """`styles`, unless a panel would hold two lines of one style: then styles by place in this
+    chart (colours that then mean no series), which never repeat in a panel."""
+    if all(len({tuple(sorted(styles[v].items())) for v in group}) == len(group) for group in groups):
         return styles
-    return op_styles([v for group in groups for v in group])
+    return {v: line_style(index) for index, v in enumerate(v for group in groups for v in group)}
 
 
 def link_to_page(element: ET.Element | None, href: str) -> None:
@@ -125,6 +127,7 @@ def history_chart(op: str, series: dict, runs: list[dict], dates: list[str], sty
         _history_panel(panel, {v: lines[v] for v in group}, series["regressions"], runs, dates, styles, n)
         panel.y_label("median µs" + (", log" if log else ""), offset=54)
         canvas.legend([(names[v], styles[v]) for v in group], LEFT + plot_w + 16, top + 10)
+    series_styles.series_key(canvas, [styles[v].get("series") for v in lines])
     return canvas.markup()
 
 

@@ -99,6 +99,27 @@ def test_no_panel_holds_more_than_eight_lines_and_every_variant_keeps_its_line(f
     assert several  # the run has ops of more than 8 variants: they did become small multiples
 
 
+def test_a_history_line_has_its_series_colour_as_in_the_report_and_each_chart_names_its_series(fixture_run):
+    from primbench.report.series_styles import series_colour, shade, SHADES
+
+    series_of = {p["variant"]: p["series"] for p in fixture_run[1]["points"]}
+    assert set(series_of.values()) >= {"harris", "beyond", "library"}
+    page = site_history.history(_copies(fixture_run[1], 2), "NVIDIA H200")
+    for op, chart, svg in _svgs(page):
+        named = {g.get("data-series") for key in svg.iter("g") if key.get("class") == "series-key" for g in key.iter("g")}
+        for line in svg.iter("polyline"):
+            series = series_of[line.get("data-series")]
+            own = series_colour(series)  # a shade of it: on the line from its darkest to its lightest
+            shades = {shade(own, -SHADES + 2 * SHADES * k / 100) for k in range(101)} | {own}
+            assert _near(line.get("stroke"), shades), (op, line.get("data-series"), line.get("stroke"), series)
+            assert series in named, (op, chart["n"], series)
+
+
+def _near(colour: str, shades: set) -> bool:
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return any(max(abs(a - int(s[i:i + 2], 16)) for a, i in zip(rgb, (1, 3, 5))) <= 3 for s in shades)
+
+
 def test_each_point_links_to_its_run_page_and_names_the_run_commit_variant_size_and_median(fixture_run):
     runs = _copies(fixture_run[1], 3)
     page = site_history.history(runs, "NVIDIA H200")
