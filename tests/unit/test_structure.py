@@ -76,3 +76,13 @@ def test_the_names_public_before_the_stage_packages_still_import():
     assert primbench.TimingPolicy is TimingPolicy is OldPath
     with pytest.raises(AttributeError):
         primbench.config.no_such_name  # noqa: B018
+
+
+def test_every_package_of_primbench_is_installed():
+    # A new stage package that pyproject.toml's list lacks imports in a checkout and is missing from
+    # a pip install (export/ was, once: `primbench export` then failed with ModuleNotFoundError).
+    import tomllib
+
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(PACKAGE.parent).parts) for p in PACKAGE.rglob("__init__.py")}
+    assert found - listed == set(), "add them to [tool.setuptools] packages in pyproject.toml"
