@@ -10,7 +10,7 @@ import importlib.util as _importlib_util
 import sys as _sys
 from pathlib import Path as _Path
 
-__version__ = "0.2.0"
+from primbench.version import __version__  # noqa: F401 (primbench.__version__, as every package has)
 
 # The repository's top-level folders and the packages they are installed as. pyproject.toml's
 # [tool.setuptools.package-dir] says the same (a CI test compares them).

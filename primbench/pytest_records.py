@@ -82,10 +82,10 @@ def session_header(timings: list[Timing] | None = None, run_id: str = "this pyte
     import platform
     import socket
 
-    from primbench import __version__
     from primbench.measuring.policy import TimingPolicy
     from primbench.run.runner import git_state
     from primbench.runfile import protocol
+    from primbench.version import __version__
 
     timings = timings or []
     variants = {f"{OP}/{t.record.case.variant}": {"op": OP, "name": t.record.case.variant, "hash": t.record.variant_hash,

@@ -17,7 +17,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    from primbench import __version__
+    from primbench.version import __version__
 
     parser = _OneLineParser(prog="primbench", description="primbench: verified, properly timed GPU primitives.")
     parser.add_argument("--version", action="version", version=f"primbench {__version__}")

@@ -28,7 +28,6 @@ import json
 
 import numpy as np
 
-from primbench import __version__
 from primbench.compare import energy
 from primbench.config.numbers import whole_number
 from primbench.export.records import ExportFormat, Option
@@ -36,6 +35,7 @@ from primbench.runfile import stats
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
 from primbench.text_safety import without_surrogates
+from primbench.version import __version__
 
 STATISTICS = ("mean", "median", "stddev", "cv")  # Google Benchmark's default aggregates, in its order
 BATCH_COUNTER = "batch_ns"

@@ -27,17 +27,22 @@ from pathlib import Path
 
 import numpy as np
 
-from primbench import __version__
 from primbench.compare import energy
 from primbench.errors import UserError
+from primbench.export.nvbench_summaries import (
+    batch_summaries,
+    cold_summaries,
+    energy_summaries,
+    sample_times_summary,
+    walltime_summary,
+)
 from primbench.export.records import ExportFormat, Option
-from primbench.export.nvbench_summaries import (batch_summaries, cold_summaries, energy_summaries, sample_times_summary,
-                                                 walltime_summary)
 from primbench.outputs import write_atomically
 from primbench.pathnames import shown
 from primbench.runfile.io import Run
 from primbench.runfile.records import CaseRecord
 from primbench.text_safety import without_surrogates
+from primbench.version import __version__
 
 JSON_VERSION = {"major": 1, "minor": 0, "patch": 0, "string": "1.0.0"}
 SAMPLE_FILE = re.compile(r"\d+\.bin")  # how _Document names each state's sample file: <index>.bin

@@ -219,6 +219,6 @@ def ncu_version() -> str:
 
 
 def _version() -> str:
-    from primbench import __version__
+    from primbench.version import __version__
 
     return __version__

@@ -13,10 +13,11 @@ import json
 import os
 from pathlib import Path
 
-from primbench import __version__, progress
+from primbench import progress
 from primbench.errors import UserError
 from primbench.outputs import write_own_file
 from primbench.resources import PUBLISHED_FIGURES, TEMPLATE_DIR
+from primbench.version import __version__
 
 CACHE_NAME = ".primbench-pages.json"
 RENDERING_LIBRARIES = ("matplotlib", "pandas", "numpy", "jinja2", "markupsafe")

@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from primbench import __version__, ops, registry
+from primbench import ops, registry
 from primbench.build import KernelBuildError, load_module
 from primbench.config.loading import Config
 from primbench.errors import UserError
@@ -32,6 +32,7 @@ from primbench.runfile.records import CaseRecord, RunEnd, RunHeader, RunResume
 from primbench.variant import CaseUnsupported
 from primbench.verify import inputs
 from primbench.verify.sequence import verify_case
+from primbench.version import __version__
 
 COPY_N = 2**28  # 1 GiB each way: far beyond L2, long enough that launch costs vanish
 
