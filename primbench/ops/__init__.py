@@ -48,7 +48,7 @@ class OpChecks:
     story: bool = False
     report_tables: Callable[[Any, float | None], dict] | None = None
     # No longer read: every ratio is against the op's best library at each size (the fastest case of
-    # its library series there, report/selection.py best_library). Kept so that a plugin declaring
+    # its library series there, report/op_view.py libraries). Kept so that a plugin declaring
     # it still loads.
     baseline: str | None = None
     # The (compensated, plain) pair the accuracy study's headline sets side by side.

@@ -35,13 +35,15 @@ def case_anchor(op, variant_name, dtype, n, block, distribution, param_items, pr
     return text + "".join(f"/{name}={value}" for name, value in (param_items or ()))
 
 
-def with_anchors(frame):
-    """The case frame with an `anchor` column, each op's primary distribution left out of it."""
+def with_anchors(frame, primary: dict | None = None):
+    """The case frame with an `anchor` column, each op's primary distribution (`primary`: {op:
+    distribution}, the op views'; else found here) left out of it."""
     from primbench.report import selection
 
     if frame.empty:
         return frame.assign(anchor=[])
-    primary = {op: selection.primary_slice(frame, op)[1] for op in frame["op"].unique()}
+    if primary is None:
+        primary = {op: selection.primary_slice(frame, op)[1] for op in frame["op"].unique()}
     anchors = [case_anchor(op, name, dtype, n, block, distribution, items, primary.get(op))
                for op, name, dtype, n, block, distribution, items in
                zip(frame["op"], frame["variant_name"], frame["dtype"], frame["n"], frame["block"],

@@ -10,9 +10,9 @@ import math
 from collections import Counter
 
 from primbench import ops
-from primbench.report import case_table, energy, headline, quality, sections, selection, story
+from primbench.report import case_table, energy, headline, op_view, quality, sections, selection, story
 from primbench.report.anchors import point_records
-from primbench.report.formats import annotated_frame, as_records
+from primbench.report.formats import as_records
 from primbench.report.missing_baselines import missing_baselines
 from primbench.report.svg import pow2_text
 from primbench.runfile import stats
@@ -21,30 +21,25 @@ from primbench.runfile.io import run_stem
 from primbench.verify import inputs
 
 
-def build_context(run, published=(), frame=None) -> dict:
-    """Everything the template shows, computed from a loaded run and the published references."""
+def build_context(run, published=(), views=None) -> dict:
+    """Everything the template shows, computed from a loaded run and the published references
+    (`views`: the run's op views, report/op_view.py, where the caller has them)."""
     from primbench.report import counters_section, svg_charts, svg_energy, svg_story, svg_values
-    from primbench.report.anchors import with_anchors
 
     # Inline SVG: each chart is built here in milliseconds, no drawing library and no worker pool.
     plots = _Charts(svg_charts, svg_story, svg_energy)
     device = run.device
-    if frame is None:
-        frame = annotated_frame(run)
-    frame = with_anchors(frame)
+    views = views if views is not None else op_view.build(run)
+    frame = views.frame
     device_name = device.get("name") or "this GPU"
     story = accuracy = None
-    if selection.story_op(frame):
-        story = _story(frame, published, device_name, plots)
-        accuracy = _accuracy_section(frame, device_name, plots)
+    if views.story is not None:
+        story = _story(views.story, published, device_name, plots)
+        accuracy = _accuracy_section(views.story, device_name, plots)
     counters = counters_section.build(run, frame)
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
     logs = {record.key: record.log for record in run.cases if record.log}
-    # Each op's cases are selected once: every table of a section reads only its own op, and each
-    # selection of the whole (55-column) frame costs about a millisecond.
-    by_op = dict(tuple(frame.groupby("op", sort=False))) if not frame.empty else {}
-    story_op = selection.story_op(frame)
-    per_op = [_op_section(by_op[op], op, op == story_op, device, run.copy_gbps, plots, logs) for op in selection.ops_in(frame)]
+    per_op = [_op_section(view, device, plots, logs) for view in views.ops]
     context = {
         "run": _run_facts(run, frame, device_name),
         "peak_gbps": device.get("peak_gbps"),
@@ -194,13 +189,11 @@ def _copy_alternatives(copy: dict) -> list[dict]:
     return rows
 
 
-def _story(frame, published, device_name, plots) -> dict:
+def _story(view, published, device_name, plots) -> dict:
     """The reduce story: the opening sentence and chart, the progression at the seed's size, the ranking."""
-    op = selection.story_op(frame)
-    dtype, distribution = selection.primary_slice(frame, op)
-    n, exact = selection.choose_progression_size(frame, op)
-    progression = story.progression_table(frame, n, published, op, dtype, distribution)
-    ranking = story.ranking_table(frame, op, n, dtype, distribution)
+    op, dtype, distribution, n, exact = view.op, view.dtype, view.distribution, view.n, view.n_exact
+    progression = story.progression_table(view, n, published)
+    ranking = story.ranking_table(view, n)
     rows = as_records(progression)
     hazards = {}
     for row in rows:
@@ -210,7 +203,7 @@ def _story(frame, published, device_name, plots) -> dict:
     anchor_of = {row["variant"]: row.get("anchor") for row in rows}
     for step in steps:  # each bar of this run links to its case's row
         step["anchor"] = anchor_of.get(step["variant"])
-    has_energy = energy.story_energy(rows, steps, frame)  # each row's and step's, where measured or asked
+    has_energy = energy.story_energy(rows, steps, view.cases)  # each row's and step's, where measured or asked
     chart = None
     if steps:
         devices = headline.device_labels(device_name, pow2_text(n), dtype, published)
@@ -234,19 +227,19 @@ def _story(frame, published, device_name, plots) -> dict:
         "ranking": as_records(ranking),
         "ranking_chart": case_table.progression_bars(
             plots, as_records(ranking), f"All {op} variants at n = {pow2_text(n)}, each at its fastest block: median time"),
-        "unranked": as_records(story.unranked_cases(frame, op, n)),
+        "unranked": as_records(story.unranked_cases(view, n)),
         "opening": headline.opening(rows, published, n, dtype),
         "steps": steps,
         "chart": chart,
         "energy": has_energy,
         # The best library at the story's size: the ranking's last column is against it.
-        "library": selection.library_facts(selection.best_library(frame, op, n, dtype, distribution)),
+        "library": selection.library_facts(view.libraries.get(n)),
     }
 
 
-def _accuracy_section(frame, device_name, plots) -> dict | None:
+def _accuracy_section(view, device_name, plots) -> dict | None:
     """The accuracy study: the table of relative errors, its chart and the headline ratio."""
-    study = sections.accuracy_study(frame)
+    study = sections.accuracy_study(view)
     if study is None:
         return None
     return {
@@ -259,9 +252,9 @@ def _accuracy_section(frame, device_name, plots) -> dict | None:
     }
 
 
-def _dtype_section(frame, op) -> dict | None:
+def _dtype_section(view) -> dict | None:
     """Every variant in every dtype at one size, when the run has more than one dtype."""
-    table, where = sections.dtype_table(frame, op)
+    table, where = sections.dtype_table(view)
     if where is None:
         return None
     return {**where, "rows": as_records(table)}
@@ -274,45 +267,32 @@ def _without_scheme(url) -> str | None:
     return url.split("://", 1)[-1]
 
 
-def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
-    """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures.
-    `frame` holds the op's cases only; `is_story`: the op has the story's own, larger section."""
-
-    dtype, distribution = selection.primary_slice(frame, op)
+def _op_section(view, device, plots, logs) -> dict:
+    """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures, all
+    read from the op's view (report/op_view.py); the story's op has the story's own, larger section."""
+    op, frame, dtype, distribution = view.op, view.cases, view.dtype, view.distribution
     # One style per variant across all of the op's plots, in progression order: its series' colour.
     ordered = frame.sort_values(["order", "variant"]).drop_duplicates("variant")
     styles = plots.styles_by_variant(zip(ordered["variant"], ordered["series"]))
-    bandwidth = _bandwidth(frame, op, dtype, distribution, device, copy_gbps, plots, styles)
-    sweeps = _sweep_charts(frame, op, dtype, distribution, plots, styles)
-    # With parameters (a stencil's radius), the comparisons across variants hold one value fixed.
-    params = selection.primary_params(frame, op, dtype, distribution)
-    compared = selection.with_params(frame, op, params)
-    distribution_chart = _distribution_chart(compared, op, dtype, plots, styles)
-    progression = None if is_story else _op_progression(compared, op, dtype, distribution)
+    progression = None if view.is_story else _op_progression(view)
     if progression:
         progression["chart"] = case_table.progression_bars(
             plots, progression["rows"], f"{op}: every variant at n = {pow2_text(progression['n'])}, median time")
-        progression["energy"] = energy.with_case_energy(progression["rows"], energy.energy_by_key(compared))
-    tables = {name: as_records(table) for name, table in ops.report_tables(op, frame, copy_gbps).items()}  # the op's own
-    best_per_size = as_records(story.best_per_size(compared, op, dtype, distribution))
-    headline_n = progression["n"] if progression else selection.choose_progression_size(compared, op)[0]
+        progression["energy"] = energy.with_case_energy(progression["rows"], energy.energy_by_key(view.compared))
+    tables = {name: as_records(table) for name, table in ops.report_tables(op, frame, view.copy_gbps).items()}  # the op's own
+    best_per_size = as_records(story.best_per_size(view))
     far = headline.far_summary(far_cases(frame))  # every slice of the op: a uint8 histogram too
-    op_line = headline.op_headline(op, best_per_size, headline_n, far)
-    energy_section = _energy_section(frame, compared, op, dtype, distribution, plots, styles)
+    op_line = headline.op_headline(op, best_per_size, view.n, far)
+    energy_section = _energy_section(view, plots, styles)
     if op_line:
         op_line["energy"] = energy.headline_energy(energy_section)
     cases = case_table.case_rows(frame)
-    other_slices = sorted(
-        {(d, s) for d, s in zip(frame["dtype"], frame["distribution"])}
-        - {(dtype, distribution)},
-        key=str,
-    )
     return {
         "name": op,
         "dtype": dtype,
         "distribution": distribution,
-        "other_slices": other_slices,
-        **bandwidth,
+        "other_slices": sorted({(d, s) for d, s in zip(frame["dtype"], frame["distribution"])} - {(dtype, distribution)}, key=str),
+        **_bandwidth(view, device, plots, styles),
         "progression": progression,
         "tables": tables,
         "pruning_chart": case_table.pruning_bars(plots, tables["pruning"], f"{op}: time of each kernel per input",
@@ -320,77 +300,75 @@ def _op_section(frame, op, is_story, device, copy_gbps, plots, logs) -> dict:
         if tables.get("pruning") else None,
         "cases": cases,
         "case_energy": any(case["energy"] for case in cases),  # the every-case table's mJ column
-        "params": params.text if params else None,  # shown in headings: "bins=256,replicas=8"
+        "params": view.params.text if view.params else None,  # shown in headings: "bins=256,replicas=8"
         "best_per_size": best_per_size,
         "headline": op_line,
         "far": far,
         "energy": energy_section,
-        "distribution_chart": distribution_chart,
-        "sweeps": sweeps,
+        "distribution_chart": _distribution_chart(view, plots, styles),
+        "sweeps": _sweep_charts(view, plots, styles),
         "verification": as_records(quality.verification_table(frame, op)),
         "reproducibility": as_records(quality.reproducibility_table(frame, op)),
-        "dtypes": _dtype_section(frame, op),
+        "dtypes": _dtype_section(view),
         "failures": [{**case, "log": logs.get(case["key"])} for case in as_records(quality.failures_table(frame, op))],
     }
 
 
-def _energy_section(frame, compared, op, dtype, distribution, plots, styles) -> dict | None:
+def _energy_section(view, plots, styles) -> dict | None:
     """GB/J against GB/s at the op's largest size with energy, and why energy is missing where asked."""
-    section = energy.op_energy(frame, compared, op, dtype, distribution)
+    section = energy.op_energy(view)
     if section and section["points"]:
-        title = f"{op}: energy against speed at n = {pow2_text(section['n'])} ({section['dtype']}, {section['distribution']})"
+        title = f"{view.op}: energy against speed at n = {pow2_text(section['n'])} ({section['dtype']}, {section['distribution']})"
         section["chart"] = plots.energy_scatter(section["points"], median_w=section["median_w"], title=title, styles=styles)
     return section
 
 
-def _bandwidth(frame, op, dtype, distribution, device, copy_gbps, plots, styles) -> dict:
+def _bandwidth(view, device, plots, styles) -> dict:
     """The bandwidth-vs-size chart, its size unit, and the L2 region it shades (by the cases' bytes)."""
-    unit = ops.declared(op, "size_unit", "elements")
-    rows = point_records(sections.bandwidth_lines(frame, op, dtype, distribution))
+    rows = point_records(sections.bandwidth_lines(view))
     chart = None
     if rows:
         chart = plots.bandwidth_vs_size(
-            rows, peak_gbps=device.get("peak_gbps"), copy_gbps=copy_gbps, l2_bytes=device.get("l2_bytes"),
-            unit=unit, title=f"{op}: bandwidth vs size ({dtype}, {distribution})", styles=styles)
-    return {"unit": unit, "bandwidth_chart": chart,
+            rows, peak_gbps=device.get("peak_gbps"), copy_gbps=view.copy_gbps, l2_bytes=device.get("l2_bytes"),
+            unit=view.unit, title=f"{view.op}: bandwidth vs size ({view.dtype}, {view.distribution})", styles=styles)
+    return {"unit": view.unit, "bandwidth_chart": chart,
             "l2_edge": plots.l2_edge(rows, device.get("l2_bytes")),  # the largest n whose charted cases all fit in L2
             "l2_mib": (device.get("l2_bytes") or 0) / 2**20}
 
 
-def _distribution_chart(compared, op: str, dtype, plots, styles) -> dict | None:
+def _distribution_chart(view, plots, styles) -> dict | None:
     """Each variant on each input distribution at one size, when the op has two or more."""
-    bars = sections.distribution_bars(compared, op, dtype)
+    bars = sections.distribution_bars(view)
     if bars.empty:
         return None
     n = int(bars["n"].iloc[0])
     rows = as_records(bars)
-    title = f"{op}: GB/s by input distribution at n = {pow2_text(n)} ({dtype})"
+    title = f"{view.op}: GB/s by input distribution at n = {pow2_text(n)} ({view.dtype})"
     return {"n": n, "chart": plots.distribution_bars_chart(rows, title=title, styles=styles), "rows": rows}
 
 
-def _sweep_charts(frame, op: str, dtype, distribution, plots, styles) -> list[dict]:
+def _sweep_charts(view, plots, styles) -> list[dict]:
     """GB/s against block size at each size swept, then against each of the variants' own parameters."""
-    sweeps = []
-    by_size = sections.block_sweeps(frame, op, dtype, distribution)
+    op, sweeps = view.op, []
+    by_size = sections.block_sweeps(view)
     if by_size:  # one figure of small multiples: a panel per size, not a near-empty chart each
         sweeps.append({"n": None, "sizes": sorted(by_size), "param": None,
                        "variants": len({v for sweep in by_size.values() for v in sweep["variant"]}),
                        "chart": plots.block_sweep_multiples(by_size, title=f"{op}: GB/s against block size, a panel per size", styles=styles)})
-    for slice_dtype, slice_distribution in selection.slices_by_dtype(frame, op, (dtype, distribution)):
-        for sweep in sections.param_sweeps(frame, op, slice_dtype, slice_distribution):
+    for slice_dtype, slice_distribution in view.slices:
+        for sweep in sections.param_sweeps(view, slice_dtype, slice_distribution):
             title = f"{op}: GB/s vs {sweep['param']} at n = {pow2_text(sweep['n'])} ({slice_dtype}, {slice_distribution})"
             sweeps.append({"n": sweep["n"], "param": sweep["param"], "variants": len(sweep["lines"]),
                            "chart": plots.param_sweep_chart(sweep, title=title)})
     return sweeps
 
 
-def _op_progression(compared, op: str, dtype, distribution) -> dict | None:
+def _op_progression(view) -> dict | None:
     """A non-story op's progression at its chosen size (the story op has its own, larger section).
     Variants never run at this size (a one-block kernel past its block) are named, not rowed."""
-    n, exact = selection.choose_progression_size(compared, op)
-    table = story.progression_table(compared, n, (), op, dtype, distribution) if n else None
+    table = story.progression_table(view, view.n) if view.n else None
     if table is None or table.empty:
         return None
     rows = as_records(table)
-    return {"n": n, "n_exact": exact, "rows": [r for r in rows if r["status"] != "absent"],
+    return {"n": view.n, "n_exact": view.n_exact, "rows": [r for r in rows if r["status"] != "absent"],
             "absent": [r["variant"] for r in rows if r["status"] == "absent"]}

@@ -132,7 +132,7 @@ def progression_steps(frame, usable: dict, times: dict) -> list[dict]:
     op = selection.story_op(frame)
     if not op:
         return []
-    order = story.progression_variants(frame, op)
+    order = story.progression_variants(frame, op, story=True)
     slices: dict = {}
     rows = _rows_by_key(frame, usable)
     for key, case in usable.items():

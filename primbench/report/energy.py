@@ -10,7 +10,7 @@ import math
 import statistics
 
 from primbench.report import formats
-from primbench.report.selection import slice_of
+from primbench.report.selection import matches
 from primbench.runfile.frame import block_or_none, is_number
 
 ENERGY_COLUMNS = ("energy_mj", "energy_lo_mj", "energy_hi_mj", "energy_w", "energy_peak_w", "gb_per_j",
@@ -135,30 +135,35 @@ def reason_notes(frame) -> list[dict]:
     return list(notes.values())
 
 
-def _slice_with_energy(compared, op: str, dtype, distribution) -> tuple:
+def _slice_with_energy(view) -> tuple:
     """The op's charted slice where it has energy; else the slice (dtype, input distribution) with
     the most cases measured for energy: a config may measure energy on one input (top-k on normal
     logits) while the op's charts show another (its ties), and the section names the slice it shows."""
-    mine = compared[(compared["op"] == op) & compared["valid"] & compared["energy_mj"].notna()]
-    if mine.empty or not slice_of(mine, op, dtype, distribution).empty:
+    dtype, distribution = view.dtype, view.distribution
+    compared = view.compared
+    mine = compared[compared["valid"] & compared["energy_mj"].notna()]
+    charted = view.compared_primary
+    if mine.empty or (charted["valid"] & charted["energy_mj"].notna()).any():
         return dtype, distribution
     counts = mine.groupby(["dtype", "distribution"], dropna=False).size()
     return max(counts.items(), key=lambda item: (item[1], item[0][0] == dtype, str(item[0])))[0]
 
 
-def op_energy(frame, compared, op: str, dtype, distribution) -> dict | None:
+def op_energy(view) -> dict | None:
     """An op's energy: at the largest size where its variants (in the slice and parameters its other
     charts compare) have energy, one point per variant, the median draw across them, the variant
     with the least energy; and the reasons where energy was asked for and not measured. None where
     the op has neither. The largest size *with energy*, so that a config measuring energy only at
-    some sizes still gets its chart (the section names the size). `frame`: the op's cases, every
-    slice (whose reasons are listed); `compared`: those at the parameters the charts compare."""
-    if "energy_mj" not in frame:
+    some sizes still gets its chart (the section names the size). The reasons are listed for
+    every slice of the op (report/op_view.py), the chart at the parameters its other charts compare."""
+    if "energy_mj" not in view.cases:
         return None
-    reasons = reason_notes(frame[frame["op"] == op])
-    charted = (dtype, distribution)
-    dtype, distribution = _slice_with_energy(compared, op, dtype, distribution)
-    cases = slice_of(compared, op, dtype, distribution)
+    reasons = reason_notes(view.cases)
+    charted = (view.dtype, view.distribution)
+    dtype, distribution = _slice_with_energy(view)
+    compared = view.compared
+    cases = view.compared_primary if (dtype, distribution) == charted else compared[
+        matches(compared["dtype"], dtype) & matches(compared["distribution"], distribution)]
     measured = cases[cases["valid"] & cases["energy_mj"].notna()]
     if measured.empty:
         return {"n": None, "largest": False, "points": [], "reasons": reasons, "median_w": None, "best": None} if reasons else None

@@ -96,7 +96,7 @@ def publish(paths, out_dir, skipped_names=()) -> Path:
     (a link planted in the site is replaced, never written through: outputs.write_own_file), and a
     runs/ that is a link is refused, as the pages would land wherever it points."""
     from primbench.outputs import check_writable
-    from primbench.report.formats import annotated_frame
+    from primbench.report import op_view
     from primbench.report.render import story_published, write_page, write_report
 
     out_dir = Path(out_dir)
@@ -118,12 +118,12 @@ def publish(paths, out_dir, skipped_names=()) -> Path:
             continue  # neither its page nor its digest needs the run: the file is not even parsed
         if entry.run is None:
             entry.run = load_run(entry.path)
-        frame = annotated_frame(entry.run)
-        entry.digest = digest(entry.run, frame, page.as_posix())
+        views = op_view.build(entry.run)  # the report's and the digest's questions, answered once
+        entry.digest = digest(entry.run, views, page.as_posix())
         if not fresh:  # a page is rendered again only when its run or the code changed
             rendered += 1
             progress.say(f"rendering {page} ({rendered})")
-            write_report(entry.run, out_dir / page, published, frame, index_href=f"../{INDEX}", in_site=True)
+            write_report(entry.run, out_dir / page, published, views, index_href=f"../{INDEX}", in_site=True)
             cache.record(out_dir / page, entry.key)
         entry.run = None  # a year of runs is not held in memory at once
     progress.say(f"{rendered} report(s) rendered, {len(entries) - rendered} unchanged; drawing the history")

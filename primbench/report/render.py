@@ -39,12 +39,13 @@ def story_published(published_path=None) -> list:
     return [r for r in load_published(published_path) if ops.story_op({r.op}) == r.op]
 
 
-def write_report(run, out_path, published=(), frame=None, index_href: str | None = None, in_site: bool = False) -> Path:
-    """Write the report of an already loaded run to `out_path` (`frame`: its annotated case frame,
-    where the caller has it already; `index_href`: the site's index, on a published site)."""
+def write_report(run, out_path, published=(), views=None, index_href: str | None = None, in_site: bool = False) -> Path:
+    """Write the report of an already loaded run to `out_path` (`views`: its op views,
+    report/op_view.py, where the caller has them already; `index_href`: the site's index, on a
+    published site)."""
     from primbench.report.context import build_context
 
-    return write_page(REPORT_TEMPLATE, out_path, index_href=index_href, in_site=in_site, **build_context(run, published, frame))
+    return write_page(REPORT_TEMPLATE, out_path, index_href=index_href, in_site=in_site, **build_context(run, published, views))
 
 
 def render_page(template: str, **context) -> str:

@@ -1,8 +1,8 @@
 """An op's sections past its progression: bandwidth against size, block sizes, input distributions,
 the variants' own parameters, dtypes, the accuracy study.
 
-Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
-on hand-made frames. Failed and skipped cases never count as valid times.
+Everything here reads an op's view (report/op_view.py) of the annotated case frame, which a test
+builds from a hand-made frame (op_view.of). Failed and skipped cases never count as valid times.
 """
 
 from __future__ import annotations
@@ -12,28 +12,17 @@ from dataclasses import dataclass
 
 from primbench import ops
 from primbench.report.anchors import point_records
-from primbench.report.selection import (
-    ACCURACY_DISTRIBUTION,
-    best_library,
-    choose_block,
-    matches,
-    mode,
-    primary_slice,
-    rows_with_block,
-    slice_of,
-    story_op,
-)
+from primbench.report.selection import ACCURACY_DISTRIBUTION, choose_block, matches, mode, rows_with_block
 from primbench.runfile.frame import block_or_none, is_number
 
 
-def bandwidth_lines(frame, op: str, dtype=None, distribution=None):
-    """GB/s against n for each variant at one block size (256, the library's, or its most measured)."""
+def bandwidth_lines(view):
+    """GB/s against n for each variant of the op's primary slice at one block size (256, the
+    library's, or its most measured)."""
     import numpy as np
     import pandas as pd
 
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-    cases = slice_of(frame, op, dtype, distribution)
+    cases = view.primary
     blocks = {variant: choose_block(mine) for variant, mine in cases.groupby("variant", sort=False)}
     # Each variant's valid cases at its block, in one selection; a variant has one case per size
     # at a block, so the sort alone sets the order.
@@ -46,11 +35,10 @@ def bandwidth_lines(frame, op: str, dtype=None, distribution=None):
     return chosen.sort_values(["order", "variant", "n"]).reset_index(drop=True)
 
 
-def block_sweeps(frame, op: str, dtype=None, distribution=None) -> dict:
-    """{n: cases} for every size where some variant was measured at more than one block size."""
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-    cases = slice_of(frame, op, dtype, distribution)
+def block_sweeps(view) -> dict:
+    """{n: cases} for every size where some variant of the op's primary slice was measured at more
+    than one block size."""
+    cases = view.primary
     cases = cases[cases["valid"] & cases["block"].notna()]
     # The cases of each (size, variant) measured at more than one block size, counted in one pass.
     swept = cases[cases.groupby(["n", "variant"])["block"].transform("nunique") > 1]
@@ -58,12 +46,14 @@ def block_sweeps(frame, op: str, dtype=None, distribution=None) -> dict:
             for n, at_n in swept.groupby("n")}
 
 
-def distribution_bars(frame, op: str, dtype):
-    """Each variant on each input distribution at one size: the size with the most distributions
-    (the largest on a tie), each variant at its chosen block size. Empty unless there are two."""
+def distribution_bars(view):
+    """Each variant on each input distribution at one size, in the op's primary dtype at the
+    parameter values it compares: the size with the most distributions (the largest on a tie),
+    each variant at its chosen block size. Empty unless there are two."""
     import pandas as pd
 
-    cases = frame[(frame["op"] == op) & matches(frame["dtype"], dtype) & frame["valid"]]
+    frame = view.compared
+    cases = frame[matches(frame["dtype"], view.dtype) & frame["valid"]]
     cases = cases[cases["distribution"] != ACCURACY_DISTRIBUTION]  # summed badly on purpose, not timed
     if cases.empty:
         return pd.DataFrame()
@@ -84,12 +74,12 @@ def distribution_bars(frame, op: str, dtype):
     return pd.DataFrame(rows).sort_values(["order", "variant"]).reset_index(drop=True)
 
 
-def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> list[dict]:
+def param_sweeps(view, dtype, distribution, min_values: int = 3) -> list[dict]:
     """Every parameter some variant was measured at `min_values` or more values of, with all else
     fixed: [{'n', 'param', 'dtype', 'lines': {'variant, block B': [(value, GB/s, case), ...]}}] (seed
     004's K, a histogram's bins), at the largest size it was swept at. Two values (top-k's
     vocabulary with and without a partial last group) are a check, not a sweep."""
-    cases = slice_of(frame, op, dtype, distribution)
+    cases = view.slice(dtype, distribution)
     cases = cases[cases["valid"]]
     sweeps = {}
     for n, at_n in cases.sort_values(["order", "variant_name", "block"]).groupby("n", sort=True):
@@ -112,13 +102,13 @@ def param_sweeps(frame, op: str, dtype, distribution, min_values: int = 3) -> li
     return list(sweeps.values())
 
 
-def dtype_table(frame, op: str):
-    """Every variant in every dtype at the largest size measured in more than one dtype: time, GB/s,
-    % of peak, and its time over the best library's in the same dtype (at the parameters both
-    have). Empty when one dtype was run."""
+def dtype_table(view):
+    """Every variant of the op in every dtype at the largest size measured in more than one dtype:
+    time, GB/s, % of peak, and its time over the best library's in the same dtype (at the
+    parameters both have). Empty when one dtype was run."""
     import pandas as pd
 
-    cases = frame[(frame["op"] == op) & frame["valid"]]
+    cases = view.cases[view.cases["valid"]]
     dtypes_per_n = cases.groupby("n")["dtype"].nunique() if not cases.empty else pd.Series(dtype=int)
     sizes = [int(n) for n, count in dtypes_per_n.items() if count > 1]
     if not sizes:
@@ -134,7 +124,7 @@ def dtype_table(frame, op: str):
         best = mine.sort_values("median_ms").iloc[0]
         key = (dtype, tuple(best["param_items"]))
         if key not in libraries:
-            libraries[key] = best_library(frame, op, n, dtype, distribution, params=dict(best["param_items"]))
+            libraries[key] = view.library(n, dtype, distribution, params=dict(best["param_items"]))
         library = libraries[key]
         rows.append({"variant": variant, "order": best["order"], "series": best["series"], "dtype": dtype,
                      "block": block_or_none(best["block"]), "time_us": best["median_ms"] * 1e3, "gbps": best["gbps"],
@@ -173,13 +163,14 @@ class Accuracy:
     headline: dict | None  # the compensated and plain-tree errors at the largest size, and their ratio
 
 
-def accuracy_study(frame, op: str | None = None) -> Accuracy | None:
-    """From the cases on the ill-conditioned input (float32): each variant's |got - exact| / |exact|,
-    the host's left-to-right float32 loop, and the floor every float32 result has (its own rounding)."""
+def accuracy_study(view) -> Accuracy | None:
+    """From the op's cases on the ill-conditioned input (float32): each variant's |got - exact| /
+    |exact|, the host's left-to-right float32 loop, and the floor every float32 result has (its own
+    rounding)."""
     import numpy as np
 
-    op = op or story_op(frame)
-    cases = frame[(frame["op"] == op) & (frame["distribution"] == ACCURACY_DISTRIBUTION) & (frame["dtype"] == ACCURACY_DTYPE)]
+    op, frame = view.op, view.cases
+    cases = frame[(frame["distribution"] == ACCURACY_DISTRIBUTION) & (frame["dtype"] == ACCURACY_DTYPE)]
     cases = cases[cases["status"] == "ok"]
     cases = cases[[is_number(g) and is_number(e) and float(e) != 0 for g, e in zip(cases["got"], cases["expected"])]]
     if cases.empty:

@@ -123,30 +123,9 @@ def matches(column, value):
     return column == value
 
 
-def _memo(frame, key, compute):
-    """`compute()` once per (frame, key) while `frame` lives: a report asks for the same slice and
-    baseline ~300 times, and each pandas selection of a 1,300-case frame costs milliseconds.
-    Callers treat what they get as read-only (they select from it, never assign into it)."""
-    import weakref
-
-    memo = _MEMOS.get(id(frame))
-    if memo is None:
-        memo = _MEMOS[id(frame)] = {}
-        weakref.finalize(frame, _MEMOS.pop, id(frame), None)  # the id may be reused once it is gone
-    if key not in memo:
-        memo[key] = compute()
-    return memo[key]
-
-
-_MEMOS: dict[int, dict] = {}
-
-
 def slice_of(frame, op: str, dtype, distribution):
     """The cases of one op, dtype and input distribution."""
-    def compute():
-        return frame[(frame["op"] == op) & matches(frame["dtype"], dtype) & matches(frame["distribution"], distribution)]
-
-    return _memo(frame, ("slice", op, dtype, distribution), compute)
+    return frame[(frame["op"] == op) & matches(frame["dtype"], dtype) & matches(frame["distribution"], distribution)]
 
 
 def choose_progression_size(frame, op: str, preferred: int = PROGRESSION_N) -> tuple[int | None, bool]:
@@ -184,39 +163,25 @@ def rows_with_block(cases, block):
     return cases[cases["block"] == block]
 
 
-def best_case(frame, op: str, n: int, exclude_series=LIBRARY_SERIES_NAMES, dtype=None, distribution=None):
-    """The fastest valid case of `op` at size n outside the excluded series, or None."""
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-    cases = slice_of(frame, op, dtype, distribution)
+def best_case(cases, n: int, exclude_series=LIBRARY_SERIES_NAMES):
+    """The fastest valid case of `cases` (one op's slice) at size n outside the excluded series, or None."""
     cases = cases[(cases["n"] == n) & cases["valid"] & ~cases["series"].isin(list(exclude_series))]
     if cases.empty:
         return None
     return cases.sort_values("median_ms").iloc[0]
 
 
-def best_library(frame, op: str, n: int, dtype=None, distribution=None, params=None):
-    """The op's best library at size n: its fastest valid library case in the slice, whichever
-    library it is, or None where no library case has a time at this size (no ratio is then given).
-    With `params` (a case's parameters, a mapping), at the values of the parameters both have:
-    a histogram into 32 bins is compared with the libraries' 32-bin cases."""
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-
-    def compute():
-        cases = slice_of(frame, op, dtype, distribution)
-        return cases[(cases["n"] == n) & cases["valid"] & library_mask(cases)]
-
-    cases = _memo(frame, ("libraries", op, dtype, distribution, n), compute)
+def libraries_by_size(cases, params=None, sizes=None) -> dict:
+    """{n: the best library case at n} of `cases` (one op's slice): at each size its fastest valid
+    library case, whichever library it is; a size where no library case has a time is absent (no
+    ratio is then given). With `params` (a mapping), at the values of the parameters both have: a
+    histogram into 32 bins is compared with the libraries' 32-bin cases. `sizes`: only these."""
+    cases = cases[cases["valid"] & library_mask(cases)]
+    if sizes is not None:
+        cases = cases[cases["n"].isin(list(sizes))]
     if params is not None:
-        cases = cases[cases["param_items"].map(lambda items: agrees(items, params))]
-    return cases.iloc[cases["median_ms"].to_numpy().argmin()] if not cases.empty else None
-
-
-def best_library_ms(frame, op: str, n: int, dtype=None, distribution=None, params=None) -> float:
-    """best_library's median time (ms), or NaN where there is none."""
-    best = best_library(frame, op, n, dtype, distribution, params)
-    return float(best["median_ms"]) if best is not None else math.nan
+        cases = cases[cases["param_items"].map(lambda items: agrees(items, params)).astype(bool)]
+    return {int(n): at_n.iloc[at_n["median_ms"].to_numpy().argmin()] for n, at_n in cases.groupby("n", sort=True)}
 
 
 def name_of(frame, variant: str) -> str:

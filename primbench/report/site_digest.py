@@ -28,31 +28,31 @@ DIGEST_SCHEMA = 5
 HEADLINE_SIZES = (2**25, 2**28)
 
 
-def digest(run, frame, page: str) -> dict:
+def digest(run, views, page: str) -> dict:
     """One run as the index line (when, commit, headline numbers) and its history cases: for each
     op at its history_sizes, each variant's median at its headline block (the history) and its
-    fastest case's time and % of peak (the GPU models page)."""
-    device = run.device
+    fastest case's time and % of peak (the GPU models page). `views`: the run's op views
+    (report/op_view.py), which its report reads too."""
+    device, frame = run.device, views.frame
     statuses = {str(k): int(v) for k, v in frame["status"].value_counts().items()} if not frame.empty else {}
     git = run.git
     return {"id": run.header.run_id or run_stem(run.path), "page": page, "gpu": device.get("name") or "unknown GPU",
             "started": run.header.started, "git": git.get("sha"), "dirty": git.get("dirty"),
             "config": run.header.config.get("name"), "cases": len(run.cases), "statuses": statuses,
-            "finished": bool(run.finished), "headline": _headline(frame), "points": _points(frame, run),
+            "finished": bool(run.finished), "headline": _headline(views.story), "points": _points(views, run),
             "source": str(run.path)}
 
 
-def _headline(frame) -> list[dict]:
-    op = selection.story_op(frame)
-    if frame.empty or op not in set(frame["op"]):
+def _headline(view) -> list[dict]:
+    """The story op's fastest kernel at each of HEADLINE_SIZES, against the best library there."""
+    if view is None:
         return []
-    dtype, distribution = selection.primary_slice(frame, op)
     lines = []
     for n in HEADLINE_SIZES:
-        best = selection.best_case(frame, op, n, dtype=dtype, distribution=distribution)
+        best = selection.best_case(view.primary, n)
         if best is None:
             continue
-        library = selection.best_library(frame, op, n, dtype, distribution)
+        library = view.libraries.get(n)
         # The block is named beside the time: the fastest block, which the story's block 256 may not be.
         lines.append({"n": n, "variant": best["variant"], "block": block_or_none(best["block"]),
                       "time_us": float(best["median_ms"]) * 1e3,
@@ -73,20 +73,16 @@ def history_sizes(sizes) -> list[int]:
     return sorted({present[0], middle, present[-1], *(n for n in HEADLINE_SIZES if n in present)})
 
 
-def _points(frame, run) -> list[dict]:
+def _points(views, run) -> list[dict]:
     """Each history case: op, n, variant, order, median at the headline block, fastest time and % of
     peak, for every op in its primary slice at its history_sizes; and the case at the headline block
     with the median of the figure compare judges it on (compare/rule.py), which step detection reads."""
     from primbench.compare.rule import Thresholds, figure_samples
 
-    if frame.empty:
-        return []
     records, thresholds = {record.key: record for record in run.cases}, Thresholds.from_header(run.header)
     points = []
-    for op in selection.ops_in(frame):
-        dtype, distribution = selection.primary_slice(frame, op)
-        cases = selection.slice_of(frame, op, dtype, distribution)
-        cases = cases[cases["valid"]]
+    for view in views.ops:
+        op, cases = view.op, view.primary[view.primary["valid"]]
         for n in history_sizes(cases["n"]):
             for variant, mine in cases[cases["n"] == n].groupby("variant"):
                 point = _point(op, int(n), variant, mine)

@@ -2,8 +2,8 @@
 against the best library at that size, and where the ordering differs from the seed's published
 figures.
 
-Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
-on hand-made frames. Failed and skipped cases never count as valid times.
+Everything here reads an op's view (report/op_view.py) of the annotated case frame, which a test
+builds from a hand-made frame (op_view.of). Failed and skipped cases never count as valid times.
 """
 
 from __future__ import annotations
@@ -11,15 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from primbench.report.selection import (
-    best_library,
-    choose_block,
-    library_facts,
-    primary_slice,
-    rows_with_block,
-    slice_of,
-    story_op,
-)
+from primbench.report.selection import choose_block, library_facts, rows_with_block
 from primbench.runfile.frame import block_or_none, is_number
 from primbench.runfile.libraries import library_mask
 from primbench.variant import BEYOND_SERIES, HARRIS_SERIES, LIBRARY_SERIES_NAMES
@@ -43,10 +35,11 @@ def cumulative_speedups(times) -> list[float]:
     return [first / t if first is not None and is_number(t) and t > 0 else math.nan for t in times]
 
 
-def progression_variants(frame, op: str) -> list[str]:
-    """The story's rows: the harris series in its order, primbench's kernels past the seeds, then the
-    libraries. Another op's progression is every variant in its declared order (libraries last)."""
-    if op != story_op(frame):
+def progression_variants(frame, op: str, story: bool) -> list[str]:
+    """The story's rows (`story`: the op leads the report): the harris series in its order,
+    primbench's kernels past the seeds, then the libraries. Another op's progression is every
+    variant in its declared order (libraries last)."""
+    if not story:
         cases = frame[frame["op"] == op].drop_duplicates("variant")
         ordered = cases.assign(_library=library_mask(cases)).sort_values(["_library", "order", "variant"])
         return list(ordered["variant"])
@@ -102,21 +95,20 @@ def _progression_row(variant: str, mine, n: int) -> dict:
     return row
 
 
-def progression_table(frame, n: int, published=(), op: str | None = None, dtype=None, distribution=None):
-    """An op's progression at size n (the story op's by default): time, noise, GB/s, % of both peaks, step and cumulative
-    speedups, and each published progression's time and cumulative speedup beside them."""
+def progression_table(view, n: int, published=()):
+    """An op's progression at size n (report/op_view.py: its primary slice, at the parameter values
+    it compares): time, noise, GB/s, % of both peaks, step and cumulative speedups, and each
+    published progression's time and cumulative speedup beside them."""
     import pandas as pd
 
-    op = op or story_op(frame)
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-    cases = slice_of(frame, op, dtype, distribution)
+    cases = view.compared_primary
     # One selection of the columns read (each selection copies every column), then one per variant.
     read = ("op", "variant", "series", "order", "origin", "hazard", "work", "span", "n", "block", "valid", "key",
             "anchor", "status", "reason", "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol",
             "pct_peak_read", "library", "far_from_light")
     by_variant = dict(tuple(cases[[c for c in read if c in cases]].groupby("variant", sort=False)))
-    rows = [_progression_row(variant, by_variant[variant], n) for variant in progression_variants(cases, op)]
+    rows = [_progression_row(variant, by_variant[variant], n)
+            for variant in progression_variants(cases, view.op, view.is_story)]
     table = pd.DataFrame(rows, columns=None if rows else ["variant", "time_us"])
     if table.empty:
         return table
@@ -188,15 +180,14 @@ def compared_steps(progression, source) -> list[OrderingDifference]:
     ]
 
 
-def ranking_table(frame, op: str, n: int, dtype=None, distribution=None):
-    """Every variant of `op` at size n at its fastest block, ranked by median time; valid cases only;
-    each time against the best library's at n (`ratio_to_library`: below 1 faster)."""
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-    cases = slice_of(frame, op, dtype, distribution)
+def ranking_table(view, n: int):
+    """Every variant of the op (its primary slice, report/op_view.py) at size n at its fastest block,
+    ranked by median time; valid cases only; each time against the best library's at n
+    (`ratio_to_library`: below 1 faster)."""
+    cases = view.primary
     cases = cases[(cases["n"] == n) & cases["valid"]]
     best = cases.sort_values(["median_ms", "variant"]).drop_duplicates("variant").reset_index(drop=True)
-    library = best_library(frame, op, n, dtype, distribution)
+    library = view.libraries.get(n)
     best["time_us"] = best["median_ms"] * 1e3
     best["ratio_to_library"] = best["median_ms"] / library["median_ms"] if library is not None else math.nan
     best["is_best_library"] = best["variant"] == library["variant"] if library is not None else False
@@ -204,21 +195,20 @@ def ranking_table(frame, op: str, n: int, dtype=None, distribution=None):
     return best
 
 
-def unranked_cases(frame, op: str, n: int):
-    """The failed and skipped cases of `op` at size n: listed beside the ranking, never in it."""
-    cases = frame[(frame["op"] == op) & (frame["n"] == n) & (frame["status"] != "ok")]
+def unranked_cases(view, n: int):
+    """The failed and skipped cases of the op at size n: listed beside the ranking, never in it."""
+    cases = view.cases[(view.cases["n"] == n) & (view.cases["status"] != "ok")]
     return cases.sort_values(["variant", "block"], na_position="last")
 
 
-def best_per_size(frame, op: str, dtype=None, distribution=None):
-    """For each size of `op`, the fastest valid variant (any block) outside the libraries, and the
-    best library at that size (the fastest library case there, whichever library it is): its
-    name, time, % of light and flag, and the variant's time over its (`ratio_to_library`)."""
+def best_per_size(view):
+    """For each size of the op (its primary slice at the parameter values it compares), the fastest
+    valid variant (any block) outside the libraries, and the best library at that size (the op
+    view's: the fastest library case there, whichever library it is): its name, time, % of light
+    and flag, and the variant's time over its (`ratio_to_library`)."""
     import pandas as pd
 
-    if dtype is None:
-        dtype, distribution = primary_slice(frame, op)
-    cases = slice_of(frame, op, dtype, distribution)
+    cases = view.compared_primary
     rows = []
     # One grouping of the valid cases (a size with none has no row), a few selections instead of
     # ~10 per size; only the columns read are carried (a selection copies every column).
@@ -229,7 +219,7 @@ def best_per_size(frame, op: str, dtype=None, distribution=None):
         libraries = library_mask(at_n)
         others = at_n[~libraries]
         best = others.sort_values("median_ms").iloc[0] if not others.empty else None
-        library = at_n[libraries].sort_values("median_ms").iloc[0] if libraries.any() else None
+        library = view.libraries.get(int(n))
         chosen = best if best is not None else overall
         facts = library_facts(library)
         rows.append(

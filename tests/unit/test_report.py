@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import formats, quality, sections, selection, story, svg_charts
+from primbench.report import formats, op_view, quality, sections, selection, story, svg_charts
 from primbench.report.render import render_report
 from primbench.runfile.io import load_run
 from primbench.runfile.published import load_published
@@ -306,7 +306,7 @@ def test_progression_rows_follow_the_harris_order_then_the_baseline_with_speedup
             {"variant": "seed", "series": "seed000", "order": 30, "n": 2**25, "block": 256, "median_ms": 0.1},
         ]
     )
-    table = story.progression_table(frame, 2**25)
+    table = story.progression_table(op_view.of(frame, "reduce"), 2**25)
     assert list(table["variant"]) == ["r0", "r1", "cub_device_reduce"]
     assert list(table["time_us"]) == [4000.0, 2000.0, 500.0]
     assert list(table["cumulative_speedup"]) == [1.0, 2.0, 8.0]
@@ -329,7 +329,7 @@ def test_an_ordering_difference_is_found_where_a_published_progression_went_the_
             {"variant": "r2", "order": 12, "n": 2**25, "block": 256, "median_ms": 0.16},
         ]
     )
-    table = story.progression_table(frame, 2**25, [rng_seed])
+    table = story.progression_table(op_view.of(frame, "reduce"), 2**25, [rng_seed])
     assert table["seed_cumulative"].round(3).tolist() == [1.0, round(5.7 / 6.9, 3), round(5.7 / 4.7, 3)]
     differences = story.ordering_differences(table, [rng_seed])
     assert [(d.earlier, d.later) for d in differences] == [("r0", "r1")]
@@ -346,12 +346,13 @@ def test_failed_cases_are_not_ranked_and_the_ratio_is_to_the_fastest_library():
             {"variant": "slower_library", "series": "library", "n": 2**25, "block": None, "median_ms": 0.09},
         ]
     )
-    ranking = story.ranking_table(frame, "reduce", 2**25)
+    view = op_view.of(frame, "reduce")
+    ranking = story.ranking_table(view, 2**25)
     assert list(ranking["variant"]) == ["cub_device_reduce", "slower_library", "a"]
     assert int(ranking.loc[2, "block"]) == 512  # each variant at its fastest block
     assert ranking.loc[2, "ratio_to_library"] == pytest.approx(1.25)  # the faster library's, whatever its series' spelling
     assert list(ranking["is_best_library"]) == [True, False, False]
-    assert list(story.unranked_cases(frame, "reduce", 2**25)["variant"]) == ["fast_but_wrong"]
+    assert list(story.unranked_cases(view, 2**25)["variant"]) == ["fast_but_wrong"]
 
 
 def test_determinism_is_yes_no_or_mixed_across_a_variants_cases():
@@ -384,7 +385,7 @@ def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the
          "distribution": "uniform", "got": 5.0, "expected": 9.0},  # not the accuracy input: ignored
     ]
     frame = _frame(rows)
-    study = sections.accuracy_study(frame)
+    study = sections.accuracy_study(op_view.of(frame, "reduce"))
     by_label = {row["label"]: row for row in study.rows}
     assert study.sizes == [2**20]
     assert by_label["plain"]["errors"] == [pytest.approx(0.5 / exact)]
@@ -394,7 +395,7 @@ def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the
     floor = next(row for row in study.rows if row["kind"] == "floor")
     assert floor["errors"] == [pytest.approx(2.0**-15 / exact)]
     frame = frame.assign(variant=frame["variant"].replace({"plain": "vector_load_sum", "compensated": "vector_compensated_sum"}))
-    headline = sections.accuracy_study(frame).headline
+    headline = sections.accuracy_study(op_view.of(frame, "reduce")).headline
     assert headline["ratio"] == pytest.approx(0.02) and headline["verdict"] == "50 times smaller"
     assert sections._accuracy_verdict(0.0, 1e-7) == "the compensated sum is exact"
     assert sections._accuracy_verdict(1e-9, 0.0) == "the plain tree is exact here"  # not "exact" for the compensated
@@ -428,7 +429,7 @@ def test_the_dtype_table_compares_each_dtype_with_the_best_library_in_the_same_d
         {"variant": "cub_device_reduce", "series": "baseline", "dtype": "float32", "n": 2**28, "block": None, "median_ms": 0.26},
         {"variant": "v", "series": "beyond", "dtype": "float32", "n": 2**20, "block": 256, "median_ms": 0.01},
     ])
-    table, where = sections.dtype_table(frame, "reduce")
+    table, where = sections.dtype_table(op_view.of(frame, "reduce"))
     assert where["n"] == 2**28 and where["libraries"] == ["cub_device_reduce"]
     rows = table.set_index(["variant", "dtype"])
     assert rows.loc[("v", "float32"), "ratio_to_library"] == pytest.approx(0.25 / 0.26)
@@ -450,7 +451,7 @@ def test_the_real_run_has_the_accuracy_reproducibility_and_dtype_sections(newest
     page.feed(html)
     ids = {attrs.get("id") for _tag, attrs, _ in page.tags}
     assert {"accuracy", "reproducibility-reduce", "dtypes-reduce"} <= ids
-    study = sections.accuracy_study(frame)
+    study = sections.accuracy_study(op_view.of(frame, "reduce"))
     assert study.headline is not None and study.headline["ratio"] < 1
     fixed = quality.reproducibility_table(frame, "reduce").set_index("variant").loc["vector_fixed_tree_deterministic"]
     assert (fixed["across_runs"], fixed["across_blocks"], fixed["across_grids"]) == ("yes", "yes", "yes")
@@ -495,6 +496,7 @@ def _histogram_frame():
         "param_items": _items(params), "block": block,
         "dtype": "uint8", "distribution": distribution, "n": 2**26, "valid": True, "gbps": gbps,
         "median_ms": 2**26 / gbps / 1e6, "order": {"seed004_replicated": 30, "vector_per_warp": 40}.get(name, 90),
+        "series": "baseline" if block is None else "beyond",
     } for name, params, block, distribution, gbps in rows])
 
 
@@ -509,7 +511,7 @@ def test_parameters_are_held_one_by_one_so_variants_with_fewer_parameters_stay()
 
 def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block():
     frame = selection.with_params(_histogram_frame(), "histogram", {"bins": 256, "replicas": 8})
-    bars = sections.distribution_bars(frame, "histogram", "uint8")
+    bars = sections.distribution_bars(op_view.of(frame, "histogram"))
     assert set(bars["distribution"]) == {"uniform", "all_equal"}
     assert set(bars["block"].dropna()) == {256} and bars["block"].isna().sum() == 2  # CUB chooses its own
     fast = bars[(bars["variant"] == "vector_per_warp[bins=256]") & (bars["distribution"] == "all_equal")]
@@ -519,17 +521,18 @@ def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block
     marks = chart.count('class="point bar vertical"') + chart.count('class="point dot"')
     assert chart.startswith("<svg") and marks == len(bars)
     single = frame[frame["distribution"] == "uniform"]
-    assert sections.distribution_bars(single, "histogram", "uint8").empty
+    assert sections.distribution_bars(op_view.of(single, "histogram")).empty
 
 
 def test_a_parameter_swept_with_all_else_fixed_is_one_line_per_variant_and_block():
-    sweeps = sections.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform")
+    view = op_view.of(_histogram_frame(), "histogram")
+    sweeps = sections.param_sweeps(view, "uint8", "uniform")
     by_param = {s["param"]: s for s in sweeps}
     assert set(by_param) == {"replicas"}  # bins has two values here: a check, not a sweep
     line = by_param["replicas"]["lines"]["seed004_replicated[bins=256], block 128"]
     assert [(value, gbps) for value, gbps, _ in line] == [(2, 200.0), (8, 800.0), (32, 3200.0)]
     assert all(case["variant_name"] == "seed004_replicated" for _, _, case in line)  # each point knows its case
-    assert len(sections.param_sweeps(_histogram_frame(), "histogram", "uint8", "uniform", min_values=2)) == 2
+    assert len(sections.param_sweeps(view, "uint8", "uniform", min_values=2)) == 2
     chart = svg_charts.param_sweep_chart(by_param["replicas"], title="t")
     assert chart.startswith("<svg") and chart.count("<title>") == sum(len(v) for v in by_param["replicas"]["lines"].values())
 
@@ -546,7 +549,7 @@ def test_the_dtype_table_compares_each_row_with_the_library_at_its_own_parameter
         "block": None if name.startswith("cub") else 256, "order": 90 if name.startswith("cub") else 40,
         "series": "baseline" if name.startswith("cub") else "beyond",
     } for name, dtype, params, ms in rows])
-    table, where = sections.dtype_table(frame, "histogram")
+    table, where = sections.dtype_table(op_view.of(frame, "histogram"))
     assert where["libraries"] == ["cub_histogram_even[bins=1024]", "cub_histogram_even[bins=256]", "cub_histogram_even[bins=32]"]
     ratios = {(r.variant, r.dtype): r.ratio_to_library for r in table.itertuples()}
     assert ratios[("vector_per_warp[bins=32]", "int32")] == 0.5
@@ -574,7 +577,7 @@ def test_the_report_opens_with_the_story_sentence_its_time_chart_and_one_line_pe
     start = html.index('id="summary"')
     sentence = " ".join(re.sub(r"<[^>]+>", "", html[start:html.index("</p>", start)]).split())
     frame = formats.annotated_frame(load_run(newest_run))
-    table = story.progression_table(frame, 2**25, load_published(), "reduce")
+    table = story.progression_table(op_view.of(frame, "reduce"), 2**25, load_published())
     seeds = table[(table["series"] == "harris") & table["time_us"].notna()]
     first, last = seeds["time_us"].iloc[0], seeds["time_us"].iloc[-1]
     assert f"takes {first:,.1f} µs with the seeds' first kernel and {last:,.1f} µs with warp shuffles ({formats.format_faster(first / last)})" in sentence
@@ -628,11 +631,12 @@ def test_each_headline_names_the_library_whose_time_it_quotes():
 
     frame = formats.annotated_frame(load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"))
     for op in sorted(set(frame["op"])):
-        rows = story.best_per_size(frame, op).to_dict("records")
+        view = op_view.of(frame, op)
+        rows = story.best_per_size(view).to_dict("records")
         line = headline.op_headline(op, rows, None)
         if line["library_us"] is None:
             continue
-        cases = story.slice_of(frame, op, *story.primary_slice(frame, op))  # best_per_size's slice
+        cases = view.primary  # best_per_size's slice
         timed = cases[(cases["variant"] == line["library"]) & (cases["n"] == line["n"]) & cases["valid"]]
         assert line["library_us"] == pytest.approx(timed["median_ms"].min() * 1e3), op
 

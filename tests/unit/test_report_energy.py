@@ -306,7 +306,7 @@ def test_energy_measured_on_another_input_than_the_charts_still_gets_its_section
     # while the op's charts show the input with the most cases: the section must still be drawn.
     import pandas as pd
 
-    from primbench.report import energy
+    from primbench.report import energy, op_view
     from primbench.report.selection import annotate, primary_slice
 
     run = load_run(REAL)
@@ -316,7 +316,7 @@ def test_energy_measured_on_another_input_than_the_charts_still_gets_its_section
     both = pd.concat([frame, *untimed], ignore_index=True)
     charted = primary_slice(both, "topk")
     assert charted == ("float32", "many_ties")
-    section = energy.op_energy(both, both, "topk", *charted)
+    section = energy.op_energy(op_view.of(both, "topk"))
     measured = topk[topk["energy_mj"].notna()]
     assert section["distribution"] == "normal" and section["dtype"] == "float32"
     assert sorted(p["variant"] for p in section["points"]) == sorted(measured["variant"].unique())
@@ -325,4 +325,4 @@ def test_energy_measured_on_another_input_than_the_charts_still_gets_its_section
     assert line["variant"] == best["variant"] and line["mj"] == pytest.approx(best["energy_mj"])
     assert line["slice"] == "float32, normal"  # the headline says which input its energy is on
     # Where the charted slice has energy, nothing changes and the headline names no slice.
-    assert energy.headline_energy(energy.op_energy(frame, frame, "topk", *primary_slice(frame, "topk")))["slice"] is None
+    assert energy.headline_energy(energy.op_energy(op_view.of(frame, "topk")))["slice"] is None

@@ -1,4 +1,4 @@
-"""The report against the best library (report/selection.py best_library, story.py, headline.py):
+"""The report against the best library (report/op_view.py libraries, story.py, headline.py):
 at each size, every ratio is against the fastest library case there, named with the library the run
 records; a library that beats our fastest kernel at an op's largest size is said so plainly; and
 a library case far below its own light is flagged beside the case and in its op's line.

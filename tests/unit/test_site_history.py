@@ -26,12 +26,12 @@ from tests.conftest import RUNS
 
 @pytest.fixture(scope="module")
 def fixture_run():
-    from primbench.report.formats import annotated_frame
+    from primbench.report import op_view
     from primbench.runfile.io import load_run
 
     run = load_run(RUNS / "fixture-a.jsonl.gz")
-    frame = annotated_frame(run)
-    return frame, digest(run, frame, "runs/fixture-a.html")
+    views = op_view.build(run)
+    return views.frame, digest(run, views, "runs/fixture-a.html")
 
 
 def _copies(one: dict, count: int, edit=None) -> list[dict]:
@@ -180,11 +180,11 @@ def test_a_same_code_series_marks_nothing_that_compare_calls_same():
     # medians) flagged 4 of their steps (reduce2 and reduce3 at 2^16, cub_device_max at 2^20, a top-k
     # case), which compare calls SAME or BELOW_FLOOR; the verdict engine marks none.
     from primbench.compare import verdicts
-    from primbench.report.formats import annotated_frame
+    from primbench.report import op_view
     from primbench.runfile.io import load_run
 
     runs = [load_run(RUNS / f"fixture-{side}.jsonl.gz") for side in "ab"]
-    digests = [dict(digest(run, annotated_frame(run), f"runs/{side}.html"), source=str(run.path))
+    digests = [dict(digest(run, op_view.build(run), f"runs/{side}.html"), source=str(run.path))
                for run, side in zip(runs, "ab")]
     page = site_history.history(digests, "NVIDIA H200")
     assert page["regressions"] == []

@@ -3,7 +3,7 @@ that RENDERERS[NAME] writes from the runs (facts.py), never by hand. PLACES says
 which block, so a block cannot be deleted unnoticed.
 
 The figures are the report's own: each op's best kernel and its library come from the report's
-context (report/context.py, selection.py, story.py, headline.py), formatted by the report's own
+context (report/context.py, op_view.py, story.py, headline.py), formatted by the report's own
 filters (report/formats.py), so the README says what `make report` shows, whatever baseline or
 selection the report adopts."""
 

@@ -37,11 +37,20 @@ class Facts:
         return load_run(self.root / REFERENCE)
 
     @functools.cached_property
+    def views(self):
+        """The reference's op views (report/op_view.py), as the report reads them."""
+        from primbench.report import op_view
+
+        return op_view.build(self.reference)
+
+    @property
     def frame(self):
         """The reference's annotated case frame, as the report reads it."""
-        from primbench.report.formats import annotated_frame
+        return self.views.frame
 
-        return annotated_frame(self.reference)
+    def view(self, op: str):
+        """One op's view: its slice, parameters, sizes and best library per size."""
+        return next(view for view in self.views.ops if view.op == op)
 
     @functools.cached_property
     def context(self) -> dict:
@@ -49,7 +58,7 @@ class Facts:
         from primbench.report.context import build_context
         from primbench.report.render import story_published
 
-        return build_context(self.reference, story_published(), self.frame)
+        return build_context(self.reference, story_published(), self.views)
 
     @functools.cached_property
     def tracked(self) -> dict[str, object]:

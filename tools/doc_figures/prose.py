@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from primbench.report import formats, selection, story
+from primbench.report import formats, story
 from primbench.runfile.frame import is_number
 from tools.doc_figures.facts import wall_seconds
 
@@ -45,7 +45,7 @@ def _largest_n(facts, op: str) -> int:
 
 def _ranked(facts, op: str, label: str):
     """A variant's row (its fastest block) in the report's ranking of `op` at its largest size, on the op's primary slice."""
-    table = story.ranking_table(facts.frame, op, _largest_n(facts, op))
+    table = story.ranking_table(facts.view(op), _largest_n(facts, op))
     return table[table["variant"] == label].iloc[0]
 
 
@@ -91,7 +91,7 @@ def largest_library(op: str):
 def ranked_library(op: str):
     """The best library the report's ranking of `op` at its largest size compares with."""
     def compute(facts) -> str:
-        best = selection.best_library(facts.frame, op, _largest_n(facts, op))
+        best = facts.view(op).libraries.get(_largest_n(facts, op))
         return str(best["variant"]) if best is not None else "none"
 
     return compute
@@ -116,9 +116,7 @@ def topk_rows(facts) -> str:
 
 
 def topk_vocab(facts) -> str:
-    section = facts.op("topk")
-    params = selection.primary_params(facts.frame, "topk", section["dtype"], section["distribution"])
-    return f"{int(params['vocab']):,}"
+    return f"{int(facts.view('topk').params['vocab']):,}"
 
 
 def topk_one_read(facts) -> str:
