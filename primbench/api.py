@@ -9,6 +9,7 @@ from primbench.libraries import CUDA_CCCL, CUPY, CUPYX_NDIMAGE, FLASHINFER, TORC
 from primbench.measuring.policy import TimingPolicy
 from primbench.ops import OpChecks
 from primbench.ops import register as register_op
+from primbench.ops.sections import Bar, Column, Section
 from primbench.registry import register as register_variant
 from primbench.resources import KERNEL_DIR
 from primbench.variant import (
@@ -24,7 +25,8 @@ from primbench.variant import (
 )
 
 __all__ = [
-    "BASELINE_SERIES", "CUDA_CCCL", "CUPY", "CUPYX_NDIMAGE", "CaseUnsupported", "CurrentStream", "FLASHINFER", "KERNEL_DIR",
-    "LaunchContext", "Library", "OpChecks", "Plan", "TORCH", "TimingPolicy", "Variant", "cached_build", "ceil_div", "check_aligned_16",
+    "BASELINE_SERIES", "Bar", "CUDA_CCCL", "CUPY", "CUPYX_NDIMAGE", "CaseUnsupported", "Column", "CurrentStream", "FLASHINFER",
+    "KERNEL_DIR", "LaunchContext", "Library", "OpChecks", "Plan", "Section", "TORCH", "TimingPolicy", "Variant", "cached_build",
+    "ceil_div", "check_aligned_16",
     "eval_bytes_model", "pow2", "register_op", "register_variant",
 ]

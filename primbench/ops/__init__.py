@@ -1,8 +1,10 @@
 """What each op's cases are checked against: its inputs, its reference and its checks.
 
-One module per op (reduce.py holds reduce and reduce_max, scan.py holds scan). The runner and
-the config only ask `checks(op)` for an OpChecks; adding an op is a module here (found by name, no
-list) and its variants in kernels/<op>.py (or a plugin that registers both; docs/extending.md). Nothing here imports CuPy at module level.
+One module per op (reduce.py holds reduce and reduce_max, scan.py holds scan; sections.py holds
+the typed report sections an op may return). The runner and the config only ask `checks(op)` for
+an OpChecks; adding an op is a module here (found by name, no list) and its variants in
+kernels/<op>.py (or a plugin that registers both; docs/extending.md). Nothing here imports CuPy at
+module level.
 """
 
 from __future__ import annotations
@@ -43,9 +45,12 @@ class OpChecks:
     # another parameter (seed 004's K) meet the same data, drawn and checked once.
     input_params: tuple[str, ...] = ()
     # The report. `story`: this op's progression leads the report (the seeds' reduce story), and
-    # its accuracy study follows. `report_tables`: (annotated case frame, copy GB/s) -> {name:
-    # table} of this op's own tables, shown in its section (top-k's pruning).
+    # its accuracy study follows. `report_sections`: (the op's view, report/op_view.py) -> a list
+    # of sections.Section, its own sections on its page (top-k's pruning). `report_tables`, the
+    # older form: (annotated case frame, copy GB/s) -> {name: DataFrame}, each shown as a plain
+    # section after those (its columns' kinds read from their dtypes).
     story: bool = False
+    report_sections: Callable[[Any], list] | None = None
     report_tables: Callable[[Any, float | None], dict] | None = None
     # No longer read: every ratio is against the op's best library at each size (the fastest case of
     # its library series there, report/op_view.py libraries). Kept so that a plugin declaring
@@ -122,11 +127,19 @@ def declared(op: str, name: str, default=None):
     return getattr(_CHECKS[op], name) if op in _CHECKS else default
 
 
-def report_tables(op: str, frame, copy_gbps) -> dict:
-    """The op's own tables for its report section ({} for an op that declares none, or is unknown)."""
+def report_sections(op: str, view) -> list:
+    """The op's own sections of its report page ([] for an op that declares none, or is unknown):
+    what its report_sections returns, then each table of its report_tables."""
+    from primbench.ops.sections import from_table
+
     _load()
-    hook = _CHECKS[op].report_tables if op in _CHECKS else None
-    return hook(frame, copy_gbps) if hook else {}
+    checks = _CHECKS.get(op)
+    if checks is None:
+        return []
+    found = list(checks.report_sections(view)) if checks.report_sections else []
+    if checks.report_tables:
+        found += [from_table(name, table) for name, table in checks.report_tables(view.cases, view.copy_gbps).items()]
+    return found
 
 
 def dtypes(op: str) -> tuple[str, ...]:

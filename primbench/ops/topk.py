@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from primbench.ops import OpChecks, register
+from primbench.ops.sections import Bar, Column, Section
 from primbench.verify import outcomes
 
 K = 8  # where a case names no k
@@ -160,7 +161,8 @@ def pruning_table(frame, copy_gbps: float | None):
         candidates = launches[-1].get("candidates")  # the refine's launch (the only one when fused)
         groups = launches[0].get("groups_per_row")
         rows.append({
-            "variant": case["variant"], "order": case["order"], "rows": int(case["n"]), "distribution": case["distribution"],
+            "variant": case["variant"], "order": case["order"], "series": case["series"], "anchor": case.get("anchor"),
+            "rows": int(case["n"]), "distribution": case["distribution"],
             "vocab": vocab, "block": block_or_none(case["block"]), "time_us": case["median_ms"] * 1e3,
             "sort_us": sort.min() * 1e3 if len(sort) else math.nan,
             "speedup_vs_sort": sort.min() / case["median_ms"] if len(sort) else math.nan,
@@ -174,6 +176,37 @@ def pruning_table(frame, copy_gbps: float | None):
     # One row per variant, row count, input and vocabulary: its fastest block.
     table = table.sort_values("time_us").drop_duplicates(["variant", "rows", "distribution", "vocab"])
     return table.sort_values(["distribution", "vocab", "rows", "order", "variant"]).reset_index(drop=True)
+
+
+PRUNING_COLUMNS = (
+    Column("distribution", "input", "code"), Column("vocab", "V", "count"), Column("rows", "rows", "count"),
+    Column("variant", "variant", "code"), Column("block", "block", "block"), Column("time_us", "time µs", "us"),
+    Column("sort_us", "full sort µs", "us"), Column("speedup_vs_sort", "vs full sort", "faster"),
+    Column("one_read_us", "one read µs", "us"), Column("times_one_read", "× one read", "times"),
+    Column("group", "B", "count"), Column("groups_per_row", "scores / row", "count"),
+    Column("score_share_pct", "% of logits", "pct"), Column("candidates", "candidates", "count"),
+    Column("pruning", "pruning", "times"),
+)
+
+
+def report_sections(view) -> list[Section]:
+    """Top-k's own section: what the two-stage pruning saves (pruning_table), each row a mark."""
+    table = pruning_table(view.cases, view.copy_gbps)
+    if table.empty:
+        return []
+    rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in table.to_dict("records")]
+    bars = [Bar(f"{r['variant']} · {r['distribution']} · V={r['vocab']} · {r['rows']} rows", r["time_us"], r["series"],
+                r["anchor"]) for r in rows]
+    return [Section(
+        name="pruning", title="what the two-stage pruning saves",
+        caption="The pruning arithmetic of seed 004's top-k section, from this run's launches: a row of V logits gives "
+                "V / B group scores (their share of the logits' bytes) and (k + 1) x B candidates (the +inf sentinel "
+                "group takes a slot, so 9 groups are kept). Pruning is V / candidates. \"One read\" is the logits' "
+                "bytes over the copy bandwidth measured at the start of the run.",
+        columns=PRUNING_COLUMNS, rows=rows, bars=bars, bars_title=f"{view.op}: time of each kernel per input",
+        bars_caption="Each row of the table below as a mark: the kernel's median time on that input, vocabulary "
+                     "and number of rows.")]
 
 
 TOPK = register(OpChecks(
@@ -190,5 +223,5 @@ TOPK = register(OpChecks(
     input_params=("vocab", "k"),
     baseline=FULL_SORT,
     size_unit="rows",
-    report_tables=lambda frame, copy_gbps: {"pruning": pruning_table(frame, copy_gbps)},
+    report_sections=report_sections,
 ))

@@ -50,10 +50,3 @@ def progression_bars(charts, rows: list[dict], title: str):
              "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
     return charts.timing_bars(bars, title=title)
 
-
-def pruning_bars(charts, rows: list[dict], title: str, series: dict):
-    """Top-k's pruning table as marks: each kernel's time per input, vocabulary and row count,
-    coloured by the kernel's series (`series`: {variant: series}, the table does not carry it)."""
-    bars = [{"label": f"{r['variant']} · {r['distribution']} · V={r['vocab']} · {r['rows']} rows",
-             "series": series.get(r["variant"]), "time_us": r.get("time_us"), "anchor": r.get("anchor")} for r in rows]
-    return charts.timing_bars(bars, title=title)

@@ -9,8 +9,7 @@ import json
 import math
 from collections import Counter
 
-from primbench import ops
-from primbench.report import case_table, energy, headline, op_view, quality, sections, selection, story
+from primbench.report import case_table, energy, headline, op_sections, op_view, quality, sections, selection, story
 from primbench.report.anchors import point_records
 from primbench.report.formats import as_records
 from primbench.report.missing_baselines import missing_baselines
@@ -279,7 +278,6 @@ def _op_section(view, device, plots, logs) -> dict:
         progression["chart"] = case_table.progression_bars(
             plots, progression["rows"], f"{op}: every variant at n = {pow2_text(progression['n'])}, median time")
         progression["energy"] = energy.with_case_energy(progression["rows"], energy.energy_by_key(view.compared))
-    tables = {name: as_records(table) for name, table in ops.report_tables(op, frame, view.copy_gbps).items()}  # the op's own
     best_per_size = as_records(story.best_per_size(view))
     far = headline.far_summary(far_cases(frame))  # every slice of the op: a uint8 histogram too
     op_line = headline.op_headline(op, best_per_size, view.n, far)
@@ -294,10 +292,7 @@ def _op_section(view, device, plots, logs) -> dict:
         "other_slices": sorted({(d, s) for d, s in zip(frame["dtype"], frame["distribution"])} - {(dtype, distribution)}, key=str),
         **_bandwidth(view, device, plots, styles),
         "progression": progression,
-        "tables": tables,
-        "pruning_chart": case_table.pruning_bars(plots, tables["pruning"], f"{op}: time of each kernel per input",
-                                                 {v: style["series"] for v, style in styles.items()})
-        if tables.get("pruning") else None,
+        "sections": op_sections.op_sections(view, plots),  # the op's own (ops/sections.py), a plugin's too
         "cases": cases,
         "case_energy": any(case["energy"] for case in cases),  # the every-case table's mJ column
         "params": view.params.text if view.params else None,  # shown in headings: "bins=256,replicas=8"

@@ -12,7 +12,7 @@ from primbench.runfile.case_id import size_text
 from primbench.runfile.frame import is_number
 
 __all__ = ["annotated_frame", "as_records", "breakable", "format_block", "format_faster", "format_faster_cell", "format_gbps",
-           "format_gb_per_j", "format_mj", "format_number", "format_pct", "format_ratio", "format_ratio3", "format_sci",
+           "format_figure", "format_gb_per_j", "format_mj", "format_number", "format_pct", "format_ratio", "format_ratio3", "format_sci",
            "format_size", "format_speedup", "format_time_ratio", "format_time_ratio_cell", "format_times",
            "format_us", "format_value", "format_watts", "link_sources", "size_text", "slug"]
 
@@ -56,6 +56,7 @@ def _three_figures(doc: str):
 
 format_mj = _three_figures("Millijoules per operation to 3 significant figures: '0.62', '15.6', '180'.")
 format_gb_per_j = _three_figures("GB per joule to 3 significant figures: '0.00173', '8.60'.")
+format_figure = _three_figures("Any other figure to 3 significant figures (an op's own section's 'number' column).")
 
 
 # How fast one time is against another, one convention for every page: a speedup s

@@ -83,5 +83,5 @@ class Facts:
         return self.memos[key]
 
     def op(self, name: str) -> dict:
-        """The report's section of one op (best per size, headline, its own tables)."""
+        """The report's section of one op (best per size, headline, its own sections)."""
         return next(section for section in self.context["ops"] if section["name"] == name)

@@ -122,7 +122,8 @@ def topk_vocab(facts) -> str:
 def topk_one_read(facts) -> str:
     """The fastest kernel's time over one read of the logits, from top-k's pruning table."""
     section, line = facts.op("topk"), _largest(facts, "topk")
-    row = next(r for r in section["tables"]["pruning"] if r["variant"] == line["variant"] and r["rows"] == line["n"]
+    pruning = next(own for own in section["sections"] if own["name"] == "pruning")["rows"]  # ops/topk.py's section
+    row = next(r for r in pruning if r["variant"] == line["variant"] and r["rows"] == line["n"]
                and r["distribution"] == section["distribution"])
     return formats.format_times(row["times_one_read"])
 
