@@ -176,7 +176,8 @@ def _add_run(commands, plugin) -> None:
 
 def _add_readers(commands, plugin) -> None:
     """The commands that read runs or the registry: report, info, list, compare."""
-    report = commands.add_parser("report", help="render run files as self-contained HTML pages")
+    # --plugin: a plugin op's own report sections are its code, never imported because a run names it.
+    report = commands.add_parser("report", parents=[plugin], help="render run files as self-contained HTML pages")
     report.add_argument("run", nargs="*", help="run files, folders of runs, or globs (results/nvidia-h200/, 'results/*/*.jsonl'); "
                         "each report goes beside its run")
     report.add_argument("--reference", action="store_true", help="render the H200's reference run that ships with "

@@ -233,3 +233,55 @@ def test_every_chart_point_shows_its_case_under_the_pointer_and_clicking_it_show
     assert click["hash"] == click["href"] and not click["after"] and click["inView"], click
     if name == "compare-same-commit":
         assert click["before"]  # nothing changed: the points are folded rows, hidden until clicked
+
+
+def _toy_run(out: Path) -> Path:
+    """A small run of the plugin op toy_scale (tests/plugins/toy_scale.py), made without a GPU:
+    fixture-a's header, and its uniform float32 vector_load_sum cases spelled as toy_scale's."""
+    import gzip
+    import json
+
+    from primbench.runfile.case_id import CaseId
+
+    header, *records = [json.loads(line) for line in gzip.open(REPO / SAME_COMMIT[0], "rt", encoding="utf-8")]
+    variant = {**header["variants"]["reduce/vector_load_sum"], "op": "toy_scale", "name": "one_per_thread", "series": "plugin"}
+    header["variants"] = {"toy_scale/one_per_thread": variant}
+    cases = [{**r, "op": "toy_scale", "variant": "one_per_thread", "variant_hash": variant["hash"]} for r in records
+             if r["kind"] == "case" and r["variant"] == "vector_load_sum" and r["distribution"] == "uniform"
+             and r["dtype"] == "float32" and r["status"] == "ok"]
+    for case in cases:
+        case["key"] = CaseId.from_record(case).key
+    end = {"kind": "end", "finished": header["started"], "ok": len(cases), "failed": 0, "skipped": 0}
+    out.write_text("".join(json.dumps(r) + "\n" for r in [header, *cases, end]), encoding="utf-8")
+    return out
+
+
+OWN_SECTION = """
+document.querySelectorAll("details").forEach(d => { d.open = true; });
+const heading = document.getElementById("per-element-toy-scale");
+const table = document.querySelector("table.op-section.per-element");
+const chart = document.querySelector('svg[aria-label="toy_scale: median time of each case"]');
+const marks = chart ? [...chart.querySelectorAll("a.point")] : [];
+const box = el => el ? el.getBoundingClientRect() : null;
+return {heading: heading ? heading.textContent.trim() : null, shown: !!heading && box(heading).height > 0,
+        rows: table ? table.tBodies[0].rows.length : 0, tableShown: !!table && box(table).width > 0,
+        marks: marks.length, linked: marks.filter(m => document.getElementById(m.getAttribute("href").slice(1))).length,
+        scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth};
+"""
+
+
+def test_a_plugin_ops_own_section_shows_on_its_report_page(chromium, tmp_path):
+    # tests/plugins/toy_scale.py's OpChecks returns a Section (ops/sections.py): `report --plugin`
+    # draws it on the op's page, its chart's marks linked to the cases' rows.
+    run, page = _toy_run(tmp_path / "toy.jsonl"), tmp_path / "toy.html"
+    result = subprocess.run([sys.executable, "bench.py", "report", str(run), "--plugin", "tests/plugins/toy_scale.py",
+                             "-o", str(page)], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    html = page.read_text(encoding="utf-8")
+    cases = html.count('<tr id="toy_scale/one_per_thread/')
+    assert cases >= 3 and "toy_scale: time per element</h3>" in html and "<th class=\"num\">ns per element</th>" in html
+    seen = _evaluate(page, OWN_SECTION)
+    print(seen)
+    assert seen["heading"] == "toy_scale: time per element" and seen["shown"] and seen["tableShown"], seen
+    assert seen["rows"] == seen["marks"] == seen["linked"] == cases, seen
+    assert seen["scroll"] <= seen["client"], seen

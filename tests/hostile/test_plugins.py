@@ -21,6 +21,7 @@ from tests.conftest import REPO
 from tests.hostile import harness
 
 TOY = REPO / "tests" / "plugins" / "toy_scale.py"
+TOY_VARIANT_LINE = 1 + TOY.read_text().splitlines().index("register_variant(Variant(")  # where a bad source is named
 HEAD = "import dataclasses\nfrom primbench import ops, registry\nfrom primbench.api import register_op, register_variant\n"
 COPY = "register_variant(dataclasses.replace(registry.get('reduce', 'vector_load_sum'), {}))\n"
 
@@ -135,7 +136,7 @@ def test_a_source_that_is_no_regular_file_is_one_line_without_being_opened(folde
         os.mkfifo(target)  # a reader would wait for a writer forever; the harness would time out
     words = {"missing": "neither beside the plugin", "folder": "is a folder", "fifo": "FIFO"}[kind]
     for command in (["list"], ["compile", "--arch", "sm_90"]):
-        _refused(folder, _toy_with_source(folder, '"toy_scale.cu"'), "line 56", words, command=command)
+        _refused(folder, _toy_with_source(folder, '"toy_scale.cu"'), f"line {TOY_VARIANT_LINE}", words, command=command)
 
 
 def test_a_relative_source_is_found_beside_the_plugin_from_any_working_folder(folder, tmp_path):

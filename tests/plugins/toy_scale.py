@@ -1,9 +1,11 @@
-"""A plugin that adds an op of its own, `toy_scale` (y = 2x), with its checks and one variant: it
-shows that a new op needs no file inside primbench (tests/e2e/test_cli_tool.py, tests/gpu/test_plugins.py)."""
+"""A plugin that adds an op of its own, `toy_scale` (y = 2x), with its checks, one variant and a
+report section of its own: it shows that a new op needs no file inside primbench
+(tests/e2e/test_cli_tool.py, tests/gpu/test_plugins.py, tests/e2e/test_browser.py)."""
 
 from pathlib import Path
 
-from primbench.api import LaunchContext, OpChecks, Plan, Variant, ceil_div, register_op, register_variant
+from primbench.api import (Bar, Column, LaunchContext, OpChecks, Plan, Section, Variant, ceil_div, register_op,
+                           register_variant)
 
 
 def _exact_input(case, seed):
@@ -27,6 +29,22 @@ def _check(result, wanted) -> dict:
     return {"ok": ok, "got": float(result[-1]) if written else None}
 
 
+def _report_sections(view) -> list:
+    """The op's own section of its report page: each timed case's time per element, a mark each."""
+    cases = view.cases[view.cases["valid"]].sort_values(["n", "block"])
+    rows = [{"variant": case["variant"], "n": int(case["n"]), "block": case["block"], "time_us": case["median_ms"] * 1e3,
+             "ns_per_element": case["median_ms"] * 1e6 / case["n"], "anchor": case.get("anchor")}
+            for case in cases.to_dict("records")]
+    return [Section(
+        name="per-element", title="time per element",
+        caption="Each timed case's median time over its n: what one doubled element costs, launch included.",
+        columns=(Column("variant", "variant", "code"), Column("n", "n", "size"), Column("block", "block", "block"),
+                 Column("time_us", "time µs", "us"), Column("ns_per_element", "ns per element", "number")),
+        rows=rows, bars=[Bar(f"{r['variant']} n={r['n']} block {r['block']}", r["time_us"], "plugin", r["anchor"]) for r in rows],
+        bars_title="toy_scale: median time of each case",
+        bars_caption="Each row of the table below as a mark.")]
+
+
 register_op(OpChecks(
     op="toy_scale",
     dtypes=("float32",),
@@ -38,6 +56,7 @@ register_op(OpChecks(
     check_random=lambda result, reference, plan, case: _check(result, reference),
     failure_reason=lambda exact, random: None if exact["ok"] and random["ok"] else "y is not 2x",
     working_bytes=lambda case, itemsize: 4 * case.n * itemsize + (64 << 20),
+    report_sections=_report_sections,
 ))
 
 
