@@ -60,9 +60,9 @@ def slow_sum(ctx):
     return Plan(run=run, result=lambda: out, launches=[], depth=ctx.n, scratch=[out])
 
 
-SPIN = r"""extern "C" __global__ void spin_forever(int* flag) {
-    while (atomicAdd(flag, 0) == 0) { }  // nothing ever sets it: a kernel that never returns
-}"""
+SPIN = r"""extern "C" __global__ void spin_forever(int* flag) {{
+    while (atomicAdd(flag, 0) == 0) {{ }}  // nothing ever sets it: a kernel that never returns
+}}"""  # doubled braces: this script is a str.format template
 
 
 def spins_forever(ctx):

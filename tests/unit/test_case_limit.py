@@ -152,3 +152,13 @@ def test_a_case_that_returns_just_after_its_limit_is_written_once(tmp_path):
     assert keys == ["reduce/reduce2_sequential/float32/n=1024/block=256/uniform",
                     "reduce/reduce2_sequential/float32/n=2048/block=256/uniform"]
     assert json.loads(path.read_text().splitlines()[-1])["status"] == "failed"
+
+
+def test_the_gpu_fault_script_template_formats_into_python_that_compiles():
+    """tests/gpu/test_faults.py's SCRIPT is a str.format template holding CUDA source: a brace left
+    single there failed all six fault tests on the H200 (2026-12-05). CI formats and compiles it."""
+    from tests.gpu import test_faults
+
+    script = test_faults.SCRIPT.format(repo="/repo", broken_source="/broken.cu")
+    compile(script, "faulty_bench.py", "exec")
+    assert "while (atomicAdd(flag, 0) == 0) { }" in script
