@@ -1,6 +1,8 @@
 """Today's CCCL as baselines, through cuda.compute (pip package cuda-cccl; its 1.2.1 wheel bundles
-CCCL 3.6): DeviceReduce's sum at each of its three Determinism levels and its max, DeviceScan's
-inclusive sum, and DeviceHistogram::HistogramEven with int32 counters. What a CuPy user gets (CuPy's
+CCCL 3.6): DeviceReduce's sum at two Determinism levels and its max, DeviceScan's
+inclusive sum, and DeviceHistogram::HistogramEven with int32 counters. Determinism.GPU_TO_GPU is
+not among them: cuda.compute 1.2.1's build refuses it ("gpu-to-gpu determinism is not supported",
+seen on the H200, 2026-12-05). What a CuPy user gets (CuPy's
 bundled CCCL 3.1.2, 64-bit histogram counters) stays beside them (kernels/reduce.py and the others).
 
 Each plan calls the library as its documentation's object API does: `prepare` makes the algorithm
@@ -162,11 +164,6 @@ _reduce("cccl_reduce_run_to_run", ORDER + 1, "RUN_TO_RUN", tuple(SUM_TYPES), Tru
         "tree, the same bits every run on one GPU",
         "Beside vector_fixed_tree_deterministic: reproducible run to run, though its tree follows CUB's tuning for the "
         "GPU, so another architecture may give other bits.")
-_reduce("cccl_reduce_gpu_to_gpu", ORDER + 2, "GPU_TO_GPU", ("float32",), True,
-        f"{CCCL} DeviceReduce through cuda.compute.make_reduce_into, Determinism.GPU_TO_GPU: a reproducible "
-        "floating-point accumulator (exponent bins), the same bits on any GPU",
-        "The guarantee vector_fixed_tree_deterministic gives (bits set by n alone). float32 only: for integers CCCL "
-        "takes the run-to-run path, which is already exact.")
 register(Variant(
     op="reduce_max", name="cccl_reduce_max", order=ORDER, prepare=reduce_plan("MAXIMUM", "RUN_TO_RUN"),
     origin=f"{CCCL} DeviceReduce through cuda.compute.make_reduce_into, OpKind.MAXIMUM",

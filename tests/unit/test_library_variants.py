@@ -30,7 +30,7 @@ def _prepare(op, name, x, **context):
 
 CCCL_CASES = [  # (op, variant, dtype, params)
     ("reduce", "cccl_reduce", "float32", {}), ("reduce", "cccl_reduce", "float16", {}), ("reduce", "cccl_reduce", "int32", {}),
-    ("reduce", "cccl_reduce_run_to_run", "float32", {}), ("reduce", "cccl_reduce_gpu_to_gpu", "float32", {}),
+    ("reduce", "cccl_reduce_run_to_run", "float32", {}),
     ("reduce_max", "cccl_reduce_max", "float16", {}), ("scan", "cccl_inclusive_scan", "int32", {}),
     ("scan", "cccl_inclusive_scan", "float32", {}), ("histogram", "cccl_histogram_even", "uint8", {"bins": 256}),
     ("histogram", "cccl_histogram_even", "int32", {"bins": 1024}),
@@ -63,11 +63,10 @@ def test_each_reduce_asks_for_its_own_determinism_and_accumulates_float16_in_flo
     x = numpy.ones(100, dtype=numpy.float16)
     for name in ("cccl_reduce", "cccl_reduce_run_to_run"):
         _prepare("reduce", name, x, dtype="float16")
-    _prepare("reduce", "cccl_reduce_gpu_to_gpu", x.astype(numpy.float32))
     _prepare("reduce_max", "cccl_reduce_max", x, dtype="float16")
     levels = [algorithm.arguments["determinism"] for algorithm in compute.built]
-    assert levels == ["NG", "R2R", "G2G", "R2R"]
-    plus, maximum = compute.built[0].arguments, compute.built[3].arguments
+    assert levels == ["NG", "R2R", "R2R"]
+    plus, maximum = compute.built[0].arguments, compute.built[2].arguments
     assert plus["op"] == "OpKind.PLUS" and plus["h_init"].dtype == numpy.float32 and plus["d_out"].dtype == numpy.float32
     assert plus["h_init"][0] == 0
     assert maximum["op"] == "OpKind.MAXIMUM" and maximum["h_init"].dtype == numpy.float16 and maximum["h_init"][0] == -numpy.inf

@@ -31,7 +31,6 @@ import time
 # (op, variant, dtype, params): what configs/default.yaml makes the cuda.compute variants build.
 SPECIALISATIONS = [
     *[("reduce", name, dtype, {}) for name in ("cccl_reduce", "cccl_reduce_run_to_run") for dtype in ("float32", "float16", "int32")],
-    ("reduce", "cccl_reduce_gpu_to_gpu", "float32", {}),
     *[("reduce_max", "cccl_reduce_max", dtype, {}) for dtype in ("float32", "float16", "int32")],
     *[("scan", "cccl_inclusive_scan", dtype, {}) for dtype in ("int32", "float32")],
     ("histogram", "cccl_histogram_even", "uint8", {"bins": 256}),
