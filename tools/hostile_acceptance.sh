@@ -2,13 +2,15 @@
 # The GPU half of issue 52 (README "Gating CI", docs/reliability.md "The third hostile corpus"): a
 # kernel that never returns, SIGKILL mid-run then --resume, two resumes at once, and a --output on a
 # small tmpfs that fills mid-run. Logs go to $OUT. Run from the repository root, as root (the tmpfs).
-# Usage: PRIMBENCH_GIT_SHA=<full sha> tools/hostile_acceptance.sh
+# Usage: PRIMBENCH_GIT_SHA=<full sha> [CONFIG=configs/nightly.yaml KILL_AT=20] tools/hostile_acceptance.sh
+# (a smaller CONFIG, e.g. configs/progression.yaml with KILL_AT=8, shows the same in a third of the time)
 set -uo pipefail
 OUT="${OUT:-build/hostile-acceptance}"
 [ -n "${PY:-}" ] || { python3 -m primbench.setup_env --venv .venv --gpu >/dev/null && PY=.venv/bin/python; }
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
-config=configs/nightly.yaml
+config="${CONFIG:-configs/nightly.yaml}"
+kill_at="${KILL_AT:-20}"  # cases on disk before the SIGKILL
 
 once_each() {  # every case key of the run file once, and an end record
   "$PY" - "$1" <<'EOF'
@@ -34,14 +36,14 @@ tail -3 "$OUT/spin.log"
 
 echo "== SIGKILL mid-run, then --resume"
 "$PY" bench.py run "$config" --output "$OUT/kill" --no-report > "$OUT/kill.log" 2>&1 &
-file=$(wait_cases "$OUT/kill" 20); kill -9 $!; wait $! 2>/dev/null
+file=$(wait_cases "$OUT/kill" "$kill_at"); kill -9 $!; wait $! 2>/dev/null
 echo "killed with $(grep -c '"kind":"case"' "$file") cases on disk"
 "$PY" bench.py run --resume "$file" --no-report > "$OUT/kill-resume.log" 2>&1; echo "resume exit $?"
 once_each "$file"
 
 echo "== two resumes at once"
 "$PY" bench.py run "$config" --output "$OUT/two" --no-report > "$OUT/two.log" 2>&1 &
-file=$(wait_cases "$OUT/two" 20); kill -9 $!; wait $! 2>/dev/null
+file=$(wait_cases "$OUT/two" "$kill_at"); kill -9 $!; wait $! 2>/dev/null
 "$PY" bench.py run --resume "$file" --no-report > "$OUT/two-first.log" 2>&1 &
 first=$!
 sleep 3
@@ -52,11 +54,16 @@ once_each "$file"
 
 echo "== a tmpfs --output that fills mid-run"
 small=$(mktemp -d)
-mount -t tmpfs -o size=256k tmpfs "$small" || { echo "cannot mount a tmpfs here"; exit 0; }
-"$PY" bench.py run "$config" --output "$small" --no-report > "$OUT/full.log" 2>&1; echo "run exit $?"
+mount -t tmpfs -o size=64m tmpfs "$small" || { echo "cannot mount a tmpfs here"; exit 0; }
+"$PY" bench.py run "$config" --output "$small" --no-report > "$OUT/full.log" 2>&1 &
+runner=$!
+file=$(wait_cases "$small" "$kill_at")
+# The header alone can be 300 KB, so no fixed size fills mid-run: fill what is left once cases are on disk.
+dd if=/dev/zero of="$small/filler" bs=64k 2>/dev/null
+echo "disk filled with $(grep -c '"kind":"case"' "$file") cases on disk"
+wait $runner; echo "run exit $?"
 tail -2 "$OUT/full.log"
-file=$(ls "$small"/*/*.jsonl | head -1)
-mount -o remount,size=64m "$small"
+rm "$small/filler"
 "$PY" bench.py run --resume "$file" --no-report > "$OUT/full-resume.log" 2>&1; echo "resume exit $?"
 once_each "$file"
 cp "$file" "$OUT/"
