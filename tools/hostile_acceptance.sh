@@ -46,7 +46,10 @@ echo "== two resumes at once"
 file=$(wait_cases "$OUT/two" "$kill_at"); kill -9 $!; wait $! 2>/dev/null
 "$PY" bench.py run --resume "$file" --no-report > "$OUT/two-first.log" 2>&1 &
 first=$!
-sleep 3
+# The second starts once the first is writing (one more case on disk), so that they overlap.
+before=$(grep -c '"kind":"case"' "$file")
+wait_cases "$(dirname "$(dirname "$file")")" $((before + 1)) > /dev/null
+echo "second resume starts with $(grep -c '"kind":"case"' "$file") cases on disk, the first still running: $(kill -0 $first 2>/dev/null && echo yes || echo no)"
 "$PY" bench.py run --resume "$file" --no-report > "$OUT/two-second.log" 2>&1; echo "second resume exit $?"
 cat "$OUT/two-second.log"
 wait $first; echo "first resume exit $?"
