@@ -63,9 +63,13 @@ test-floors:
 	$(FLOORS_VENV)/bin/python -m pytest -q -n 2 --dist worksteal -p no:cacheprovider tests/unit \
 		--ignore=tests/unit/test_kernels_compile.py --ignore=tests/unit/test_histogram_lanes.py
 
+# Correctness tests (652, about 1.8 s each alone) share the GPU between GPU_TEST_WORKERS processes;
+# the tests that time something or hold a time limit then run alone.
+GPU_TEST_WORKERS ?= 8
 gpu-test:
 	@$(SETUP) --gpu
-	$(PY) -m pytest -q -m gpu
+	$(PY) -m pytest -q -m "gpu and not timed" -n $(GPU_TEST_WORKERS) --dist worksteal
+	$(PY) -m pytest -q -m "gpu and timed"
 
 gpu-check:
 	@$(SETUP) --gpu

@@ -58,6 +58,9 @@ if [ -n "$run_file" ] && "$PY" -c "import triton, torch" 2>/dev/null; then
 fi
 
 echo "== GPU tests"
-"$PY" -m pytest -m gpu -q -p no:cacheprovider tests > "$OUT/gpu-tests.log" 2>&1 || status=1
+{ # as make gpu-test: correctness tests shared between processes, then the timed ones alone
+  "$PY" -m pytest -m "gpu and not timed" -n "${GPU_TEST_WORKERS:-8}" --dist worksteal -q -p no:cacheprovider tests || status=1
+  "$PY" -m pytest -m "gpu and timed" -q -p no:cacheprovider tests || status=1
+} > "$OUT/gpu-tests.log" 2>&1
 tail -3 "$OUT/gpu-tests.log"
 exit $status

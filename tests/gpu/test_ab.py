@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 LINE = re.compile(r"n=(\d+): A .* B/A (\S+) \[(\S+), (\S+)\] (\w+)")
 

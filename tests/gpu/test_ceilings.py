@@ -13,7 +13,7 @@ from primbench.measuring import ceilings
 from primbench.run.runner import Runner, input_key, rng_seed_for
 from primbench.runfile import stats
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 
 def test_the_read_probe_is_at_least_as_fast_as_the_fastest_read_kernel():

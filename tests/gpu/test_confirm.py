@@ -14,7 +14,7 @@ from primbench.errors import UserError
 from primbench.runfile.case_id import CaseId
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 VARIANT = "test_only_confirm_sum"
 CASE = CaseId("reduce", VARIANT, "float32", 2**25 + 7, 256, "uniform")  # a multiple of no block or vector width

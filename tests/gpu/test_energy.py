@@ -9,7 +9,7 @@ from primbench.run import runner
 from primbench.runfile import stats
 from primbench.runfile.io import load_run
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 CONFIG = ("name: energy-tiny\ntiming: {min_samples: 10, max_time_s: 0.2, energy: {cases: ['reduce/vector_load_sum'], "
           "window_s: 0.3}}\nsweeps:\n  - op: reduce\n    variants: [vector_load_sum, reduce2_sequential]\n"

@@ -14,7 +14,7 @@ import pytest
 
 from primbench.runfile.io import load_run
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 SCRIPT = r'''
 import sys

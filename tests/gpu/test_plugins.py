@@ -11,7 +11,7 @@ import pytest
 from primbench.runfile.io import load_run
 from tests.conftest import EXAMPLE_PLUGIN, REPO
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 
 def _run(tmp_path, *args):

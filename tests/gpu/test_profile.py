@@ -10,7 +10,7 @@ from primbench.errors import UserError
 from primbench.profile import capture, counters
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 
 def test_profiling_a_run_puts_real_counters_beside_it(tmp_path):

@@ -8,7 +8,7 @@ from primbench.config import loading
 from primbench.run import runner
 from primbench.runfile.io import load_run
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 TINY = ("name: tiny\ntiming: {min_samples: 5, max_time_s: 0.05, min_time_s: 0.0}\n"
         "sweeps:\n  - op: reduce\n    variants: [reduce2_sequential, cub_device_reduce]\n"

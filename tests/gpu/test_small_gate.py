@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 PLUGINS = REPO / "tests" / "plugins"
 
 

@@ -381,6 +381,7 @@ def vectors():
 
 
 @pytest.mark.gpu
+@pytest.mark.timed
 def test_cupy_sum_measures_a_plausible_bandwidth(vectors):
     x, _ = vectors
     result = measure(lambda: x.sum(), bytes=x.nbytes)
@@ -389,6 +390,7 @@ def test_cupy_sum_measures_a_plausible_bandwidth(vectors):
 
 
 @pytest.mark.gpu
+@pytest.mark.timed
 def test_twice_the_work_measures_at_least_one_and_a_half_times_longer(vectors):
     # Two arrays, not one summed twice: the second pass over one array could find part of it in L2.
     x, y = vectors
@@ -398,6 +400,7 @@ def test_twice_the_work_measures_at_least_one_and_a_half_times_longer(vectors):
 
 
 @pytest.mark.gpu
+@pytest.mark.timed
 def test_a_torch_callable_is_timed_on_torchs_current_stream():
     torch = pytest.importorskip("torch")
     import cupy
@@ -417,6 +420,7 @@ def test_a_torch_callable_is_timed_on_torchs_current_stream():
 
 
 @pytest.mark.gpu
+@pytest.mark.timed
 def test_a_torch_callable_with_cupy_hidden_times_as_through_cupy(repo):
     """The torch back end (no CuPy at all) against the CuPy one, on the same torch kernel: one
     protocol, so within 1 %."""
