@@ -8,7 +8,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from primbench.cli.check_light import check_light_alone
 from primbench.cli.compare import _check_outputs, run_label
+from primbench.compare import light_floor
 from primbench.errors import EXIT_FAILED, UserError
 from primbench.outputs import write_atomically
 from primbench.pathnames import exists
@@ -20,10 +22,15 @@ SHOWN_REGRESSIONS = 20  # one line each under the summary; the table above names
 
 def cmd_check(args) -> int:
     from primbench.compare import verdicts
+    from primbench.runfile.frame import to_frame
     from primbench.runfile.io import load_run
 
     limit, seconds = _confirm_bounds(args)
     new = load_run(newest_run_in(args.run))
+    floor = light_floor.floor_from(getattr(args, "min_light", None), getattr(args, "min_light_from", None),
+                                   new.header.config.get("compare"))
+    if floor is not None and args.baseline is None and not exists(baseline_path(new.device.get("name"))):
+        return check_light_alone(args, new, floor)  # a floor travels: no baseline of this GPU needed
     base_path = _baseline_of(new, args.baseline)
     _check_outputs({"--markdown": args.markdown, "--junit": args.junit,
                     "--markdown-summary": getattr(args, "markdown_summary", None)},
@@ -38,6 +45,10 @@ def cmd_check(args) -> int:
 
         notes.append(confirm_suspects(pairs, base, new, retime_in_child, limit=limit, seconds_each=seconds,
                                       cannot=why_not_here()).line())
+    if floor is not None:
+        floor_cases = light_floor.judge(to_frame(new), floor)
+        notes.append(light_floor.summary(floor_cases, floor))
+        failing_notes.extend(light_floor.line(case, floor) for case in light_floor.under(floor_cases))
     code = EXIT_FAILED if any(p.regressed for p in pairs) or failing_notes else 0
     _print(base, new, pairs, notes, failing_notes, everything=args.all)
     _write_outputs(args, base, new, pairs, code, notes)

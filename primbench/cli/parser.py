@@ -222,6 +222,12 @@ def _add_gates_and_tools(commands, plugin) -> None:
                       "suspects, the largest moves first (default: 20); the rest stay unconfirmed and fail as SLOWER")
     gate.add_argument("--confirm-seconds", type=float, metavar="S", help="with --confirm: about S seconds of samples a "
                       "suspect, at most 3600 (default: 30)")
+    gate.add_argument("--min-light", type=float, metavar="FRACTION", help="also fail each case under FRACTION of its "
+                      "own speed of light (0.9: 90 %% of a cold read of its minimal bytes on this GPU), among cases of "
+                      "--min-light-from bytes or more; with no baseline for the run's GPU, the floor alone gates "
+                      "(default: the config's compare.min_light, else no floor)")
+    gate.add_argument("--min-light-from", type=_whole_number, metavar="BYTES", help="with --min-light: the smallest case "
+                      "gated, in minimal bytes (default: 67108864, 64 MiB, past the L2, where memory binds)")
 
     site = commands.add_parser("publish", help="a static site of runs: index, reports, history, GPU models side by side")
     site.add_argument("folder", nargs="+", help="folders holding run files (results/), run files or globs")

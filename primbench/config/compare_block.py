@@ -12,6 +12,8 @@ may get slower without failing `check` (each with the reason a reviewer reads).
       require_baseline: true                   # `check` fails when the baseline lacks cases of the run (as --strict)
       energy_threshold: 0.05                   # relative; gate energy per op: fail a case whose interval lies wholly
                                                # above 1 + this (unset: energy is shown, never gated)
+      min_light: 0.9                           # `check` fails a case under 90 % of its own speed of light ...
+      min_light_from_bytes: 67108864           # ... among cases of at least this many minimal bytes (default 64 MiB)
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from __future__ import annotations
 import fnmatch
 
 from primbench import registry
-from primbench.config.values import number, reject_unknown
+from primbench.config.values import integer, number, reject_unknown
 from primbench.text_safety import quoted
 
 COMPARE_KEYS = ("threshold", "thresholds", "abs_floor_us", "batch_below_us", "batch_abs_floor_us", "batch_threshold",
-                "exempt", "require_baseline", "energy_threshold")
+                "exempt", "require_baseline", "energy_threshold", "min_light", "min_light_from_bytes")
 
 
 def compare_block(raw, src) -> dict:
@@ -57,6 +59,15 @@ def compare_block(raw, src) -> dict:
     exempt = _exemptions(raw.get("exempt", {}), path + ("exempt",), src)
     if exempt:
         result["exempt"] = exempt
+    if "min_light" in raw:
+        value = number(raw["min_light"], path + ("min_light",), src)
+        if not 0 < value <= 1:
+            raise src.error(path + ("min_light",), f"must be the fraction of each case's speed of light it must reach, "
+                                                   f"above 0 and at most 1 (0.9 is 90 %), not {value}")
+        result["min_light"] = float(value)
+    if "min_light_from_bytes" in raw:
+        result["min_light_from_bytes"] = integer(raw["min_light_from_bytes"], path + ("min_light_from_bytes",), src,
+                                                 minimum=1, maximum=2**50)
     if "require_baseline" in raw:
         if not isinstance(raw["require_baseline"], bool):
             raise src.error(path + ("require_baseline",), f"must be true or false, not {str(raw['require_baseline'])[:40]!r}")

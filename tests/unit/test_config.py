@@ -61,7 +61,7 @@ def test_the_bundled_configs_expand_to_the_documented_sweeps(repo):
     assert len({c.key for c in cases}) == len(cases)
     progression = load_config(repo / "configs/progression.yaml")
     assert {c.n for c in progression.cases()} == {2**25}
-    for name in ("reduce-beyond", "nightly", "scan", "histogram", "patterns"):
+    for name in ("reduce-beyond", "nightly", "scan", "histogram", "patterns", "libraries"):
         assert load_config(repo / f"configs/{name}.yaml").cases()
     # histogram.yaml says default.yaml holds the same histogram sweeps.
     histogram = {s.as_dict()["name"]: s.as_dict() for s in load_config(repo / "configs/histogram.yaml").sweeps}

@@ -1,0 +1,126 @@
+"""Floors that travel across GPU models: a case fails when it runs under a fraction of its own
+speed of light (runfile/frame.py `pct_sol`: the time a cold pure read of its minimal bytes takes,
+or a copy for a variant that writes as much as it reads, measured at that very byte count on the
+GPU that ran it). A time threshold belongs to one GPU model; "this sum reads at 90 % of a cold read
+of its own bytes" holds on whatever GPU a CI runner gets, with no baseline at all.
+
+Gated only where memory binds: cases that move at least `from_bytes` of minimal traffic (64 MiB by
+default, more than an H200's 60 MiB of L2). Below tens of MiB the light is a few microseconds and a
+launch's fixed cost weighs as much as the memory, so a floor there would fail good kernels for their
+launch. A case whose light is unknown (a variant that does not declare its traffic, a run made
+before the sized probes) is counted as unknown, never failed; a failed case is the gate's own
+business (check fails it already). No CuPy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from primbench.errors import UserError
+
+# 2^24 float32 elements: past the H200's L2, where the sized read probe takes 21 us or more. The same
+# bound as the library sanity rule's (runfile/libraries.py FAR_MIN_BYTES), for the same reason.
+DEFAULT_FROM_BYTES = 2**26
+UNDER, MET, UNKNOWN, SMALL = "UNDER FLOOR", "met", "light unknown", "too small"
+
+
+@dataclass(frozen=True)
+class LightFloor:
+    """A floor: `fraction` of each case's speed of light (0.9: 90 %), for cases of `from_bytes` or more."""
+
+    fraction: float
+    from_bytes: int = DEFAULT_FROM_BYTES
+
+    def words(self) -> str:
+        return f"{percent(self.fraction)} of light from {_size_words(self.from_bytes)}"
+
+
+@dataclass(frozen=True)
+class FloorCase:
+    """One case against the floor: its key, minimal bytes, % of its light (NaN: unknown), and status."""
+
+    key: str
+    bytes: int
+    pct_sol: float
+    status: str
+
+
+def check_fraction(value, where: str) -> float:
+    """A floor's fraction, 0 < f <= 1, refused in one line naming `where` it came from."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise UserError(f"{where} {value!r}: give the fraction of each case's speed of light it must reach, "
+                        "above 0 and at most 1 (0.9 is 90 %)")
+    return float(value)
+
+
+def check_from_bytes(value, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**50:
+        raise UserError(f"{where} {value!r}: give the smallest case gated, in minimal bytes (a whole number, e.g. "
+                        f"{DEFAULT_FROM_BYTES} for 64 MiB)")
+    return value
+
+
+def floor_from(fraction: float | None, from_bytes: int | None, compare_block: dict | None) -> LightFloor | None:
+    """The floor in force: the command line's, else the run config's `compare: {min_light, min_light_from_bytes}`,
+    else none. A bound given without a fraction is refused: it would gate nothing."""
+    block = compare_block or {}
+    if fraction is None:
+        fraction = block.get("min_light")
+    if from_bytes is None:
+        from_bytes = block.get("min_light_from_bytes")
+    if fraction is None:
+        if from_bytes is not None:
+            raise UserError("--min-light-from bounds --min-light; give --min-light too (e.g. --min-light 0.9)")
+        return None
+    fraction = check_fraction(fraction, "--min-light")
+    return LightFloor(fraction, DEFAULT_FROM_BYTES if from_bytes is None else check_from_bytes(from_bytes, "--min-light-from"))
+
+
+def judge(frame, floor: LightFloor) -> list[FloorCase]:
+    """Every case of a run's frame (runfile/frame.to_frame) that ran, against the floor."""
+    cases = []
+    for row in frame[frame["status"] == "ok"].itertuples(index=False):
+        nbytes = int(row.bytes or 0)
+        light = float(row.pct_sol) if row.pct_sol is not None else math.nan
+        if nbytes < floor.from_bytes:
+            status = SMALL
+        elif not math.isfinite(light):
+            status = UNKNOWN
+        else:
+            status = UNDER if light < 100.0 * floor.fraction else MET
+        cases.append(FloorCase(row.key, nbytes, light, status))
+    return cases
+
+
+def under(cases: list[FloorCase]) -> list[FloorCase]:
+    """The cases that fail the floor, furthest under first."""
+    return sorted((c for c in cases if c.status == UNDER), key=lambda c: (c.pct_sol, c.key))
+
+
+def summary(cases: list[FloorCase], floor: LightFloor) -> str:
+    """'light floor (90 % of light from 64 MiB): 2 of 40 cases under it; 120 smaller not gated; 3 light unknown'."""
+    count = {status: sum(c.status == status for c in cases) for status in (UNDER, MET, UNKNOWN, SMALL)}
+    gated = count[UNDER] + count[MET]
+    parts = [f"light floor ({floor.words()}): {count[UNDER]} of {gated} case(s) under it"]
+    if count[SMALL]:
+        parts.append(f"{count[SMALL]} smaller not gated")
+    if count[UNKNOWN]:
+        parts.append(f"{count[UNKNOWN]} with no light measured, not gated")
+    return "; ".join(parts)
+
+
+def line(case: FloorCase, floor: LightFloor) -> str:
+    return f"  under the floor: {case.key}  {case.pct_sol:.1f} % of light (floor {percent(floor.fraction)})"
+
+
+def percent(fraction: float) -> str:
+    """0.9 -> '90 %', 0.925 -> '92.5 %'."""
+    return f"{100 * fraction:.4g} %"
+
+
+def _size_words(nbytes: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale} {unit}"
+    return f"{nbytes:,} bytes"
