@@ -12,6 +12,13 @@ through the `pytest11` entry point, so it is there once primbench is installed.
     pytest --gpubench-json run.jsonl       # a run file: primbench report/compare/check/export read it
     pytest --gpubench-disable              # the tests run, each callable once, nothing timed or written
 
+        gpubench(fn, bytes=x.nbytes, min_light=0.9)   # also fail under 90 % of these bytes' speed of light
+
+`min_light` is a floor that travels across GPU models, with no baseline: the test fails in one line
+when the timing's median is under that share of the speed of light of its bytes on the GPU that runs
+it (a cold pure read of `bytes`, or a copy with traffic="read_write"; measuring/light.py, measured
+once per session for each byte count, as `check --min-light` reads a run's pct_sol).
+
 Each measurement is one case of the run file: op "pytest", the test's id (and its label) as the
 variant. Without a GPU (or CuPy and PyTorch) a test that uses the fixture is skipped, in one line.
 
@@ -68,6 +75,7 @@ class _State:
     untimed: int = 0  # calls run once under --gpubench-disable
     workers: int = 0  # xdist workers that sent timings
     notes: list[str] = field(default_factory=list)  # what was written, or why not
+    lights: dict = field(default_factory=dict)  # {(traffic, bytes): its speed of light in ms}: measured once a session
 
 
 def pytest_addoption(parser):
@@ -162,11 +170,12 @@ class GpuBench:
         self._request = request
         self._state: _State = request.config.stash[_STATE]
 
-    def __call__(self, fn, *, bytes=None, setup=None, label=None, **policy):
+    def __call__(self, fn, *, bytes=None, setup=None, label=None, min_light=None, traffic="read", **policy):
         from primbench.errors import NoGPUError
         from primbench.measuring.measure import device_info, measure
 
         config = self._request.config
+        floor = _check_floor(min_light, traffic, bytes)
         if config.getoption("--gpubench-disable"):
             return self._untimed(fn, setup, label, bytes)
         try:
@@ -185,7 +194,25 @@ class GpuBench:
         state.timings.append(Timing(record, device, str(result), verdict))
         if why:
             pytest.fail(why, pytrace=False)
+        if floor is not None:
+            self._hold_the_floor(result, case.variant, floor, traffic, bytes)
         return result
+
+    def _hold_the_floor(self, result, name: str, floor: float, traffic: str, nbytes: int) -> None:
+        """Fail the test in one line when `result` runs under `floor` of its bytes' speed of light,
+        measured on this GPU once per (traffic, bytes) a session (measuring/light.py)."""
+        from primbench.compare.light_floor import percent
+        from primbench.measuring.light import light_ms
+
+        lights = self._state.lights
+        if (traffic, nbytes) not in lights:
+            lights[(traffic, nbytes)] = light_ms(nbytes, traffic)
+        light = lights[(traffic, nbytes)]
+        share = light / result.median_ms
+        if share < floor:
+            pytest.fail(f"gpubench: {name} runs at {100 * share:.1f} % of its speed of light ({light * 1e3:.1f} us for a "
+                        f"cold {'read' if traffic == 'read' else 'copy'} of {nbytes:,} bytes on this GPU; "
+                        f"{result.median_ms * 1e3:.1f} us), under min_light={floor:g} ({percent(floor)})", pytrace=False)
 
     def _untimed(self, fn, setup, label, nbytes) -> Untimed:
         if setup is not None:
@@ -219,6 +246,24 @@ class GpuBench:
         pair = pytest_gate.judged(baseline, record, device)
         verdict = f"{pair.verdict} (protocol changed: not gated)" if pair.protocol_changed else pair.verdict
         return (pytest_gate.slower_line(pair, baseline) if pair.regressed else None), verdict
+
+
+def _check_floor(min_light, traffic, nbytes) -> float | None:
+    """min_light as a fraction, checked with its companions before anything is timed (a TypeError or
+    ValueError naming the argument, as primbench.measure's own checks)."""
+    from primbench.measuring.light import TRAFFIC
+
+    if min_light is None:
+        return None
+    if isinstance(min_light, bool) or not isinstance(min_light, (int, float)):
+        raise TypeError(f"min_light must be a fraction of the speed of light (0.9 is 90 %), not {type(min_light).__name__}")
+    if not 0 < min_light <= 1:  # False for NaN too
+        raise ValueError(f"min_light must be above 0 and at most 1 (0.9 is 90 %), not {min_light!r}")
+    if traffic not in TRAFFIC:
+        raise ValueError(f"traffic must be 'read' or 'read_write', not {str(traffic)[:40]!r}")
+    if nbytes is None:
+        raise TypeError("min_light needs bytes=: the speed of light is that of the bytes one call moves")
+    return float(min_light)
 
 
 @pytest.fixture

@@ -358,3 +358,45 @@ def test_the_plugin_is_installed_as_gpubench_so_that_p_no_gpubench_turns_it_off(
     on = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--gpubench-disable")  # loaded by its entry point
     outcomes = on.parseoutcomes()
     assert "not found" not in on.stdout.str() and outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 1  # skipped: no GPU
+
+
+FLOOR_TESTS = '''
+import pytest
+from primbench.measuring import light
+
+CALLS = []
+
+@pytest.fixture(autouse=True)
+def stand_in_light(monkeypatch):
+    def light_ms(nbytes, traffic="read"):
+        CALLS.append((nbytes, traffic))
+        return 0.2  # the stand-in sum takes 0.25 ms: 80 % of its light
+    monkeypatch.setattr(light, "light_ms", light_ms)
+
+@pytest.mark.parametrize("floor", [0.75, 0.9])
+def test_floor(gpubench, floor):
+    gpubench(lambda: None, bytes=1 << 30, min_light=floor, label=f"floor {floor}")
+
+def test_light_measured_once_per_bytes_and_traffic(gpubench):
+    gpubench(lambda: None, bytes=1 << 30, min_light=0.5)
+    gpubench(lambda: None, bytes=1 << 30, min_light=0.5, label="again")
+    gpubench(lambda: None, bytes=1 << 30, min_light=0.5, traffic="read_write", label="copy")
+    assert CALLS.count((1 << 30, "read")) <= 1 and CALLS.count((1 << 30, "read_write")) == 1
+
+@pytest.mark.parametrize("arguments,error", [
+    (dict(bytes=1 << 30, min_light=2), ValueError), (dict(min_light=0.9), TypeError),
+    (dict(bytes=1 << 30, min_light="90%"), TypeError), (dict(bytes=1 << 30, min_light=0.9, traffic="write"), ValueError),
+])
+def test_bad_floor(gpubench, arguments, error):
+    with pytest.raises(error):
+        gpubench(lambda: None, **arguments)
+'''
+
+
+def test_min_light_fails_a_timing_under_that_share_of_its_speed_of_light_in_one_line(session, pytester):
+    pytester.makepyfile(test_floor=FLOOR_TESTS)
+    result = session("test_floor.py")
+    result.assert_outcomes(passed=6, failed=1)
+    lines = [line for line in result.outlines if line.startswith("gpubench: ") and "speed of light" in line]
+    assert lines == ["gpubench: test_floor.py::test_floor[0.9][floor 0.9] runs at 79.8 % of its speed of light (200.0 us "
+                     "for a cold read of 1,073,741,824 bytes on this GPU; 250.5 us), under min_light=0.9 (90 %)"], lines
