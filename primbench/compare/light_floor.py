@@ -77,6 +77,22 @@ def floor_from(fraction: float | None, from_bytes: int | None, compare_block: di
     return LightFloor(fraction, DEFAULT_FROM_BYTES if from_bytes is None else check_from_bytes(from_bytes, "--min-light-from"))
 
 
+def floor_of_run(header_config: dict | None) -> LightFloor | None:
+    """The floor a run's own config set (compare.min_light), for the report; None where it set none
+    or the values are not a floor (a run file is data anyone may have written)."""
+    block = (header_config or {}).get("compare") if isinstance(header_config, dict) else None
+    try:
+        return floor_from(None, None, block if isinstance(block, dict) else None)
+    except UserError:
+        return None
+
+
+def under_mask(frame, floor: LightFloor):
+    """True for each case of the frame that ran and fails the floor (as judge's UNDER)."""
+    light = frame["pct_sol"].astype(float)
+    return (frame["status"] == "ok") & (frame["bytes"].astype(float) >= floor.from_bytes) & (light < 100.0 * floor.fraction)
+
+
 def judge(frame, floor: LightFloor) -> list[FloorCase]:
     """Every case of a run's frame (runfile/frame.to_frame) that ran, against the floor."""
     cases = []

@@ -9,7 +9,7 @@ from primbench.runfile.frame import block_or_none, is_number
 
 COLUMNS = ("anchor", "key", "variant", "variant_name", "dtype", "distribution", "params", "n", "block", "status", "reason",
            "median_ms", "noise", "gbps", "pct_peak", "pct_copy", "pct_sol", "pct_peak_read", "l2_resident", "order",
-           "sm_clock_mhz", "far_from_light", *ENERGY_COLUMNS)
+           "sm_clock_mhz", "far_from_light", "under_floor", *ENERGY_COLUMNS)
 
 
 def case_rows(frame) -> list[dict]:
@@ -32,6 +32,7 @@ def case_rows(frame) -> list[dict]:
             **{name: _number(case, name) if valid else None for name in ("pct_sol", "pct_peak_read", "pct_copy")},
             "l2_resident": bool(case.get("l2_resident")),
             "far_from_light": bool(case.get("far_from_light")),  # a library case far below its light
+            "under_floor": bool(case.get("under_floor")),  # under the light floor the run's config sets
             "sm_clock_mhz": case["sm_clock_mhz"] if is_number(case.get("sm_clock_mhz")) else None,
             "energy": case_energy(case),  # None where the case never asked for energy
         })

@@ -54,9 +54,18 @@ def build_context(run, published=(), views=None) -> dict:
         "energy": energy.run_energy(run, frame),  # None for a run that never asked for energy
         # The library sanity rule (runfile/libraries.py), as the flags' hover text states it.
         "far_rule": {"pct": FAR_BELOW_LIGHT_PCT, "mib": FAR_MIN_BYTES / 2**20, "words": FAR_WORDS},
+        # The light floor the run's config sets (compare.min_light), as the "under floor" badges' hover text states it.
+        "floor_rule": _floor_words(run),
         "bar_span": f"{svg_values.BAR_SPAN:g}",  # past it, a chart of one value per row draws dots on a log scale
     }
     return context
+
+
+def _floor_words(run) -> str | None:
+    from primbench.compare.light_floor import floor_of_run
+
+    floor = floor_of_run(run.header.config)
+    return None if floor is None else f"under the config's light floor: {floor.words()} (check fails it)"
 
 
 def _sources_key(frame) -> dict:

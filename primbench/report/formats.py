@@ -233,4 +233,6 @@ def as_records(frame) -> list[dict]:
 
 def annotated_frame(run):
     """The run's case frame with each variant's declared facts (series, order, notes) beside it."""
-    return selection.annotate(run.frame(), run.header.variants, run.header.software)
+    from primbench.compare.light_floor import floor_of_run
+
+    return selection.annotate(run.frame(), run.header.variants, run.header.software, floor_of_run(run.header.config))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from primbench.compare.light_floor import under_mask
 from primbench.runfile.case_id import Params
 from primbench.runfile.frame import block_or_none, is_number
 from primbench.runfile.libraries import far_mask, library_mask, library_texts
@@ -20,16 +21,17 @@ PREFERRED_BLOCK = 256
 ACCURACY_DISTRIBUTION = "ill_conditioned"
 
 
-def annotate(frame, variants_info: dict, software: dict | None = None):
+def annotate(frame, variants_info: dict, software: dict | None = None, floor=None):
     """The case frame with what the header says of each variant, `valid`, and for library cases
     how the run names the library (`library`, runfile/libraries.py) and whether the case is far
-    from its light (`far_from_light`)."""
+    from its light (`far_from_light`); where the run's config sets a light floor (`floor`, a
+    compare/light_floor.LightFloor), whether each case fails it (`under_floor`)."""
     import pandas as pd
 
     frame = frame.copy()
     if frame.empty:  # a run with no cases: the columns the tables read, none of them filled
         for column in ("variant_name", "params", "origin", "hazard", "notes", "deterministic_expected", "work", "span",
-                       "noise_pct", "valid", "library", "far_from_light"):
+                       "noise_pct", "valid", "library", "far_from_light", "under_floor"):
             frame[column] = pd.Series(dtype=object)
         return frame
     declared = [variants_info.get(f"{op}/{name}") or {} for op, name in zip(frame["op"], frame["variant_name"])]
@@ -44,6 +46,7 @@ def annotate(frame, variants_info: dict, software: dict | None = None):
     texts = library_texts(variants_info, software or {})
     frame["library"] = [texts.get(f"{op}/{name}") for op, name in zip(frame["op"], frame["variant_name"])]
     frame["far_from_light"] = far_mask(frame)
+    frame["under_floor"] = under_mask(frame, floor) if floor is not None else False
     return frame
 
 

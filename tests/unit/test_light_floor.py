@@ -114,3 +114,19 @@ def test_the_config_keys_are_checked_where_they_are_written(tmp_path, block, wor
     path.write_text("compare: {min_light: 0.9, min_light_from_bytes: 1024}\nsweeps:\n  - op: reduce\n"
                     "    variants: [vector_load_sum]\n    sizes: [1024]\n")
     assert load_config(path).compare == {"min_light": 0.9, "min_light_from_bytes": 1024}
+
+
+def test_the_report_marks_each_case_under_the_floor_its_config_sets(tmp_path):
+    from primbench.report.render import render_report
+    from tests.run_copies import edited_copy
+
+    def set_floor(record):
+        if record["kind"] == "header":
+            record["config"]["compare"] = {**(record["config"].get("compare") or {}), "min_light": 0.9}
+
+    floored = edited_copy(NEW, tmp_path / "floored.jsonl", set_floor)
+    page = render_report(floored, tmp_path / "floored.html").read_text()
+    badge = '<span class="badge bad" title="under the config&#39;s light floor: 90 % of light from 64 MiB (check fails it)">under floor</span>'
+    assert page.count(badge) == len(_expected_under(NEW, 0.9))
+    plain = render_report(NEW, tmp_path / "plain.html").read_text()
+    assert "under floor</span>" not in plain
