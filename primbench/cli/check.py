@@ -48,7 +48,7 @@ def cmd_check(args) -> int:
     if floor is not None:
         floor_cases = light_floor.judge(to_frame(new), floor)
         notes.append(light_floor.summary(floor_cases, floor))
-        failing_notes.extend(light_floor.line(case, floor) for case in light_floor.under(floor_cases))
+        failing_notes.extend(light_floor.lines(floor_cases, floor, everything=args.all))
     code = EXIT_FAILED if any(p.regressed for p in pairs) or failing_notes else 0
     _print(base, new, pairs, notes, failing_notes, everything=args.all)
     _write_outputs(args, base, new, pairs, code, notes)

@@ -126,8 +126,23 @@ def summary(cases: list[FloorCase], floor: LightFloor) -> str:
     return "; ".join(parts)
 
 
+# check prints at most this many cases under the floor, the furthest under first; JUnit and Markdown hold every one.
+SHOWN = 20
+
+
 def line(case: FloorCase, floor: LightFloor) -> str:
-    return f"  under the floor: {case.key}  {case.pct_sol:.1f} % of light (floor {percent(floor.fraction)})"
+    shown = f"{case.pct_sol:.1f}"
+    if float(shown) >= 100.0 * floor.fraction:  # 89.96 is under 90: say so in the digits shown
+        shown = f"{case.pct_sol:.3f}"
+    return f"  under the floor: {case.key}  {shown} % of light (floor {percent(floor.fraction)})"
+
+
+def lines(cases: list[FloorCase], floor: LightFloor, *, everything: bool = False) -> list[str]:
+    """check's lines for the cases under the floor: the SHOWN furthest under, then how many more."""
+    failing = under(cases)
+    shown = failing if everything else failing[:SHOWN]
+    more = [f"  ... and {len(failing) - len(shown)} more under the floor (--all lists every one)"] if len(shown) < len(failing) else []
+    return [line(case, floor) for case in shown] + more
 
 
 def percent(fraction: float) -> str:
