@@ -17,7 +17,7 @@ from primbench.runfile.frame import is_number
 from tools.doc_figures.facts import wall_seconds
 
 PLACES = {
-    "README.md": ("reference-run", "op-lines"),
+    "README.md": ("reference-run", "op-lines", "light-floor"),
     "results/README.md": ("tracked-runs",),
     "docs/perf-notes.md": ("tracked-runs",),
 }
@@ -171,7 +171,24 @@ def _protocol_words(header) -> str:
     return f"{known}: {parts}{since}."
 
 
-RENDERERS = {"reference-run": reference_run, "op-lines": op_lines, "tracked-runs": tracked_runs}
+def light_floor_example(facts) -> str:
+    """What `check --min-light 0.9` prints of the reference run from a folder with no baseline, as
+    compare/light_floor.py words it (the first case under the floor, then the count of the rest)."""
+    from primbench.compare import light_floor
+
+    floor = light_floor.LightFloor(0.9)
+    cases = light_floor.judge(facts.frame, floor)
+    failing = light_floor.under(cases)
+    shown = [light_floor.line(failing[0], floor), "  ..."] if failing else []
+    more = [f"  ... and {len(failing) - light_floor.SHOWN} more under the floor (--all lists every one)"] \
+        if len(failing) > light_floor.SHOWN else []
+    text = [f"no baseline for {facts.reference.device.get('name')}: the light floor alone gates this run",
+            light_floor.summary(cases, floor), *shown, *more, f"check: {len(failing)} case(s) under the light floor"]
+    return "```text\n" + "\n".join(text) + "\n```\n"
+
+
+RENDERERS = {"reference-run": reference_run, "op-lines": op_lines, "tracked-runs": tracked_runs,
+             "light-floor": light_floor_example}
 
 
 def body(text: str) -> str:
