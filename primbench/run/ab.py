@@ -120,9 +120,10 @@ def pairs_of(config, a: str, b: str, narrowed_by: str = "--sizes or --blocks") -
     return pairs
 
 
-def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=None) -> list[ABResult]:
+def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=None, variant_b=None) -> list[ABResult]:
     """Verify A and B on each size, then time `rounds` paired rounds of A, B and the A/A slice.
-    `variant_a` replaces A's registered variant (A at an older revision: ab_revision.variant_at)."""
+    `variant_a` and `variant_b` replace A's and B's registered variants (a side at a git revision:
+    ab_revision.variant_at; `primbench bisect` takes both sides from git)."""
     from primbench.measuring.case_limit import process_ends_if_hung
     from primbench.run.runner import Runner
 
@@ -133,11 +134,11 @@ def run_ab(config, a: str, b: str, *, rounds: int, threshold: float, variant_a=N
         # A size that makes no progress for the case limit ends the process with one line (ab runs
         # in one process: case_limit.py says why it cannot go on).
         with process_ends_if_hung(f"ab {case_b.label}"[:120], config.timing.case_limit_s, runner.timer):
-            results.append(_one_size(config, runner, case_a, case_b, rounds, threshold, variant_a))
+            results.append(_one_size(config, runner, case_a, case_b, rounds, threshold, (variant_a, variant_b)))
     return results
 
 
-def _one_size(config, runner, case_a, case_b, rounds: int, threshold: float, variant_a) -> ABResult:
+def _one_size(config, runner, case_a, case_b, rounds: int, threshold: float, given: tuple) -> ABResult:
     """One size: A and B verified on one input, then `rounds` paired rounds of A, B and the A/A slice."""
     from primbench import ops, registry
     from primbench.build import load_module
@@ -146,8 +147,8 @@ def _one_size(config, runner, case_a, case_b, rounds: int, threshold: float, var
 
     inputs = runner._inputs_for(case_a, rng_seed_for("ab", input_key(case_a)))
     makers = []
-    for side, case in (("A", case_a), ("B", case_b)):
-        variant = variant_a if side == "A" and variant_a is not None else registry.get(case.op, case.variant)
+    for side, case, variant in (("A", case_a, given[0]), ("B", case_b, given[1])):
+        variant = variant if variant is not None else registry.get(case.op, case.variant)
         module = load_module(variant.source, variant.kernels) if variant.source else None
 
         def context(x, scale, module=module, case=case):

@@ -34,13 +34,15 @@ from primbench.variant import Variant
 _CHECKOUTS: list[tempfile.TemporaryDirectory] = []
 
 
-def _git(folder: Path, *args: str, binary: bool = False):
+def git(folder: Path, *args: str, binary: bool = False, option: str = "--base"):
+    """git's standard output (text, stripped; bytes where `binary`), or None where git says no;
+    no git, or a git that hangs, is one line naming `option` (what needed git)."""
     try:
         done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, timeout=120, check=False)
     except FileNotFoundError:
-        raise UserError("--base needs git on the PATH; install git, or compare two variants instead") from None
+        raise UserError(f"{option} needs git on the PATH; install git, or compare two variants instead") from None
     except subprocess.TimeoutExpired:
-        raise UserError(f"--base: git {args[0]} took over 120 s in {folder}; is the repository on a slow disk?") from None
+        raise UserError(f"{option}: git {args[0]} took over 120 s in {folder}; is the repository on a slow disk?") from None
     if done.returncode != 0:
         return None
     return done.stdout if binary else done.stdout.decode().strip()
@@ -57,28 +59,39 @@ def _declaring_file(variant: Variant) -> Path:
     return Path(module.__file__).resolve()
 
 
+def repository_of(variant_key: str, option: str = "--base") -> tuple[Path, Path]:
+    """(the root of the git repository that holds the file declaring `variant_key` today, that
+    file): where its history is. Refused in one line where it is not one variant today or that file
+    is not in a git repository."""
+    op, _, name = variant_key.partition("/")
+    if op not in registry.ops() or not registry.select(op, name) or any(c in name for c in "*?["):
+        raise UserError(f"{option}: {variant_key[:80]} is not one variant today; `primbench list` names them")
+    declared_by = _declaring_file(registry.get(op, name))
+    root = git(declared_by.parent, "rev-parse", "--show-toplevel", option=option)
+    if not root:
+        raise UserError(f"{option}: {declared_by.parent} is not in a git repository (an installed primbench has no "
+                        "history); run from a git checkout")
+    return Path(root).resolve(), declared_by
+
+
+def commit_in(root: Path, rev: str, option: str = "--base") -> str:
+    """The full sha of the commit `rev` names in the repository at `root`; refused in one line."""
+    if rev.startswith("-") or not git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", option=option):
+        raise UserError(f"{option} {rev[:80]!r}: no such commit in {root}; give a sha, tag or branch (git log lists them)")
+    return git(root, "rev-parse", "--verify", f"{rev}^{{commit}}", option=option)
+
+
 def variant_at(rev: str, variant_key: str, option: str = "--base") -> Variant:
     """`variant_key` (op/name) as revision `rev` of its own git repository declared it. Any failure is one
     UserError line: no git, not a repository, no such revision, no such file or variant at `rev`,
     or a file that no longer loads with this primbench; `option` names `rev` in it ("base" in primbench.ab)."""
-    op, _, name = variant_key.partition("/")
-    if op not in registry.ops() or not registry.select(op, name) or any(c in name for c in "*?["):
-        raise UserError(f"{option}: {variant_key[:80]} is not one variant today; `primbench list` names them")
-    current = registry.get(op, name)
-    declared_by = _declaring_file(current)
+    root, declared_by = repository_of(variant_key, option)
+    sha = commit_in(root, rev, option)
     folder = declared_by.parent
-    root = _git(folder, "rev-parse", "--show-toplevel")
-    if not root:
-        raise UserError(f"{option}: {folder} is not in a git repository (an installed primbench has no history); "
-                        "run from a git checkout")
-    root = Path(root).resolve()
-    if rev.startswith("-") or not _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"):
-        raise UserError(f"{option} {rev[:80]!r}: no such commit in {root}; give a sha, tag or branch (git log lists them)")
-    sha = _git(root, "rev-parse", "--verify", f"{rev}^{{commit}}")
     inside = folder.relative_to(root).as_posix()
     # A plugin at a repository's root takes only the root's own files, not the whole repository.
-    paths = [inside] if inside != "." else (_git(root, "ls-tree", "--name-only", sha) or "").splitlines()
-    archive = _git(root, "archive", "--format=tar", sha, "--", *paths, binary=True)
+    paths = [inside] if inside != "." else (git(root, "ls-tree", "--name-only", sha, option=option) or "").splitlines()
+    archive = git(root, "archive", "--format=tar", sha, "--", *paths, binary=True, option=option)
     if archive is None:
         raise UserError(f"{option} {rev[:80]}: {inside}/ did not exist at {sha[:12]}")
     checkout = tempfile.TemporaryDirectory(prefix=f"primbench-base-{sha[:12]}-")
@@ -90,7 +103,7 @@ def variant_at(rev: str, variant_key: str, option: str = "--base") -> Variant:
     old_file = old_folder / declared_by.name
     if not old_file.is_file():
         raise UserError(f"{option} {rev[:80]}: {inside}/{declared_by.name} did not exist at {sha[:12]}")
-    declared = _import_collecting(old_file, old_folder, sha)
+    declared = _import_collecting(old_file, old_folder, sha, option)
     if variant_key not in declared:
         raise UserError(f"{option} {rev[:80]}: {inside}/{declared_by.name} at {sha[:12]} declares no {variant_key[:80]}")
     old = declared[variant_key]
@@ -135,7 +148,7 @@ def _redirected(old_folder: Path, collected: dict):
         api.register_variant, registry.register, api.register_op, api.KERNEL_DIR = saved
 
 
-def _import_collecting(path: Path, old_folder: Path, sha: str) -> dict[str, Variant]:
+def _import_collecting(path: Path, old_folder: Path, sha: str, option: str) -> dict[str, Variant]:
     name = f"primbench_base_{sha[:12]}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -146,6 +159,6 @@ def _import_collecting(path: Path, old_folder: Path, sha: str) -> dict[str, Vari
             spec.loader.exec_module(module)
         except Exception as exc:  # noqa: BLE001 (old code meets today's API: anything can go wrong)
             del sys.modules[name]
-            raise UserError(f"--base {sha[:12]}: {path.name} of that revision does not load with this primbench "
+            raise UserError(f"{option} {sha[:12]}: {path.name} of that revision does not load with this primbench "
                             f"({type(exc).__name__}: {str(exc)[:160]}); pick a later revision") from None
     return collected
