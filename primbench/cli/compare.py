@@ -1,5 +1,6 @@
 """The commands that set runs side by side: `compare`, `baseline` (what check compares with; the gate
-itself is cli/check.py) and `ab` (two variants timed in turn on one GPU)."""
+itself is cli/check.py), `ab` (two variants timed in turn on one GPU) and `bisect` (the commit that
+made a variant slower, an A/B a step)."""
 
 from __future__ import annotations
 
@@ -106,6 +107,33 @@ def cmd_ab(args) -> int:
         write_atomically(args.json, json.dumps({"a": label_a, "b": label_b, "threshold": args.threshold,
                                                 "results": [result.to_dict() for result in results]}) + "\n")
         print(f"samples: {args.json}")
+    return EXIT_OK
+
+
+def cmd_bisect(args) -> int:
+    """Each step as it is timed, then the outcome in one line; exit 0 whatever it found (the outcome
+    is printed, not a failure), 2 on a request that cannot be bisected."""
+    import json
+
+    from primbench import registry
+    from primbench.config import subset
+    from primbench.run import bisect
+
+    _check_outputs({"--json": args.json}, "bisect prints its steps there", [])
+    request = bisect.prepare(args.good, args.bad, args.variant, sizes=subset.parse_sizes(args.sizes),
+                             blocks=subset.parse_sizes(args.blocks, "--blocks"), dtypes=subset.parse_dtypes(args.dtypes),
+                             rounds=args.rounds, threshold=args.threshold, max_steps=args.max_steps)
+    time_pair = bisect.step_timer(request)
+    print(request.header(), flush=True)
+    steps, outcome = bisect.search(request, time_pair, lambda step: print(step.line(request.history), flush=True))
+    print(outcome.line)
+    if outcome.detail:
+        print(f"  {outcome.detail}")
+    if command := bisect.next_command(request, outcome, registry.plugins()):
+        print(f"to go on: {command}")
+    if args.json:
+        write_atomically(args.json, json.dumps(bisect.to_json(request, steps, outcome)) + "\n")
+        print(f"steps: {args.json}")
     return EXIT_OK
 
 

@@ -44,6 +44,7 @@ COMMANDS = {
     "run": run.cmd_run,
     "report": report.cmd_report, "publish": report.cmd_publish, "export": export.cmd_export,
     "compare": compare.cmd_compare, "check": check.cmd_check, "baseline": compare.cmd_baseline, "ab": compare.cmd_ab,
+    "bisect": compare.cmd_bisect,
     "replicas": gpus.cmd_replicas,
     "profile": profile.cmd_profile,
     "info": info.cmd_info, "list": info.cmd_list, "compile": info.cmd_compile,

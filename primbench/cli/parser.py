@@ -30,6 +30,7 @@ def parser() -> argparse.ArgumentParser:
     _add_readers(commands, plugin)
     _add_gates_and_tools(commands, plugin)
     _add_ab(commands, plugin)
+    _add_bisect(commands, plugin)
     _add_profile(commands, plugin)
     _add_export(commands)
     return parser
@@ -128,6 +129,27 @@ def _add_ab(commands, plugin) -> None:
                     "(default: %(default)s, 1 %%)")
     ab.add_argument("--chart", metavar="FILE.png", help="also draw the samples in order and B/A with its interval")
     ab.add_argument("--json", metavar="FILE", help="also write each size's verdict, interval and raw samples as JSON")
+
+
+def _add_bisect(commands, plugin) -> None:
+    """bisect: the commit that made one case of a variant slower, an interleaved A/B a step."""
+    bisect = commands.add_parser("bisect", parents=[plugin], help="which commit between GOOD and BAD made a variant "
+                                 "slower? a binary search on this GPU, each step an interleaved A/B (as ab --base)")
+    bisect.add_argument("good", metavar="GOOD", help="a commit where the variant was fast (e.g. the baseline's)")
+    bisect.add_argument("bad", metavar="BAD", help="a later commit where it is slower (GOOD must be its ancestor)")
+    bisect.add_argument("variant", metavar="OP/VARIANT", help="the variant, as the working tree or --plugin declares it")
+    bisect.add_argument("--sizes", metavar="N", required=True, help="the one size to time, e.g. 2^28")
+    bisect.add_argument("--blocks", metavar="B", help="the one block size (default: 256 where it takes it)")
+    bisect.add_argument("--dtypes", metavar="T", help="the one dtype (default: the op's first)")
+    # The default is run/bisect.py's DEFAULT_MAX_STEPS (tests/unit/test_bisect.py holds them equal):
+    # the grammar does not import the GPU side.
+    bisect.add_argument("--max-steps", type=_whole_number, default=10, metavar="N", help="at most this many A/B "
+                        "steps, the first one BAD against GOOD (default: %(default)s)")
+    bisect.add_argument("--rounds", type=_whole_number, default=200, metavar="N", help="paired rounds a step, as ab's "
+                        "(default: %(default)s)")
+    bisect.add_argument("--threshold", type=float, default=0.01, help="the smallest change called SLOWER, as ab's "
+                        "(default: %(default)s, 1 %%)")
+    bisect.add_argument("--json", metavar="FILE", help="also write every step and the outcome as JSON")
 
 
 def _add_profile(commands, plugin) -> None:
