@@ -113,9 +113,10 @@ def _print(base, new, pairs, notes, failing_notes, *, everything: bool) -> None:
 
     regressed = [p for p in pairs if p.regressed]
     shown = min(len(regressed), SHOWN_REGRESSIONS)
+    hints = {id(pair): hint for pair in regressed[:SHOWN_REGRESSIONS] if (hint := _bisect_hint(pair, base, new, verdicts))}
     output.print_terminal(pairs, run_label(base), run_label(new), metric=verdicts.default_metric(base, new),
                           everything=everything, notes=notes, rule=_rule(new),
-                          reserve=2 + shown + (len(regressed) > SHOWN_REGRESSIONS) + len(failing_notes))
+                          reserve=2 + shown + len(hints) + (len(regressed) > SHOWN_REGRESSIONS) + len(failing_notes))
     skipped = verdicts.not_compared(pairs)
     below_floor = sum(p.verdict == verdicts.BELOW_FLOOR for p in pairs)
     protocol_marked = sum(p.suspect and bool(p.protocol_changed) for p in pairs)
@@ -132,6 +133,8 @@ def _print(base, new, pairs, notes, failing_notes, *, everything: bool) -> None:
           + (f"; energy not checked: {energy_missing} ENERGY MISSING" if energy_missing else ""))
     for pair in regressed[:SHOWN_REGRESSIONS]:  # one a line, within the terminal's 120 columns
         print(_regression_line(pair, verdicts))
+        if id(pair) in hints:  # a command is not cut to fit: it would no longer run
+            print(f"    find the commit: {hints[id(pair)]}")
     if len(regressed) > SHOWN_REGRESSIONS:
         print(f"  ... and {len(regressed) - SHOWN_REGRESSIONS} more (above)")
     for line in failing_notes:
@@ -171,6 +174,20 @@ def _regression_line(pair, verdicts) -> str:
     if pair.confirmation and not energy_failed:
         why = f" ({pair.confirmation})"
     return f"  regression: {printable(pair.text)[:106 - len(why)]}{why}"
+
+
+def _bisect_hint(pair, base, new, verdicts) -> str | None:
+    """For a SLOWER that --confirm confirmed on this GPU: the `primbench bisect` command that finds
+    the commit between the baseline's and the new run's that made it (None where either run names
+    no commit). The case's own distribution and parameters are not options of bisect: it times the
+    op's first distribution and the variant's first parameters (the same case for most variants)."""
+    from primbench import registry
+    from primbench.run.bisect import command_line
+
+    good, bad = base.git.get("sha"), new.git.get("sha")
+    if pair.confirmation != verdicts.CONFIRMED or pair.verdict != verdicts.SLOWER or not good or not bad or good == bad:
+        return None
+    return command_line(good[:12], bad[:12], f"{pair.case.op}/{pair.case.variant}", pair.case, registry.plugins())
 
 
 def _baseline_of(new, given) -> Path:

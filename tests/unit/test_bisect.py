@@ -1,5 +1,5 @@
-"""`primbench bisect`'s request (primbench/run/bisect.py): the one case it times, and the command
-it prints to go on."""
+"""`primbench bisect`'s request (primbench/run/bisect.py): the one case it times, the command it
+prints to go on, and `check --confirm`'s pointer to it for a confirmed regression."""
 
 import dataclasses
 
@@ -7,7 +7,7 @@ import pytest
 
 from primbench.errors import UserError
 from primbench.run import bisect
-from primbench.runfile.case_id import CaseId
+from primbench.runfile.case_id import CaseId, size_text
 
 
 def test_one_case_is_the_variant_at_one_size_block_and_dtype():
@@ -45,3 +45,26 @@ def test_the_parser_default_of_max_steps_is_the_searchs():
     args = parser().parse_args(["bisect", "a", "b", "reduce/vector_load_sum", "--sizes", "2^20"])
     assert (args.max_steps, args.rounds, args.threshold) == (bisect.DEFAULT_MAX_STEPS, 200, 0.01)
 
+
+def test_check_confirm_prints_the_bisect_command_under_each_confirmed_regression(capsys):
+    from primbench.cli import check
+    from primbench.compare import confirmation, verdicts
+    from tests.unit.test_confirm import answering, planted
+
+    base, new, _keys = planted(count=2)
+    new = dataclasses.replace(new, header=dataclasses.replace(new.header, git={"sha": "f" * 40, "dirty": False}))
+    _, pairs = verdicts.check(base, new)
+    confirmation.confirm_suspects(pairs, base, new, answering("SLOWER"))
+    check._print(base, new, pairs, [], [], everything=False)
+    lines = capsys.readouterr().out.splitlines()
+    hints = [line for line in lines if line.startswith("    find the commit: ")]
+    assert len(hints) == 2
+    for pair in (p for p in pairs if p.regressed):  # each under its own regression line
+        below = lines[next(i for i, line in enumerate(lines) if line.startswith(f"  regression: {pair.text}")) + 1]
+        assert below == (f"    find the commit: primbench bisect {base.git['sha'][:12]} ffffffffffff "
+                         f"{pair.case.op}/{pair.case.variant} --sizes '{size_text(pair.case.n)}' --blocks {pair.case.block} "
+                         f"--dtypes {pair.case.dtype}")
+    _, pairs = verdicts.check(base, new)
+    confirmation.confirm_suspects(pairs, base, new, answering("UNSURE"))  # unconfirmed: nothing to bisect yet
+    check._print(base, new, pairs, [], [], everything=False)
+    assert "find the commit" not in capsys.readouterr().out
