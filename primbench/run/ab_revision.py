@@ -129,6 +129,14 @@ def variant_at(rev: str, variant_key: str, option: str = "--base") -> Variant:
     return old
 
 
+def remove_checkouts() -> None:
+    """Remove the old checkouts now: for a process that ends by os._exit (confirm's child), which
+    skips the clean-up TemporaryDirectory leaves to the interpreter's exit."""
+    while _CHECKOUTS:
+        with contextlib.suppress(OSError):  # a folder that will not go is not worth a failed answer
+            _CHECKOUTS.pop().cleanup()
+
+
 @contextlib.contextmanager
 def _redirected(old_folder: Path, collected: dict):
     import primbench.api as api

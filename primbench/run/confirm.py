@@ -137,6 +137,9 @@ def main() -> int:
     except Exception as exc:  # noqa: BLE001 (anything the re-timing meets is this suspect's reason, in one line)
         print(json.dumps({"error": one_line_reason(exc)}))
     sys.stdout.flush()
+    from primbench.run.ab_revision import remove_checkouts
+
+    remove_checkouts()  # os._exit below would leave each commit's temporary folder behind
     # The answer is out; a context the re-timing broke would print a traceback per freed buffer.
     os._exit(0)
 

@@ -133,3 +133,19 @@ def test_a_re_timing_that_cannot_be_done_is_one_reason_from_its_child_process():
     with pytest.raises(UserError) as refused:
         retime_in_child(real, (None, None), "0" * 40, 16, 0.05, 1.0)
     assert "\n" not in str(refused.value) and "Traceback" not in str(refused.value)
+
+
+def test_the_child_leaves_no_commit_checkout_behind(tmp_path, monkeypatch):
+    # Each side taken from git goes to a temporary folder; the child ends by os._exit, which skips
+    # the interpreter's clean-up, and bisect starts one child per step. Without a GPU it ends after
+    # taking both sides; with one it times 16 rounds of a small case.
+    from primbench.run.confirm import retime_in_child
+    from primbench.runfile.case_id import CaseId
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    case = CaseId("reduce", "vector_load_sum", "float32", 1000, 256, "uniform")
+    try:
+        retime_in_child(case, (None, None), "HEAD", 16, 0.05, 1.0, new_sha="HEAD")
+    except UserError:
+        pass
+    assert not list(tmp_path.glob("primbench-base-*"))
