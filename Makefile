@@ -61,7 +61,8 @@ test:
 test-floors:
 	@$(PYTHON) -m primbench.setup_env --floors --venv $(FLOORS_VENV)
 	$(FLOORS_VENV)/bin/python -m pytest -q -n 2 --dist worksteal -p no:cacheprovider tests/unit \
-		--ignore=tests/unit/test_kernels_compile.py --ignore=tests/unit/test_histogram_lanes.py
+		--ignore=tests/unit/test_kernels_compile.py --ignore=tests/unit/test_histogram_lanes.py \
+		--ignore=tests/unit/test_machine_code.py
 
 # Correctness tests (652, about 1.8 s each alone) share the GPU between GPU_TEST_WORKERS processes;
 # the tests that time something or hold a time limit then run alone.

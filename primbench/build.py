@@ -3,7 +3,7 @@ architecture with no GPU at all (CI: `compile_for_arch`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from primbench import cuda_source
@@ -12,6 +12,11 @@ from primbench.variant import COMPILE_OPTIONS, expand_includes
 
 # Same options on every path, so that what CI compiles is what the GPU runs.
 BASE_OPTIONS = (*COMPILE_OPTIONS, f"-I{KERNEL_DIR}")
+# What CuPy's RawModule adds to those when it compiles for the GPU (cupy/cuda/compiler.py, besides
+# its include folders and the -arch it picks): -ftz=true changes the machine code of float kernels,
+# so the machine-code identity (machine_code.py) compiles with them, to hash the cubin the GPU runs.
+# tests/unit/test_machine_code.py checks that CuPy's cubin and ours are the same bytes.
+CUPY_OPTIONS = ("-ftz=true", "--device-as-default-execution-space")
 
 _MODULES: dict = {}
 
@@ -62,6 +67,7 @@ class CompiledSource:
     cubin_bytes: int
     lowered_names: dict[str, str]
     log: str
+    cubin: bytes = field(default=b"", repr=False, compare=False)  # what machine_code.py hashes
 
 
 def compile_for_arch(source: str, name_expressions, arch: str, extra_options: tuple[str, ...] = ()) -> CompiledSource:
@@ -80,7 +86,7 @@ def compile_for_arch(source: str, name_expressions, arch: str, extra_options: tu
             raise KernelBuildError(f"{source} for {arch}: NVRTC failed:\n{nvrtc.getProgramLog(program)}") from None
         lowered = {expr: nvrtc.getLoweredName(program, expr) for expr in name_expressions}
         cubin = nvrtc.getCUBIN(program)
-        return CompiledSource(source, arch, len(cubin), lowered, nvrtc.getProgramLog(program))
+        return CompiledSource(source, arch, len(cubin), lowered, nvrtc.getProgramLog(program), cubin)
     finally:
         nvrtc.destroyProgram(program)
 

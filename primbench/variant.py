@@ -249,18 +249,26 @@ def _variant_hash(variant: Variant) -> str:
     Covered: the CUDA source with every include expanded, the compile options, the kernel names
     with their template arguments, the plain values (numbers, text, tuples) `prepare` itself reads
     from its closure or its module (a kernel name a factory captured, a grid constant), the declared
-    version, and the library's name and version for a library variant (the CUDA source's comments too: the
-    text is hashed as written). Not covered, so that editing them needs no GPU run: the Python
-    plan's comments, docstrings and code text, LaunchContext's other fields.
+    version, and the library's name and version for a library variant (the CUDA source's comments
+    too: the text is hashed as written; beside this hash a run records its machine code's,
+    machine_code.py, so that compare and check tell a comment edit from a change of GPU work).
+    Not covered, so that editing them needs no GPU run: the Python plan's comments, docstrings and
+    code text, LaunchContext's other fields.
     Not covered either, so bump `version` when one changes the launch: a constant read only inside
     a helper the plan calls, or a dict. (A tolerance constant `prepare` reads is covered, though it
     changes no GPU work.)"""
     digest = hashlib.sha256()
-    for part in (variant.key, variant.source_text(), COMPILE_OPTIONS, variant.kernels, variant.version, _plan_values(variant)):
+    for part in (variant.key, variant.source_text(), COMPILE_OPTIONS, variant.kernels, *plan_identity(variant)):
         digest.update(repr(part).encode())
     if variant.source is None:  # a library variant changes when the library does
         digest.update((variant.library.identity() if variant.library is not None else library_version(variant.op)).encode())
     return digest.hexdigest()[:16]
+
+
+def plan_identity(variant: Variant) -> tuple:
+    """What of the plan both hashes cover (this one and the machine-code hash, machine_code.py): the
+    declared version and the plain values `prepare` reads."""
+    return variant.version, _plan_values(variant)
 
 
 def _plan_values(variant: Variant) -> list:
