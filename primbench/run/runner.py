@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from primbench import ops, registry
+from primbench import machine_code, ops, registry
 from primbench.build import KernelBuildError, load_module
 from primbench.config.loading import Config
 from primbench.errors import UserError
@@ -176,7 +176,8 @@ class Runner:
             software=software_versions(),
             timing=self.config.timing.as_dict(),
             protocol=protocol.declared(),
-            variants={v.key: v.describe() for v in variants_used},
+            # each variant's description, with the hash of its kernels compiled for this GPU
+            variants=machine_code.described(variants_used, self.device.info.get("compute_capability")),
             energy=energy,
         )
 

@@ -120,7 +120,11 @@ VARIANT_INFO = {"op": F("string"), "name": F("string"), "hash": F("string"), "or
                 "traffic": F(TEXT_OR_NULL, rule=one_of(TRAFFIC)), "bytes_model": F(TEXT_OR_NULL),
                 "tolerance_model": F(TEXT_OR_NULL),
                 # A library variant's package and version (null where it was not installed): primbench/libraries.py
-                "library": F(("object", "null"), fields={"package": F("string", required=True), "version": F(TEXT_OR_NULL)})}
+                "library": F(("object", "null"), fields={"package": F("string", required=True), "version": F(TEXT_OR_NULL)}),
+                # The hash of its kernels as NVRTC compiled them for the run's GPU, and of its plan
+                # (primbench/machine_code.py); absent for a library variant and in runs made before it.
+                "machine_code": F("object", fields={"hash": F("string", required=True), "arch": F("string", required=True),
+                                                    "nvrtc": F(TEXT_OR_NULL)})}
 COMPARE_BLOCK = {"threshold": F("number", rule=_FRACTION), "batch_threshold": F("number", rule=_FRACTION),
                  "thresholds": F("object", values=F("number", rule=_FRACTION)),
                  "abs_floor_us": F("number", rule=_MICROSECONDS), "batch_below_us": F("number", rule=_MICROSECONDS),

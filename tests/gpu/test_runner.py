@@ -28,6 +28,11 @@ def test_a_tiny_run_writes_a_complete_run_file(tiny_run):
     assert all(c.status == "ok" and len(c.cold_ms) >= 5 for c in run.cases)
     assert all(c.verify["exact"]["ok"] and c.determinism["runs"] == 3 for c in run.cases)
     assert run.header.device["peak_gbps"] > 0 and run.copy_gbps > 0
+    # The compiled kernel's machine code is recorded for this GPU's architecture; the library's is not.
+    compiled, library = run.header.variants["reduce/reduce2_sequential"], run.header.variants["reduce/cub_device_reduce"]
+    major, minor = run.header.device["compute_capability"].split(".")
+    assert compiled["machine_code"]["arch"] == f"sm_{major}{minor}" and len(compiled["machine_code"]["hash"]) == 16
+    assert "machine_code" not in library
 
 
 def test_resume_finishes_an_interrupted_run_without_rerunning_finished_cases(tiny_run):
