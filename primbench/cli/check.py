@@ -80,8 +80,10 @@ def _short_path(path) -> str:
 
 def _notes(base, new, pairs, *, strict: bool, given_strict: bool) -> tuple[list[str], list[str]]:
     """(the warnings printed above the table, the lines that fail the gate under --strict): runs in
-    the wrong order, another board, another protocol, a stale baseline, energy not gated, changed code."""
+    the wrong order, another board, another protocol, a stale baseline, energy not gated, changed code
+    (and source edits that left the machine code alone: compare/code_change.py)."""
     from primbench.compare import caveats, energy, verdicts
+    from primbench.compare.code_change import CodeChanges
     from primbench.resources import command_hint
     from primbench.runfile import protocol
 
@@ -92,7 +94,9 @@ def _notes(base, new, pairs, *, strict: bool, given_strict: bool) -> tuple[list[
     protocol_line = difference.line(renew)
     notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new), protocol_line, stale,
                                energy.not_gated_note(base, new, verdicts.Thresholds.from_header(new.header).energy_threshold)]))
-    changed = verdicts.changed_variants(base, new)
+    code_changes = CodeChanges(base.header, new.header)
+    notes[:0] = code_changes.notes()  # a source edit alone, a compiler's change alone, the source rule
+    changed = code_changes.changed()
     if changed:  # one line: each one's cases say "code changed" below
         names = ", ".join(changed)
         notes.insert(0, f"code changed since the baseline: {len(changed)} variant(s)"

@@ -15,6 +15,7 @@ from primbench.text_safety import printable
 
 def cmd_compare(args) -> int:
     from primbench.compare import caveats, output, verdicts
+    from primbench.compare.code_change import CodeChanges
     from primbench.compare.library_lines import library_lines
     from primbench.compare.rule import Thresholds, rule_words
     from primbench.runfile import protocol
@@ -32,7 +33,8 @@ def cmd_compare(args) -> int:
         metric = args.metric or verdicts.default_metric(base, new)
         pairs = verdicts.compare_runs(base, new)
         notes = list(filter(None, [caveats.time_order(base, new), caveats.machine_shift(base, new),
-                                   protocol.compare(base.header, new.header).line()]))
+                                   protocol.compare(base.header, new.header).line(),
+                                   *CodeChanges(base.header, new.header).notes()]))
         rule = rule_words(Thresholds.from_header(new.header)) if not verdicts.is_published(new) else None
         output.print_terminal(pairs, run_label(base), run_label(new), metric=metric, everything=args.all, notes=notes,
                               rule=rule, libraries=library_lines(new))

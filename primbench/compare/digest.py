@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from primbench.compare import energy
+from primbench.compare.code_change import SOURCE_ONLY
 from primbench.compare.verdicts import (BELOW_FLOOR, FAILED, FASTER, MISSING, OTHER_GPU, PUBLISHED, SAME, SLOWER,
                                         UNSURE, Pair)
 
@@ -112,9 +113,16 @@ class Fold:
         return [(name, count, detail if name == BELOW_FLOOR else "") for name, count in self.counts.items()]
 
     def code(self) -> str:
-        """'code changed' (every pair), 'code changed in 3' (some), or ''."""
+        """'code changed' (every pair), 'code changed in 3' (some); where no code changed but a source
+        did and its machine code did not (compare/code_change.py), 'source changed, machine code
+        identical' (or 'source changed in 3, machine code identical'); or ''."""
         changed = sum(p.code_changed for p in self.pairs)
-        return "" if not changed else "code changed" if changed == len(self.pairs) else f"code changed in {changed}"
+        if changed:
+            return "code changed" if changed == len(self.pairs) else f"code changed in {changed}"
+        edited = sum(p.code_change == SOURCE_ONLY for p in self.pairs)
+        if edited:
+            return SOURCE_ONLY if edited == len(self.pairs) else f"source changed in {edited}, machine code identical"
+        return ""
 
     def verdicts(self) -> str:
         """'10 SAME, 2 BELOW_FLOOR (+5.1% to +7.0%), code changed': each class's count, and the code."""
@@ -131,19 +139,19 @@ class Fold:
 
 def folds(pairs: list[Pair], max_lines: int | None = None) -> list[Fold]:
     """The folded lines, op by op in the pairs' order: per variant, the variants of an op whose
-    pairs are all SAME or BELOW_FLOOR (and alike in whether their code changed) sharing one. When
+    pairs are all SAME or BELOW_FLOOR (and alike in whether their code, or their source alone, changed)
+    sharing one. When
     that takes more than max_lines, one line per op and class of pair instead (counts kept)."""
     rest = [p for p in pairs if not leads(p) and p.verdict not in SIDE_BY_SIDE]
     by_variant: dict[tuple[str, str], list[Pair]] = {}
     for p in rest:
         by_variant.setdefault((p.op, p.case.variant), []).append(p)
     lines: list[Fold] = []
-    shared: dict[tuple[str, bool], Fold] = {}
+    shared: dict[tuple[str, bool, bool], Fold] = {}
     for (op, variant), mine in by_variant.items():
         quiet = {fold_class(p) for p in mine} <= _QUIET
         if quiet:
-            changed = all(p.code_changed for p in mine)
-            key = (op, changed)
+            key = (op, all(p.code_changed for p in mine), all(p.code_change == SOURCE_ONLY for p in mine))
             if key not in shared:
                 shared[key] = Fold(op, [])
                 lines.append(shared[key])

@@ -8,9 +8,10 @@ batch for small cases), its 95 % bootstrap interval of that same ratio of median
 measure. Where both sides measured energy, a pair also carries its energy ratio (compare/energy.py),
 which fails `check` only if the config's energy_threshold asks.
 
-Pairs are matched on the case alone. A pair whose kernel changed (variant hash) says so and is
-timed by the same rule: "is my new kernel faster?" is the question it answers, and a SLOWER
-changed kernel fails `check` unless the config's `compare.exempt` names it with a reason. A pair
+Pairs are matched on the case alone. A pair whose kernel changed (by its source and machine-code
+hashes, compare/code_change.py: a comment edit is no change) says so and is timed by the same
+rule: "is my new kernel faster?" is the question it answers, and a SLOWER changed kernel fails
+`check` unless the config's `compare.exempt` names it with a reason. A pair
 whose judged figure was measured by another protocol on each side (runfile/protocol.py) keeps its
 verdict, marked, and fails nothing: the move may be the protocol's. Pairs that failed on either
 side, or exist on one side only, are flagged, never given a speed verdict. Across different GPU
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from primbench.compare.code_change import SOURCE_ONLY, CodeChange, CodeChanges, classify
 from primbench.compare.energy import EnergyPair, energy_pair, one_board
 from primbench.compare.published import (PUBLISHED, REFERENCE_PREFIX, is_published, load_comparable,  # noqa: F401
                                          published_pairs, published_run)
@@ -58,7 +60,8 @@ class Pair:
     new_pct_peak: float = math.nan
     note: str = ""
     newly_failed: bool = False  # failed verification in the new run, not failed (or absent) in the baseline
-    code_changed: bool = False  # the variant's hash differs: its kernel or plan changed in between
+    code_changed: bool = False  # its kernel or plan changed in between (compare/code_change.py's rule)
+    code_change: str = ""  # what of the variant's identity changed: a code_change kind, "" for none
     exempt_reason: str | None = None  # the config lets this changed variant be SLOWER, for this reason
     ci_low: float = math.nan  # 95 % interval of the new/base time ratio (stats.ratio_interval)
     ci_high: float = math.nan
@@ -132,10 +135,13 @@ def default_metric(base: Run, new: Run) -> str:
 
 
 def judge(b: CaseRecord, n: CaseRecord, thresholds: Thresholds, *, same_gpu: bool = True,
-          peaks: tuple = (math.nan, math.nan), base_sha: str | None = None, protocol_changes: dict | None = None) -> Pair:
+          peaks: tuple = (math.nan, math.nan), base_sha: str | None = None, protocol_changes: dict | None = None,
+          code_change: CodeChange | None = None) -> Pair:
     """The verdict of one case measured in a baseline (`b`) and a new run (`n`), both present.
     `peaks` are the two GPUs' peak GB/s; `protocol_changes` {figure: what changed} comes from
-    runfile/protocol.py; `base_sha` is the baseline's commit, named in a BELOW_FLOOR pair's note."""
+    runfile/protocol.py; `base_sha` is the baseline's commit, named in a BELOW_FLOOR pair's note;
+    `code_change` is the variant's change between the two headers (compare/code_change.py), or,
+    where not given, the records' source hashes alone decide."""
     identity = n.case
     pair = Pair(identity, SAME, threshold=thresholds.for_case(identity.op, identity.variant))
     pair.figure = thresholds.figure(b, n) if b.ok and n.ok and same_gpu else COLD
@@ -161,8 +167,9 @@ def judge(b: CaseRecord, n: CaseRecord, thresholds: Thresholds, *, same_gpu: boo
         else:
             _speed(pair, base_samples, new_samples, thresholds, run_spread(b, pair.figure), n.samples.batch_size)
             pair.protocol_changed = (protocol_changes or {}).get(pair.figure, "") if pair.verdict in SPEED_VERDICTS else ""
-    if b.variant_hash != n.variant_hash:  # timed all the same: "is my new kernel faster?" gets an answer
-        _note_code_change(pair, b, n, thresholds)
+    change = code_change or classify((b.variant_hash, n.variant_hash), (None, None))
+    if change.kind:  # timed all the same: "is my new kernel faster?" gets an answer
+        _note_code_change(pair, change, thresholds)
     if pair.verdict == BELOW_FLOOR:
         pair.note = "; ".join(filter(None, [pair.note, below_floor_note(pair, thresholds, base_sha)]))
     if pair.protocol_changed:  # first: what a reader must see before trusting the verdict
@@ -199,6 +206,7 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
     same_gpu = same_gpu_model(base, new)
     changes = protocol.compare(base.header, new.header).by_figure()
     peaks = (base.device.get("peak_gbps"), new.device.get("peak_gbps"))
+    code_changes = CodeChanges(base.header, new.header)
     base_cases = {record.case: record for record in base.cases}
     new_cases = {record.case: record for record in new.cases}
     pairs = []
@@ -211,7 +219,8 @@ def compare_runs(base: Run, new: Run, thresholds: Thresholds | None = None, *, n
             pairs.append(_one_side(identity, b, n, thresholds))
             continue
         pair = judge(b, n, thresholds, same_gpu=same_gpu, peaks=peaks, base_sha=base.git.get("sha"),
-                     protocol_changes=changes)
+                     protocol_changes=changes,
+                     code_change=code_changes.of(f"{identity.op}/{identity.variant}", b.variant_hash, n.variant_hash))
         gate = thresholds.energy_threshold if one_board(base, new, b, n) else None  # compare/energy.py says why
         pair.energy = energy_pair(b, n, gate) if b.ok and n.ok else None
         pairs.append(pair)
@@ -229,10 +238,14 @@ def _one_side(identity: CaseId, b: CaseRecord | None, n: CaseRecord | None, thre
     return pair
 
 
-def _note_code_change(pair: Pair, b: CaseRecord, n: CaseRecord, thresholds: Thresholds) -> None:
-    """Mark a pair whose variant hash changed, and a SLOWER one the config exempts, with its reason."""
+def _note_code_change(pair: Pair, change: CodeChange, thresholds: Thresholds) -> None:
+    """Note what of a pair's variant changed; mark a code change, and a SLOWER one the config
+    exempts, with its reason. A source edit that left the machine code alone is only noted."""
+    pair.code_change = change.kind
+    pair.note = "; ".join(filter(None, [pair.note, change.note()]))
+    if not change.counts:
+        return
     pair.code_changed = True
-    pair.note = "; ".join(filter(None, [pair.note, f"code changed (hash {b.variant_hash} -> {n.variant_hash})"]))
     pair.exempt_reason = thresholds.exemption(pair.case.op, pair.case.variant) if pair.verdict == SLOWER else None
     if pair.exempt_reason:
         pair.note += f"; slower allowed by the config: {pair.exempt_reason}"
@@ -243,6 +256,8 @@ def below_floor_note(pair: Pair, thresholds: Thresholds, base_sha: str | None) -
     baseline's version of a changed kernel against today's, interleaved on one GPU."""
     floor = thresholds.batch_abs_floor_us if pair.figure == BATCH else thresholds.abs_floor_us
     moved = f"moved {pair.ratio - 1:+.1%} ({(pair.new_ms - pair.base_ms) * 1e3:+.2f} us), under the {floor:g} us floor"
+    if pair.code_change == SOURCE_ONLY:
+        return f"{moved}; the machine code is the same in both runs, so this is likely run-to-run noise"
     if not pair.code_changed:
         return f"{moved}; the code is the same in both runs, so this is likely run-to-run noise"
     revision = f"--base {base_sha[:12]} " if base_sha else "--base <the baseline's commit> "
@@ -272,11 +287,9 @@ def geometric_means(pairs: list[Pair]) -> dict[str, dict]:
 
 
 def changed_variants(base: Run, new: Run) -> list[str]:
-    """The variants both runs measured whose identity hash differs: their code changed in between."""
-    before, after = base.header.variants, new.header.variants
-    return sorted(key for key in before.keys() & after.keys()
-                  if isinstance(before[key], dict) and isinstance(after[key], dict)
-                  and before[key].get("hash") != after[key].get("hash"))
+    """The variants both runs measured whose code changed in between, by compare/code_change.py's
+    rule (a source edit that left the machine code alone is no change)."""
+    return CodeChanges(base.header, new.header).changed()
 
 
 def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[int, list[Pair]]:
