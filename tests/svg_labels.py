@@ -9,7 +9,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
-from primbench.report.svg import text_width
+from primbench.report.charts.svg import text_width
 
 ASCENT, DESCENT = 0.75, 0.2  # of the font size, above and below the baseline
 DEPTH = 0.5  # px: boxes that overlap by less than this touch, they do not cover each other

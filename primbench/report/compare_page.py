@@ -24,7 +24,7 @@ def render_comparison(base, sections, out_path) -> Path:
 
 
 def _section(index: int, base, run, pairs, metric: str) -> dict:
-    from primbench.report import compare_plots
+    from primbench.report.charts import compare as compare_charts
 
     folds = digest.folds(pairs)
     shown, folded = rows(pairs), [p for fold in folds for p in fold.pairs]
@@ -46,12 +46,12 @@ def _section(index: int, base, run, pairs, metric: str) -> dict:
         "metric": metric,
         "same_gpu": same_gpu,
         "summary": verdicts.geometric_means(pairs),
-        "ratio_chart": compare_plots.ratio_chart(by_op, metric, greyed=not shown),
+        "ratio_chart": compare_charts.ratio_chart(by_op, metric, greyed=not shown),
         "chart_greyed": not shown,
         "chart_cases": sum(1 for row in charted if row["ratio"] == row["ratio"]),  # NaN != NaN: no ratio
-        "legend": compare_plots.legend(row["verdict"] for row in charted if row["ratio"] == row["ratio"]),
-        "peak_chart": None if same_gpu else compare_plots.peak_chart(table, base.device.get("name") or "baseline",
-                                                                      run.device.get("name") or "new run"),
+        "legend": compare_charts.legend(row["verdict"] for row in charted if row["ratio"] == row["ratio"]),
+        "peak_chart": None if same_gpu else compare_charts.peak_chart(table, base.device.get("name") or "baseline",
+                                                                       run.device.get("name") or "new run"),
         "pairs": table,
         "shown": len(shown),
         "changed": len(digest.lead(pairs)),

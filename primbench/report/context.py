@@ -11,22 +11,23 @@ from collections import Counter
 
 from primbench.report import case_table, energy, headline, op_sections, op_view, quality, sections, selection, story
 from primbench.report.anchors import point_records
+from primbench.report.charts.svg import pow2_text
 from primbench.report.formats import as_records
 from primbench.report.missing_baselines import missing_baselines
-from primbench.report.svg import pow2_text
 from primbench.runfile import stats
-from primbench.runfile.libraries import FAR_BELOW_LIGHT_PCT, FAR_MIN_BYTES, FAR_WORDS, far_cases
 from primbench.runfile.io import run_stem
+from primbench.runfile.libraries import FAR_BELOW_LIGHT_PCT, FAR_MIN_BYTES, FAR_WORDS, far_cases
 from primbench.verify import inputs
 
 
 def build_context(run, published=(), views=None) -> dict:
     """Everything the template shows, computed from a loaded run and the published references
     (`views`: the run's op views, report/op_view.py, where the caller has them)."""
-    from primbench.report import counters_section, svg_charts, svg_energy, svg_story, svg_values
+    from primbench.report import counters_section
+    from primbench.report.charts import energy as energy_charts, op_charts, story as story_charts, value_marks
 
     # Inline SVG: each chart is built here in milliseconds, no drawing library and no worker pool.
-    plots = _Charts(svg_charts, svg_story, svg_energy)
+    plots = _Charts(op_charts, story_charts, energy_charts)
     device = run.device
     views = views if views is not None else op_view.build(run)
     frame = views.frame
@@ -56,7 +57,7 @@ def build_context(run, published=(), views=None) -> dict:
         "far_rule": {"pct": FAR_BELOW_LIGHT_PCT, "mib": FAR_MIN_BYTES / 2**20, "words": FAR_WORDS},
         # The light floor the run's config sets (compare.min_light), as the "under floor" badges' hover text states it.
         "floor_rule": _floor_words(run),
-        "bar_span": f"{svg_values.BAR_SPAN:g}",  # past it, a chart of one value per row draws dots on a log scale
+        "bar_span": f"{value_marks.BAR_SPAN:g}",  # past it, a chart of one value per row draws dots on a log scale
     }
     return context
 

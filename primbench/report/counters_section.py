@@ -83,7 +83,7 @@ def build(run, frame) -> dict | None:
 
 def _roofline(usable: dict, times: dict, frame, device: dict):
     """The roofline (inline SVG), None when there is nothing to draw: no point with a time, or no DRAM roof."""
-    from primbench.report.roofline import roofline_chart
+    from primbench.report.charts.roofline import roofline_chart
 
     points, limits = roofline_points(usable, times, frame), roofs(device)
     if not points or not limits["dram"]:

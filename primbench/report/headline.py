@@ -6,7 +6,7 @@ beats it at the op's largest size, and which library cases run far from their li
 from __future__ import annotations
 
 from primbench import ops
-from primbench.report.svg import pow2_text
+from primbench.report.charts.svg import pow2_text
 from primbench.runfile.frame import is_number
 from primbench.variant import BEYOND_SERIES, HARRIS_SERIES, LIBRARY_SERIES, LIBRARY_SERIES_NAMES, series_name
 

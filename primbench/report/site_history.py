@@ -11,7 +11,7 @@ from primbench.report import site_steps
 from primbench.report.formats import size_text, slug
 from primbench.report.site_digest import HEADLINE_SIZES
 from primbench.report.site_steps import StepJudge
-from primbench.report.site_history_chart import (
+from primbench.report.charts.history import (
     MAX_LINES,
     history_chart,
     log_scale,

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from primbench.compare import digest, output, verdicts
-from primbench.report import compare_plots
+from primbench.report.charts import compare as compare_charts
 from primbench.report.compare_page import render_comparison
 from primbench.runfile.io import load_run
 from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
@@ -210,8 +210,8 @@ def test_two_runs_of_one_commit_fold_everything_and_below_floor_has_its_own_colo
     assert any("BELOW_FLOOR" in badge.content() for badge in fold_badges)
     # Its colour: a CSS rule of its own, and a chart colour unlike the speed verdicts' and SAME's.
     assert ".badge.verdict-BELOW-FLOOR {" in html
-    colour = compare_plots.VERDICT_COLOURS["BELOW_FLOOR"]
-    assert colour not in [compare_plots.VERDICT_COLOURS[v] for v in ("SLOWER", "FAILED", "FASTER", "UNSURE", "SAME")]
+    colour = compare_charts.VERDICT_COLOURS["BELOW_FLOOR"]
+    assert colour not in [compare_charts.VERDICT_COLOURS[v] for v in ("SLOWER", "FAILED", "FASTER", "UNSURE", "SAME")]
     assert all(c.attrs["fill"] == colour for p in _points(tree) if "verdict-BELOW-FLOOR" in p.classes()
                for c in p.all("circle") if "target" not in c.classes())
     # The page's explanation says what it means.
@@ -241,9 +241,9 @@ def test_a_case_name_with_markup_is_escaped_in_the_charts_titles():
     hostile = '<script>alert("x")</script>'
     point = {"id": "pair-1-1", "text": f"reduce/{hostile}/float32/n=1", "op": "reduce", "verdict": "SLOWER",
              "ratio": 1.2, "interval": "[1.1, 1.3]", "ci_low": 1.1, "ci_high": 1.3}
-    svg = str(compare_plots.ratio_chart({"reduce": [point]}, "time"))
+    svg = str(compare_charts.ratio_chart({"reduce": [point]}, "time"))
     assert "<script" not in svg and "&lt;script&gt;" in svg
-    assert compare_plots.ratio_chart({"reduce": [dict(point, ratio=math.nan)]}, "time") is None
+    assert compare_charts.ratio_chart({"reduce": [dict(point, ratio=math.nan)]}, "time") is None
 
 
 def test_the_compare_page_carries_the_one_shared_table_script_and_no_copy_of_its_own(same_commit):

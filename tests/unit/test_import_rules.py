@@ -14,6 +14,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "primbench"
 # Stages that come after the run file read it and nothing else: no GPU work, no CuPy.
 AFTER_THE_RUN_FILE = ("primbench.runfile", "primbench.compare", "primbench.export", "primbench.report")
 GPU_SIDE = ("primbench.run", "primbench.measuring")
+# The report's charts wing draws the rows a page hands it: of the rest of report/ it reads only the
+# words a chart shows (numbers, a point's words and address, a case's energy in words), so a chart
+# never depends on how a page is put together.
+CHARTS_READ = ("formats", "anchors", "energy")
 
 
 def module_names(package: Path) -> dict[str, Path]:
@@ -95,6 +99,10 @@ def broken_rules(inside: dict, outside: dict, root: str = "primbench") -> list[s
             found += [f"{module} -> {t} (measuring/ never imports config/)" for t in sorted(targets) if _in(t, [f"{root}.config"])]
         if not _in(module, [f"{root}.cli", f"{root}.__main__"]):
             found += [f"{module} -> {t} (nothing imports cli/)" for t in sorted(targets) if _in(t, [f"{root}.cli"])]
+        if _in(module, [f"{root}.report.charts"]):
+            read = [f"{root}.report.charts"] + [f"{root}.report.{name}" for name in CHARTS_READ]
+            found += [f"{module} -> {t} (charts/ reads only {', '.join(CHARTS_READ)} of report/)"
+                      for t in sorted(targets) if _in(t, [f"{root}.report"]) and not _in(t, read)]
     return found
 
 
@@ -172,7 +180,7 @@ def test_the_stage_packages_are_there():
     # The rules above say nothing if the folders they name are gone or renamed.
     modules = module_names(PACKAGE)
     for package in (*AFTER_THE_RUN_FILE, *GPU_SIDE, "primbench.config", "primbench.verify", "primbench.profile",
-                    "primbench.cli", "primbench.ops"):
+                    "primbench.cli", "primbench.ops", "primbench.report.charts"):
         assert any(_in(m, [package]) and m != package for m in modules), package
     print("longest import chain:", " -> ".join(longest_chain(import_graph()[0])))
 
@@ -187,6 +195,9 @@ def test_the_rules_catch_what_they_look_for(tmp_path):
         "measuring/__init__.py": "", "measuring/timing.py": "from pkg.config.loading import x\n",
         "config/__init__.py": "", "config/loading.py": "from pkg.report import a\n",
         "report/__init__.py": "", "report/a.py": "from pkg.report.b import y\n", "report/b.py": "from pkg.report import a\n",
+        "report/formats.py": "", "report/charts/__init__.py": "",
+        "report/charts/bars.py": "from pkg.report import formats\nfrom pkg.report.charts import axes\nfrom pkg.report.b import y\n",
+        "report/charts/axes.py": "",
         "cli/__init__.py": "", "cli/main.py": "from pkg.run import runner\n",
         "compare/__init__.py": "", "compare/verdicts.py": "from ..measuring import timing\n",
         "compare/output.py": "import importlib\nrunner = importlib.import_module('pkg.run.runner')\n",
@@ -204,7 +215,8 @@ def test_the_rules_catch_what_they_look_for(tmp_path):
     assert "pkg.run.runner -> pkg.cli.main (nothing imports cli/)" in broken
     assert "pkg.compare.verdicts -> pkg.measuring.timing (after the run file: no run/ or measuring/)" in broken  # relative
     assert "pkg.compare.output -> pkg.run.runner (after the run file: no run/ or measuring/)" in broken  # importlib
-    assert len(broken) == 6, broken
+    assert "pkg.report.charts.bars -> pkg.report.b (charts/ reads only formats, anchors, energy of report/)" in broken
+    assert len(broken) == 7, broken
     assert sorted(circles(inside)) == [["pkg.cli.main", "pkg.run.runner"], ["pkg.report.a", "pkg.report.b"]]
     # ops -> verify.outcomes and verify.sequence -> ops: no circle of modules, but one of packages
     assert ["pkg.ops", "pkg.verify"] in circles(package_graph(inside, root="pkg"))

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report import formats, op_view, quality, sections, selection, story, svg_charts
+from primbench.report import formats, op_view, quality, sections, selection, story
+from primbench.report.charts import op_charts
 from primbench.report.render import render_report
 from primbench.runfile.io import load_run
 from primbench.runfile.published import load_published
@@ -516,7 +517,7 @@ def test_distribution_bars_hold_every_variant_on_every_distribution_at_its_block
     assert set(bars["block"].dropna()) == {256} and bars["block"].isna().sum() == 2  # CUB chooses its own
     fast = bars[(bars["variant"] == "vector_per_warp[bins=256]") & (bars["distribution"] == "all_equal")]
     assert fast["gbps"].item() == 1000.0
-    chart = svg_charts.distribution_bars_chart(bars.to_dict("records"), title="t")
+    chart = op_charts.distribution_bars_chart(bars.to_dict("records"), title="t")
     # A mark per bar of the table: bars from 0, or dots on a log axis where GB/s span more than 20 times.
     marks = chart.count('class="point bar vertical"') + chart.count('class="point dot"')
     assert chart.startswith("<svg") and marks == len(bars)
@@ -533,7 +534,7 @@ def test_a_parameter_swept_with_all_else_fixed_is_one_line_per_variant_and_block
     assert [(value, gbps) for value, gbps, _ in line] == [(2, 200.0), (8, 800.0), (32, 3200.0)]
     assert all(case["variant_name"] == "seed004_replicated" for _, _, case in line)  # each point knows its case
     assert len(sections.param_sweeps(view, "uint8", "uniform", min_values=2)) == 2
-    chart = svg_charts.param_sweep_chart(by_param["replicas"], title="t")
+    chart = op_charts.param_sweep_chart(by_param["replicas"], title="t")
     assert chart.startswith("<svg") and chart.count("<title>") == sum(len(v) for v in by_param["replicas"]["lines"].values())
 
 
@@ -615,7 +616,7 @@ def test_each_step_of_the_story_chart_has_its_reason_and_its_published_times():
 
 
 def test_tick_labels_never_meet_1000_gets_none_beside_1024():
-    from primbench.report.svg import Axis, log2_ticks
+    from primbench.report.charts.svg import Axis, log2_ticks
 
     wide = Axis(900, 2**21, 0, 1000, log=True)
     assert log2_ticks([1000, 1024, 2048, 2**20], wide) == [1024, 2048, 2**20]

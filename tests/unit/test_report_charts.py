@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from primbench.report.charts.svg import COLOURS, line_style
 from primbench.report.render import render_report
-from primbench.report.svg import COLOURS, line_style
 from primbench.runfile.io import load_run
 
 REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / "nvidia-h200.jsonl.gz"
@@ -191,7 +191,7 @@ def series_of_anchor(reference):
 
 
 def test_a_colour_means_one_series_on_every_chart_and_each_chart_names_its_series(reference, series_of_anchor):
-    from primbench.report.series_styles import series_colour
+    from primbench.report.charts.series_styles import series_colour
 
     _, _, charts = reference
     meaning: dict = {}  # colour -> the series it marks, over the whole page

@@ -20,7 +20,7 @@ from primbench.report.site_digest import (
     digest,
     history_sizes,
 )
-from primbench.report.site_history_chart import MAX_LINES, panel_groups
+from primbench.report.charts.history import MAX_LINES, panel_groups
 from tests.conftest import RUNS
 
 
@@ -100,7 +100,7 @@ def test_no_panel_holds_more_than_eight_lines_and_every_variant_keeps_its_line(f
 
 
 def test_a_history_line_has_its_series_colour_as_in_the_report_and_each_chart_names_its_series(fixture_run):
-    from primbench.report.series_styles import series_colour, shade, SHADES
+    from primbench.report.charts.series_styles import series_colour, shade, SHADES
 
     series_of = {p["variant"]: p["series"] for p in fixture_run[1]["points"]}
     assert set(series_of.values()) >= {"harris", "beyond", "library"}

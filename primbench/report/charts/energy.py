@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
-from primbench.report import series_styles, svg_values
+from primbench.report.charts import series_styles, value_marks
+from primbench.report.charts.svg import Axis, Canvas, Panel, line_style, linear_ticks, pow2_text, text_width
 from primbench.report.energy import energy_title
 from primbench.report.formats import format_mj, format_watts
-from primbench.report.svg import Axis, Canvas, Panel, line_style, linear_ticks, pow2_text, text_width
 
 WIDTH = 1200
 STORY_PANEL_W, STORY_GAP = 250, 34  # the story chart's energy panel, right of its time panel
@@ -24,17 +24,17 @@ def story_panel_room(steps: list[dict]) -> float:
 
 def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: float, row_h: float, bar: float) -> None:
     """Energy per sum of each step on this GPU, a mark per step in its row: bars from 0 where the
-    energies span up to svg_values.BAR_SPAN (energy adds up: a bar twice as long spends twice as
+    energies span up to value_marks.BAR_SPAN (energy adds up: a bar twice as long spends twice as
     much), else dots on a log axis, in the step's series' colour; a step asked for energy but not measured says so, its reason in
     the hover text."""
     right = left + STORY_PANEL_W
     height = row_h * len(steps)
     values = [s["energy"]["mj"] for s in steps if s.get("energy") and s["energy"].get("mj") is not None]
     canvas.text(left, top - 6, "energy per sum on this GPU", size=10.5, font_weight="bold")
-    x = svg_values.value_axis(values, left, right, room=1.3, log_room=(1.6, 2.4))
+    x = value_marks.value_axis(values, left, right, room=1.3, log_room=(1.6, 2.4))
     panel = Panel(canvas, left, top, STORY_PANEL_W, height, x, Axis(0, 1, 0, 1))
     if values:
-        panel.x_ticks(svg_values.ticks(x, room=4), lambda v: f"{v:,.6g}")
+        panel.x_ticks(value_marks.ticks(x, room=4), lambda v: f"{v:,.6g}")
     for row, step in enumerate(steps):
         facts = step.get("energy")
         if not facts:
@@ -44,8 +44,8 @@ def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: f
             text = canvas.text(left + 6, y0 + bar * 0.88 - 1.5, "not measured", size=10, fill="#666", font_style="italic")
             ET.SubElement(text, "title").text = energy_title(facts)
             continue
-        end = svg_values.draw_value(panel, y0, bar * 0.88, facts["mj"], series_styles.series_style(step.get("series")), href=step.get("anchor"),
-                                    title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
+        end = value_marks.draw_value(panel, y0, bar * 0.88, facts["mj"], series_styles.series_style(step.get("series")), href=step.get("anchor"),
+                                     title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
         canvas.text(end, y0 + bar * 0.88 - 1.5, f"{format_mj(facts['mj'])} mJ", size=10, fill="#222")
     panel.frame()
     words = "mJ per sum, log scale" if x.log else "mJ per sum, bars from 0"

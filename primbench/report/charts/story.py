@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from primbench.report import series_styles, svg_values
-from primbench.report.svg import (
+from primbench.report.charts import series_styles, value_marks
+from primbench.report.charts.svg import (
     Axis,
     Canvas,
     Panel,
@@ -27,15 +27,15 @@ def time_text(us: float) -> str:
 
 def story_chart(steps: list[dict], devices: list[str], title: str):
     """Each step's time on each device that has one, a row per step (top to bottom): dots on a log
-    axis where the times span more than svg_values.BAR_SPAN (here, 40 µs to 8 ms), else bars from
+    axis where the times span more than value_marks.BAR_SPAN (here, 40 µs to 8 ms), else bars from
     0, in the colour of the step's series and a marker shape per device; the step's name and its
     one-line reason on the left; groups (the seeds, past them, the library) set apart by a rule.
     `steps`: {"variant", "reason", "group", "series", "times": [us or None per device], "anchor"
-    (optional: the case's row), "energy" (optional: this GPU's, energy.py)}.
+    (optional: the case's row), "energy" (optional: this GPU's, report/energy.py)}.
     Where a step has energy, a panel on the right gives each step's energy per sum beside its time."""
-    from primbench.report import svg_energy
+    from primbench.report.charts import energy as energy_chart
 
-    energy_room = svg_energy.story_panel_room(steps)  # 0 without energy: the chart as it always was
+    energy_room = energy_chart.story_panel_room(steps)  # 0 without energy: the chart as it always was
     row_h = 22 + 10 * len(devices)
     left = min(max(max(text_width(s["variant"], 12), text_width(s["reason"], 10.5)) for s in steps) + 20, 560)
     top = 52
@@ -47,9 +47,9 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
                   8, 35, columns=len(devices), column_width=max(text_width(name, 11) for name in devices) + 50)
     series_styles.series_key(canvas, [step.get("series") for step in steps])
     right = WIDTH - 16 - energy_room
-    x = svg_values.value_axis([t for step in steps for t in step["times"] if t], left, right, log_room=(1.6, 2.4))
+    x = value_marks.value_axis([t for step in steps for t in step["times"] if t], left, right, log_room=(1.6, 2.4))
     panel = Panel(canvas, left, top, right - left, row_h * len(steps), x, Axis(0, 1, 0, 1))
-    panel.x_ticks(svg_values.ticks(x, room=10), _tick)
+    panel.x_ticks(value_marks.ticks(x, room=10), _tick)
     bar = (row_h - 8) / max(1, len(devices))
     for row, step in enumerate(steps):
         y0 = top + row * row_h + 4
@@ -61,8 +61,8 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
             if not time:
                 continue
             style = {"colour": colour, "marker": shapes[d]}
-            end = svg_values.draw_value(panel, y0 + d * bar, bar * 0.88, time, style, href=step.get("anchor") if d == 0 else None,
-                                        title=f"{step['variant']} on {devices[d]}: {time_text(time)}")
+            end = value_marks.draw_value(panel, y0 + d * bar, bar * 0.88, time, style, href=step.get("anchor") if d == 0 else None,
+                                         title=f"{step['variant']} on {devices[d]}: {time_text(time)}")
             canvas.text(end, y0 + d * bar + bar * 0.88 - 1.5, time_text(time), size=10, fill="#222")
     for row, (above, below) in enumerate(zip(steps, steps[1:])):
         if above["group"] != below["group"]:
@@ -75,7 +75,7 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
     canvas.text(left + panel.width / 2, top + panel.height + 34, f"time per reduction, µs ({words})", size=11,
                 anchor="middle")
     if energy_room:
-        svg_energy.story_energy_panel(canvas, steps, left=right + svg_energy.STORY_GAP, top=top, row_h=row_h, bar=bar)
+        energy_chart.story_energy_panel(canvas, steps, left=right + energy_chart.STORY_GAP, top=top, row_h=row_h, bar=bar)
     return canvas.markup()
 
 

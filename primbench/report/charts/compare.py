@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
+from primbench.report.charts.matplotlib_figure import data_uri as _data_uri
+from primbench.report.charts.matplotlib_figure import figure
+from primbench.report.charts.matplotlib_figure import label as _label
 from primbench.report.formats import slug
-from primbench.report.plot_base import data_uri as _data_uri
-from primbench.report.plot_base import figure
-from primbench.report.plot_base import label as _label
 
 # BELOW_FLOOR is purple: not red/green (no speed verdict), not yellow (UNSURE) nor grey (SAME).
 VERDICT_COLOURS = {"SLOWER": "#c0392b", "FAILED": "#8a1c12", "FASTER": "#1e8449", "UNSURE": "#b7950b",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from primbench.report import series_styles, svg_values
 from primbench.report.anchors import case_title, point_records
-from primbench.report.svg import (
+from primbench.report.charts import series_styles, value_marks
+from primbench.report.charts.svg import (
     Axis,
     Canvas,
     Panel,
@@ -207,7 +207,7 @@ def _line_series(points) -> str | None:
 
 def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None = None):
     """A group per input distribution, a mark per variant: bars from 0 where GB/s span up to
-    svg_values.BAR_SPAN, else dots on a log axis (a histogram's contended variants are 100 times
+    value_marks.BAR_SPAN, else dots on a log axis (a histogram's contended variants are 100 times
     slower than the fast ones)."""
     styles = _styles(styles, bars)
     distributions = list(dict.fromkeys(r["distribution"] for r in bars))
@@ -218,9 +218,9 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
     canvas = Canvas(WIDTH, TOP + height + BOTTOM, label=title)
     canvas.title(title)
     x = Axis(0, len(distributions), LEFT, LEFT + plot_w)
-    y = svg_values.value_axis([r["gbps"] for r in bars], TOP + height, TOP, log_room=(3, 3))
+    y = value_marks.value_axis([r["gbps"] for r in bars], TOP + height, TOP, log_room=(3, 3))
     panel = Panel(canvas, LEFT, TOP, plot_w, height, x, y)
-    panel.y_ticks(svg_values.ticks(y, room=8))
+    panel.y_ticks(value_marks.ticks(y, room=8))
     group_w = plot_w / max(len(distributions), 1)
     bar_w = group_w * 0.8 / max(len(variants), 1)
     for d, distribution in enumerate(distributions):
@@ -232,8 +232,8 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
                 continue
             style = styles[variant]
             title_text = case_title({**row, "median_ms": row["median_us"] / 1e3 if is_number(row.get("median_us")) else None})
-            svg_values.draw_value(panel, centre + (i - len(variants) / 2) * bar_w + bar_w * 0.04, bar_w * 0.92,
-                                  row["gbps"], style, title=title_text, href=row.get("anchor"), vertical=True)
+            value_marks.draw_value(panel, centre + (i - len(variants) / 2) * bar_w + bar_w * 0.04, bar_w * 0.92,
+                                   row["gbps"], style, title=title_text, href=row.get("anchor"), vertical=True)
     panel.frame()
     panel.x_label("input distribution")
     panel.y_label("GB/s" + (", log scale" if y.log else " (bars from 0)"))
@@ -245,7 +245,7 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
 def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", label_key: str = "label",
                 unit: str = "µs", width: float = WIDTH):
     """A row per timing, longest = slowest: bars from zero where the times span up to BAR_SPAN,
-    else dots on a log axis (svg_values), so the fast ones stay visible and no length is measured
+    else dots on a log axis (value_marks), so the fast ones stay visible and no length is measured
     from an arbitrary origin. A mark's colour is its row's series (the key names them); each links
     to its case."""
     rows = [r for r in rows if is_number(r.get(value_key)) and float(r[value_key]) > 0]
@@ -259,19 +259,19 @@ def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", lab
     canvas = Canvas(width, TOP + height + BOTTOM - 8, label=title, css_class="chart bars")
     canvas.title(title, x=4)
     values = [float(r[value_key]) for r in rows]
-    x = svg_values.value_axis(values, left, left + plot_w)
+    x = value_marks.value_axis(values, left, left + plot_w)
     panel = Panel(canvas, left, TOP, plot_w, height, x, Axis(0, 1, TOP + height, TOP))
-    panel.x_ticks(svg_values.ticks(x))
+    panel.x_ticks(value_marks.ticks(x))
     for index, (row, name, value) in enumerate(zip(rows, names, values)):
         top = TOP + gap + index * (bar_h + gap)
         style = series_styles.series_style(row.get("series"))
         if x.log:  # a dot's row, drawn faintly across: the eye follows it from the name to the dot
             panel._line(left, left + plot_w, top + bar_h / 2, top + bar_h / 2, "#eef0f3")
-        end = svg_values.draw_value(panel, top, bar_h, value, style, href=row.get("anchor"),
-                                    title=f"{name}\n{number_text(value)} {unit}")
+        end = value_marks.draw_value(panel, top, bar_h, value, style, href=row.get("anchor"),
+                                     title=f"{name}\n{number_text(value)} {unit}")
         canvas.text(left - 6, top + bar_h - 3, name, size=11, anchor="end", font_family="DejaVu Sans Mono,monospace")
         canvas.text(end, top + bar_h - 3, number_text(value), size=10, fill="#333")
     panel.frame()
-    panel.x_label(svg_values.scale_words(x, unit), size=10)
+    panel.x_label(value_marks.scale_words(x, unit), size=10)
     series_styles.series_key(canvas, [row.get("series") for row in rows])
     return canvas.markup()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 
-from primbench.report import series_styles
-from primbench.report.svg import MARKERS, Axis, Canvas, Panel, marker, text_width
+from primbench.report.charts import series_styles
+from primbench.report.charts.svg import MARKERS, Axis, Canvas, Panel, marker, text_width
 
 WIDTH, PANEL_HEIGHT, TOP, LEFT = 1200, 330, 66, 70
 

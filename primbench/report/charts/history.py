@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
-from primbench.report import series_styles
-from primbench.report.svg import (
+from primbench.report.charts import series_styles
+from primbench.report.charts.svg import (
     Axis,
     Canvas,
     Panel,

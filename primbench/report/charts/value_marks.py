@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from primbench.report.svg import Axis, Panel, linear_ticks, log10_ticks, number_text
+from primbench.report.charts.svg import Axis, Panel, linear_ticks, log10_ticks, number_text
 
 BAR_SPAN = 20.0  # largest / smallest value up to which bars from zero keep the smallest >= 5 % of the longest
 DOT = 4.0  # px: a dot's radius, at most

@@ -11,7 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 import zlib
 
-from primbench.report.svg import DASHES, MARKERS, Canvas, marker, text_width
+from primbench.report.charts.svg import DASHES, MARKERS, Canvas, marker, text_width
 from primbench.variant import series_name
 
 # Okabe and Ito's colours where they go (told apart with the common colour-vision deficiencies).

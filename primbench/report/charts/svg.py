@@ -7,7 +7,7 @@ Text is real <text> in the page's sans-serif; its width is estimated (`text_widt
 side) to keep labels inside the frame.
 
 A chart is a `Canvas` (the <svg>) holding `Panel`s (a plot area with its two `Axis` scales);
-svg_charts.py draws the report's charts with them."""
+op_charts.py draws the report's charts with them."""
 
 from __future__ import annotations
 
