@@ -64,7 +64,7 @@ def _report_to_standard_output(run_path) -> int:
 
 
 def cmd_publish(args) -> int:
-    from primbench.report.publish import publish
+    from primbench.report.site.publish import publish
 
     refuse_standard_output("-o", args.output, "a site is a folder of pages")
     out = Path(args.output)

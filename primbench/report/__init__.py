@@ -1,5 +1,6 @@
-"""The HTML pages after the run file: the report of a run (render, context and the sections), the
-compare page, and the published site (publish). No CuPy here; formats.py writes every number."""
+"""The HTML pages after the run file: the report of a run (render, context and the sections) and the
+compare page, with two wings: charts/ draws every chart, site/ publishes the static site of many
+runs (publish). No CuPy here; formats.py writes every number."""
 
 
 def __getattr__(name):

@@ -66,7 +66,7 @@ def test_the_history_marks_where_a_run_10_percent_slower_began(newest_run, tmp_p
 
 
 def test_adding_a_run_reads_and_renders_only_that_run(newest_run, tmp_path, monkeypatch):
-    from primbench.report import publish as publishing
+    from primbench.report.site import publish as publishing
 
     runs = tmp_path / "runs"
     runs.mkdir()

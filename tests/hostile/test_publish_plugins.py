@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from primbench.report.publish import page_name
+from primbench.report.site.publish import page_name
 from primbench.runfile import protocol
 from tests.hostile import harness
 from tests.hostile.corpus import GOOD_RUN, good_records, write_records
@@ -63,7 +63,7 @@ def first_site(tmp_path_factory):
 def _warm(tmp_path_factory):
     """One publish in this process first: the forked children then find pandas, jinja2, matplotlib
     and the code's fingerprint ready, and each command takes milliseconds, not a third of a second."""
-    from primbench.report.publish import publish
+    from primbench.report.site.publish import publish
 
     folder = tmp_path_factory.mktemp("warm")
     write_records(folder / "small.jsonl", _small_run())

@@ -18,6 +18,9 @@ GPU_SIDE = ("primbench.run", "primbench.measuring")
 # words a chart shows (numbers, a point's words and address, a case's energy in words), so a chart
 # never depends on how a page is put together.
 CHARTS_READ = ("formats", "anchors", "energy")
+# The site wing is built on the report's pages, never under them; and outside report/ the wings are
+# reached only through the command line (`publish`).
+WINGS = ("primbench.report.charts", "primbench.report.site")
 
 
 def module_names(package: Path) -> dict[str, Path]:
@@ -103,6 +106,12 @@ def broken_rules(inside: dict, outside: dict, root: str = "primbench") -> list[s
             read = [f"{root}.report.charts"] + [f"{root}.report.{name}" for name in CHARTS_READ]
             found += [f"{module} -> {t} (charts/ reads only {', '.join(CHARTS_READ)} of report/)"
                       for t in sorted(targets) if _in(t, [f"{root}.report"]) and not _in(t, read)]
+        site = f"{root}.report.site"
+        if _in(module, [f"{root}.report"]) and not _in(module, [site]):
+            found += [f"{module} -> {t} (the report's pages never import site/)" for t in sorted(targets) if _in(t, [site])]
+        if not _in(module, [f"{root}.report", f"{root}.cli"]):
+            wings = [p.replace("primbench", root, 1) for p in WINGS]
+            found += [f"{module} -> {t} (outside report/, only cli/ imports its wings)" for t in sorted(targets) if _in(t, wings)]
     return found
 
 
@@ -180,7 +189,7 @@ def test_the_stage_packages_are_there():
     # The rules above say nothing if the folders they name are gone or renamed.
     modules = module_names(PACKAGE)
     for package in (*AFTER_THE_RUN_FILE, *GPU_SIDE, "primbench.config", "primbench.verify", "primbench.profile",
-                    "primbench.cli", "primbench.ops", "primbench.report.charts"):
+                    "primbench.cli", "primbench.ops", *WINGS):
         assert any(_in(m, [package]) and m != package for m in modules), package
     print("longest import chain:", " -> ".join(longest_chain(import_graph()[0])))
 
@@ -197,7 +206,9 @@ def test_the_rules_catch_what_they_look_for(tmp_path):
         "report/__init__.py": "", "report/a.py": "from pkg.report.b import y\n", "report/b.py": "from pkg.report import a\n",
         "report/formats.py": "", "report/charts/__init__.py": "",
         "report/charts/bars.py": "from pkg.report import formats\nfrom pkg.report.charts import axes\nfrom pkg.report.b import y\n",
-        "report/charts/axes.py": "",
+        "report/charts/axes.py": "", "report/site/__init__.py": "", "report/site/publish.py": "from pkg.report import a\n",
+        "report/render.py": "from pkg.report.site import publish\n",
+        "export/__init__.py": "", "export/csv_table.py": "from pkg.report.charts import axes\n",
         "cli/__init__.py": "", "cli/main.py": "from pkg.run import runner\n",
         "compare/__init__.py": "", "compare/verdicts.py": "from ..measuring import timing\n",
         "compare/output.py": "import importlib\nrunner = importlib.import_module('pkg.run.runner')\n",
@@ -216,7 +227,9 @@ def test_the_rules_catch_what_they_look_for(tmp_path):
     assert "pkg.compare.verdicts -> pkg.measuring.timing (after the run file: no run/ or measuring/)" in broken  # relative
     assert "pkg.compare.output -> pkg.run.runner (after the run file: no run/ or measuring/)" in broken  # importlib
     assert "pkg.report.charts.bars -> pkg.report.b (charts/ reads only formats, anchors, energy of report/)" in broken
-    assert len(broken) == 7, broken
+    assert "pkg.report.render -> pkg.report.site.publish (the report's pages never import site/)" in broken
+    assert "pkg.export.csv_table -> pkg.report.charts.axes (outside report/, only cli/ imports its wings)" in broken
+    assert len(broken) == 9, broken
     assert sorted(circles(inside)) == [["pkg.cli.main", "pkg.run.runner"], ["pkg.report.a", "pkg.report.b"]]
     # ops -> verify.outcomes and verify.sequence -> ops: no circle of modules, but one of packages
     assert ["pkg.ops", "pkg.verify"] in circles(package_graph(inside, root="pkg"))

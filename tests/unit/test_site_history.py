@@ -12,15 +12,16 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from primbench.report import selection, site_history
-from primbench.report.site_digest import (
+from primbench.report import selection
+from primbench.report.charts.history import MAX_LINES, panel_groups
+from primbench.report.site import history
+from primbench.report.site.digest import (
     DIGEST_NAME,
     DIGEST_SCHEMA,
     DigestCache,
     digest,
     history_sizes,
 )
-from primbench.report.charts.history import MAX_LINES, panel_groups
 from tests.conftest import RUNS
 
 
@@ -63,7 +64,7 @@ def test_a_digest_keeps_the_smallest_middle_and_largest_size_and_the_headline_on
 
 def test_every_op_of_the_run_is_in_the_history_with_three_sizes_where_it_measured_three(fixture_run):
     frame, one = fixture_run
-    page = site_history.history(_copies(one, 2), "NVIDIA H200")
+    page = history.history(_copies(one, 2), "NVIDIA H200")
     shown = {section["op"]: section["sizes"] for section in page["sections"]}
     assert set(shown) == set(selection.ops_in(frame))
     for op, sizes in shown.items():
@@ -79,7 +80,7 @@ def test_no_panel_holds_more_than_eight_lines_and_every_variant_keeps_its_line(f
     assert [len(g) for g in panel_groups(list(range(20)))] == [7, 7, 6]
     assert [len(g) for g in panel_groups(list(range(9)))] == [5, 4]
     assert [len(g) for g in panel_groups(list(range(8)))] == [8]
-    page = site_history.history(_copies(fixture_run[1], 3), "NVIDIA H200")
+    page = history.history(_copies(fixture_run[1], 3), "NVIDIA H200")
     several = 0
     for op, chart, svg in _svgs(page):
         panels = svg.findall(".//g[@class='panel']")
@@ -104,7 +105,7 @@ def test_a_history_line_has_its_series_colour_as_in_the_report_and_each_chart_na
 
     series_of = {p["variant"]: p["series"] for p in fixture_run[1]["points"]}
     assert set(series_of.values()) >= {"harris", "beyond", "library"}
-    page = site_history.history(_copies(fixture_run[1], 2), "NVIDIA H200")
+    page = history.history(_copies(fixture_run[1], 2), "NVIDIA H200")
     for op, chart, svg in _svgs(page):
         named = {g.get("data-series") for key in svg.iter("g") if key.get("class") == "series-key" for g in key.iter("g")}
         for line in svg.iter("polyline"):
@@ -122,7 +123,7 @@ def _near(colour: str, shades: set) -> bool:
 
 def test_each_point_links_to_its_run_page_and_names_the_run_commit_variant_size_and_median(fixture_run):
     runs = _copies(fixture_run[1], 3)
-    page = site_history.history(runs, "NVIDIA H200")
+    page = history.history(runs, "NVIDIA H200")
     pages = {d["page"]: d for d in runs}
     points = 0
     for op, chart, svg in _svgs(page):
@@ -164,7 +165,7 @@ def test_a_slowdown_is_marked_with_its_size_and_linked_to_the_run_where_it_began
                 p["median_us"] *= 1.2
                 p["judged_us"] *= 1.2
 
-    page = site_history.history(_copies(one, 6, slower_from_the_fourth), "NVIDIA H200")
+    page = history.history(_copies(one, 6, slower_from_the_fourth), "NVIDIA H200")
     assert [(r["op"], r["n"], r["variant"], r["run"]) for r in page["regressions"]] == [
         ("scan", slowed["n"], slowed["variant"], "test-run-3")]
     (chart,) = [c for op, c, _ in _svgs(page) if op == "scan" and c["n"] == slowed["n"]]
@@ -186,7 +187,7 @@ def test_a_same_code_series_marks_nothing_that_compare_calls_same():
     runs = [load_run(RUNS / f"fixture-{side}.jsonl.gz") for side in "ab"]
     digests = [dict(digest(run, op_view.build(run), f"runs/{side}.html"), source=str(run.path))
                for run, side in zip(runs, "ab")]
-    page = site_history.history(digests, "NVIDIA H200")
+    page = history.history(digests, "NVIDIA H200")
     assert page["regressions"] == []
     assert not any(p.verdict == verdicts.SLOWER for p in verdicts.compare_runs(*runs))
 
@@ -196,7 +197,7 @@ def test_every_caption_is_filled(fixture_run):
         if index == 1:
             d["git"], d["started"] = None, None
 
-    page = site_history.history(_copies(fixture_run[1], 2, a_day_without_commit), "NVIDIA H200")
+    page = history.history(_copies(fixture_run[1], 2, a_day_without_commit), "NVIDIA H200")
     captions = [chart["caption"] for _, chart, _ in _svgs(page)]
     assert captions
     for caption in captions:
@@ -207,7 +208,7 @@ def test_every_caption_is_filled(fixture_run):
 def test_the_gpu_models_page_draws_a_bar_per_figure_linked_to_its_row(fixture_run):
     one = fixture_run[1]
     other = dict(copy.deepcopy(one), id="test-other-gpu", gpu="Another GPU", page="runs/test-other-gpu.html")
-    page = site_history.cross_gpu({one["gpu"]: [one], other["gpu"]: [other]})
+    page = history.cross_gpu({one["gpu"]: [one], other["gpu"]: [other]})
     rows = {row["anchor"]: row for row in page["rows"]}
     assert {row["op"] for row in page["rows"]} == {p["op"] for p in one["points"]}  # top-k too
     assert len(rows) == len(page["rows"])  # the anchors are unique
@@ -231,7 +232,7 @@ def test_the_gpu_models_page_takes_per_op_the_newest_run_that_covers_the_ops_lar
     for p in nightly["points"]:
         p["pct_peak"] = 2.0  # the nightly's figures, told apart from the full run's
     cut["finished"] = False
-    page = site_history.cross_gpu({"NVIDIA H200": [full, nightly, cut]})
+    page = history.cross_gpu({"NVIDIA H200": [full, nightly, cut]})
     largest = max(p["n"] for p in full["points"] if p["op"] == "reduce")
     sources = {source["op"]: source["runs"][0]["id"] for source in page["sources"]}
     assert sources.pop("reduce") == full["id"]  # the nightly does not reach reduce's largest size

@@ -3,7 +3,7 @@ at its first run, a single outlier is not a regression."""
 
 import numpy as np
 
-from primbench.report import step_detect
+from primbench.report.site import step_detect
 
 
 def _noisy(count, level=100.0, noise=0.01, rng_seed=1):

@@ -22,9 +22,9 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from primbench.report import publish as publishing
-from primbench.report.page_cache import CACHE_NAME, page_key
-from primbench.report.site_digest import DIGEST_NAME, DIGEST_SCHEMA
+from primbench.report.site import publish as publishing
+from primbench.report.site.digest import DIGEST_NAME, DIGEST_SCHEMA
+from primbench.report.site.page_cache import CACHE_NAME, page_key
 
 
 def copy_run(lines: list[str], out: Path, run_id: str, started: str) -> Path:

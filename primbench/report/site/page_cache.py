@@ -16,12 +16,12 @@ from pathlib import Path
 from primbench import progress
 from primbench.errors import UserError
 from primbench.outputs import write_own_file
-from primbench.resources import PUBLISHED_FIGURES, TEMPLATE_DIR
+from primbench.resources import IMPORT_ROOT, PUBLISHED_FIGURES, TEMPLATE_DIR
 from primbench.version import __version__
 
 CACHE_NAME = ".primbench-pages.json"
 RENDERING_LIBRARIES = ("matplotlib", "pandas", "numpy", "jinja2", "markupsafe")
-PACKAGE = Path(__file__).resolve().parent.parent
+PACKAGE = IMPORT_ROOT / "primbench"  # the code every page is rendered with: code_fingerprint hashes it
 
 
 @functools.lru_cache(maxsize=1)

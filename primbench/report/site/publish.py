@@ -25,8 +25,8 @@ from pathlib import Path
 from primbench import progress
 from primbench.errors import UserError
 from primbench.pathnames import shown
-from primbench.report.page_cache import PageCache, page_key
-from primbench.report.site_digest import DigestCache, digest
+from primbench.report.site.digest import DigestCache, digest
+from primbench.report.site.page_cache import PageCache, page_key
 from primbench.runfile.io import RunFileError, gpu_slug, load_run, run_stem
 from primbench.runfile.locations import is_kept_copy
 
@@ -142,16 +142,16 @@ def _refuse_a_linked_runs_folder(out_dir: Path) -> None:
 
 
 def _shared_pages(out_dir: Path, all_digests: list[dict], write_page) -> None:
-    from primbench.report import site_history
+    from primbench.report.site import history
 
     by_gpu = defaultdict(list)
     for d in all_digests:
         by_gpu[d["gpu"]].append(d)
     for gpu, mine in by_gpu.items():
         write_page("history.html.j2", out_dir / _history_page(gpu), gpu=gpu, index_href=INDEX,
-                   **site_history.history(mine, gpu))
-    # Per GPU and op, the newest finished run that covers the op's largest size (site_history.cross_gpu).
-    write_page("gpus.html.j2", out_dir / "gpus.html", index_href=INDEX, **site_history.cross_gpu(by_gpu))
+                   **history.history(mine, gpu))
+    # Per GPU and op, the newest finished run that covers the op's largest size (history.cross_gpu).
+    write_page("gpus.html.j2", out_dir / "gpus.html", index_href=INDEX, **history.cross_gpu(by_gpu))
 
 
 def _groups(entries) -> list[dict]:

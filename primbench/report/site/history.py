@@ -1,4 +1,4 @@
-"""A GPU's history page and the GPU models page, from the runs' digests (site_digest): per op and
+"""A GPU's history page and the GPU models page, from the runs' digests (digest.py): per op and
 history size, the median time of each variant run after run, and where step detection finds a
 slowdown begin; and each GPU model side by side in % of its own peak, per op from its newest run
 that covers the op's largest size."""
@@ -7,10 +7,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from primbench.report import site_steps
-from primbench.report.formats import size_text, slug
-from primbench.report.site_digest import HEADLINE_SIZES
-from primbench.report.site_steps import StepJudge
 from primbench.report.charts.history import (
     MAX_LINES,
     history_chart,
@@ -20,12 +16,16 @@ from primbench.report.charts.history import (
     peak_bars,
     size_label,
 )
+from primbench.report.formats import size_text, slug
+from primbench.report.site import slowdowns
+from primbench.report.site.digest import HEADLINE_SIZES
+from primbench.report.site.slowdowns import StepJudge
 
 
 def history(digests: list[dict], gpu: str, judge: StepJudge | None = None) -> dict:
     """The history page's context: per op (over the runs that measured it, oldest first) a chart
     per size with its caption; and the slowdowns found, each with the run where it began: the steps
-    the verdict engine calls SLOWER (site_steps.py), reading the runs' files through `judge`."""
+    the verdict engine calls SLOWER (slowdowns.py), reading the runs' files through `judge`."""
     judge = judge or StepJudge()
     sections, found = [], []
     for op in sorted({p["op"] for d in digests for p in d["points"]}):
@@ -51,7 +51,7 @@ def _series(op: str, n: int, runs: list[dict], judge: StepJudge) -> dict:
                 judged[p["variant"]].append((index, p["median_us"], p.get("judged_us"), p.get("key")))
                 order.setdefault(p["variant"], p["order"])
     lines = {v: lines[v] for v in sorted(lines, key=lambda v: (order[v], v))}
-    marks = [mark for variant in lines for mark in site_steps.slowdowns(variant, judged[variant], runs, judge)]
+    marks = [mark for variant in lines for mark in slowdowns.slowdowns(variant, judged[variant], runs, judge)]
     return {"n": n, "lines": lines, "regressions": marks}
 
 

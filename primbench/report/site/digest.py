@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from primbench.report import selection
-from primbench.report.page_cache import read_cache_file, save_cache_file
+from primbench.report.site.page_cache import read_cache_file, save_cache_file
 from primbench.runfile.frame import block_or_none, is_number
 from primbench.runfile.io import run_stem
 

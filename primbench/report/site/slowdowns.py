@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from primbench.report import step_detect
+from primbench.report.site import step_detect
 
 # Step detection proposes, the verdict engine decides: any lasting rise past 1 % is a candidate, so
 # that a config's threshold below the default 5 % is honoured too.
