@@ -7,11 +7,10 @@ import json
 import math
 import re
 
-from primbench.report import selection
 from primbench.runfile.case_id import size_text
 from primbench.runfile.frame import is_number
 
-__all__ = ["annotated_frame", "as_records", "breakable", "format_block", "format_faster", "format_faster_cell", "format_gbps",
+__all__ = ["as_records", "breakable", "format_block", "format_faster", "format_faster_cell", "format_gbps",
            "format_figure", "format_gb_per_j", "format_mj", "format_number", "format_pct", "format_ratio", "format_ratio3", "format_sci",
            "format_size", "format_speedup", "format_time_ratio", "format_time_ratio_cell", "format_times",
            "format_us", "format_value", "format_watts", "link_sources", "size_text", "slug"]
@@ -229,10 +228,3 @@ def as_records(frame) -> list[dict]:
             clean[key] = value
         records.append(clean)
     return records
-
-
-def annotated_frame(run):
-    """The run's case frame with each variant's declared facts (series, order, notes) beside it."""
-    from primbench.compare.light_floor import floor_of_run
-
-    return selection.annotate(run.frame(), run.header.variants, run.header.software, floor_of_run(run.header.config))

@@ -74,10 +74,9 @@ class RunView:
 def build(run, frame=None) -> RunView:
     """The views of a loaded run (`frame`: its annotated case frame, where the caller has it)."""
     from primbench.report.anchors import with_anchors
-    from primbench.report.formats import annotated_frame
 
     if frame is None:
-        frame = annotated_frame(run)
+        frame = selection.annotated_frame(run)
     if frame.empty:
         return RunView(frame=with_anchors(frame, {}), ops=[])
     story = selection.story_op(frame)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from primbench.compare.light_floor import under_mask
+from primbench.compare.light_floor import floor_of_run, under_mask
 from primbench.runfile.case_id import Params
 from primbench.runfile.frame import block_or_none, is_number
 from primbench.runfile.libraries import far_mask, library_mask, library_texts
@@ -48,6 +48,12 @@ def annotate(frame, variants_info: dict, software: dict | None = None, floor=Non
     frame["far_from_light"] = far_mask(frame)
     frame["under_floor"] = under_mask(frame, floor) if floor is not None else False
     return frame
+
+
+def annotated_frame(run):
+    """The run's case frame annotated (annotate) from its own header: each variant's declared facts
+    beside its cases, and the light floor its config sets."""
+    return annotate(run.frame(), run.header.variants, run.header.software, floor_of_run(run.header.config))
 
 
 def story_op(frame) -> str | None:

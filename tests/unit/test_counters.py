@@ -10,8 +10,8 @@ import pytest
 from primbench.errors import UserError
 from primbench.profile import capture, counters
 from primbench.report import counters_section
-from primbench.report.formats import annotated_frame
 from primbench.report.render import _environment
+from primbench.report.selection import annotated_frame
 from primbench.runfile.io import load_run
 from tests.conftest import REPO
 

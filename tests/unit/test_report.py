@@ -577,7 +577,7 @@ def test_the_report_opens_with_the_story_sentence_its_time_chart_and_one_line_pe
     page = _parse(html)
     start = html.index('id="summary"')
     sentence = " ".join(re.sub(r"<[^>]+>", "", html[start:html.index("</p>", start)]).split())
-    frame = formats.annotated_frame(load_run(newest_run))
+    frame = selection.annotated_frame(load_run(newest_run))
     table = story.progression_table(op_view.of(frame, "reduce"), 2**25, load_published())
     seeds = table[(table["series"] == "harris") & table["time_us"].notna()]
     first, last = seeds["time_us"].iloc[0], seeds["time_us"].iloc[-1]
@@ -630,7 +630,7 @@ def test_each_headline_names_the_library_whose_time_it_quotes():
     # bins=1024 case: the label came from the whole run, the time from the headline's slice.
     from primbench.report import headline
 
-    frame = formats.annotated_frame(load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"))
+    frame = selection.annotated_frame(load_run(REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"))
     for op in sorted(set(frame["op"])):
         view = op_view.of(frame, op)
         rows = story.best_per_size(view).to_dict("records")

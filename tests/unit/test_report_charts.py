@@ -184,7 +184,7 @@ def _mark_colour(point) -> str | None:
 @pytest.fixture(scope="module")
 def series_of_anchor(reference):
     from primbench.report.anchors import with_anchors
-    from primbench.report.formats import annotated_frame
+    from primbench.report.selection import annotated_frame
 
     frame = with_anchors(annotated_frame(reference[0]))
     return dict(zip(frame["anchor"], frame["series"]))
