@@ -201,9 +201,13 @@ def _copy_alternatives(copy: dict) -> list[dict]:
 def _story(view, published, device_name, plots) -> dict:
     """The reduce story: the opening sentence and chart, the progression at the seed's size, the ranking."""
     op, dtype, distribution, n, exact = view.op, view.dtype, view.distribution, view.n, view.n_exact
+    # The story's tables first (story.py), then the page's words and charts made from them.
     progression = story.progression_table(view, n, published)
     ranking = story.ranking_table(view, n)
-    rows = as_records(progression)
+    differences = story.ordering_differences(progression, published)
+    compared_steps = sum(len(story.compared_steps(progression, r)) for r in published)
+    unranked = story.unranked_cases(view, n)
+    rows, ranked = as_records(progression), as_records(ranking)
     hazards = {}
     for row in rows:
         if row.get("hazard"):
@@ -230,13 +234,13 @@ def _story(view, published, device_name, plots) -> dict:
              "citation": r.citation, "url_text": _without_scheme(r.url)}
             for r in published
         ],
-        "differences": story.ordering_differences(progression, published),
-        "compared_steps": sum(len(story.compared_steps(progression, r)) for r in published),
+        "differences": differences,
+        "compared_steps": compared_steps,
         "hazards": [{"text": text, "variants": names} for text, names in hazards.items()],
-        "ranking": as_records(ranking),
+        "ranking": ranked,
         "ranking_chart": case_table.progression_bars(
-            plots, as_records(ranking), f"All {op} variants at n = {pow2_text(n)}, each at its fastest block: median time"),
-        "unranked": as_records(story.unranked_cases(view, n)),
+            plots, ranked, f"All {op} variants at n = {pow2_text(n)}, each at its fastest block: median time"),
+        "unranked": as_records(unranked),
         "opening": headline.opening(rows, published, n, dtype),
         "steps": steps,
         "chart": chart,
