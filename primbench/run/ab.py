@@ -196,7 +196,7 @@ def chart(results: list[ABResult], path, a: str, b: str) -> None:
     import os
     import sys
 
-    if "matplotlib" not in sys.modules:  # a junk MPLBACKEND raises at matplotlib's import (report/plot_base.py)
+    if "matplotlib" not in sys.modules:  # a junk MPLBACKEND raises at matplotlib's import (report/charts/matplotlib_figure.py)
         os.environ["MPLBACKEND"] = "Agg"
     import matplotlib
 
