@@ -10,7 +10,9 @@
 set -uo pipefail
 OUT="${OUT:-build/bisect-acceptance}"
 [ -n "${PY:-}" ] || { python3 -m primbench.setup_env --venv .venv --gpu >/dev/null && PY=.venv/bin/python; }
-PY="$(realpath "$PY")"
+# Absolute, but not resolved: realpath would follow the venv's python symlink to the base python,
+# which has none of the venv's packages (on the H200 every step died at "import numpy").
+PY="$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")"
 SIZE="${SIZE:-2^28}"
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUT"

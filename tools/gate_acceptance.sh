@@ -8,7 +8,9 @@
 set -uo pipefail
 OUT="${OUT:-build/gate-acceptance}"
 [ -n "${PY:-}" ] || { python3 -m primbench.setup_env --venv .venv --gpu >/dev/null && PY=.venv/bin/python; }
-PY="$(realpath "$PY")"
+# Absolute, but not resolved: realpath would follow the venv's python symlink to the base python,
+# which has none of the venv's packages (on the H200 every step died at "import numpy").
+PY="$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")"
 RUNS="${RUNS:-3}"
 : "${PRIMBENCH_GIT_SHA:?give the full sha of the commit measured, as the device copy of .git can be stale}"
 export PRIMBENCH_GIT_SHA PYTHONUNBUFFERED=1
