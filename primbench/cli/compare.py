@@ -50,7 +50,7 @@ def cmd_compare(args) -> int:
 def cmd_baseline(args) -> int:
     """One run kept as its GPU's baseline (or reference); several runs of one config made one baseline
     that knows each case's spread across them."""
-    from primbench.runfile.baselines import keep_copy, keep_merged, kind_of
+    from primbench.runfile.baselines import keep_copy, keep_merged, kind_of, skipped_words
     from primbench.runfile.io import load_run
 
     runs = [load_run(newest_run_in(argument)) for argument in args.run]
@@ -58,6 +58,9 @@ def cmd_baseline(args) -> int:
     # The GPU's name is run-file text: shown printable.
     sources = str(runs[0].path) if len(runs) == 1 else f"{len(runs)} runs: " + ", ".join(str(run.path) for run in runs)
     print(printable(f"{kind_of(args.folder)} for {runs[0].device.get('name')}: {target} (from {sources})"))
+    skipped = skipped_words(runs[-1])
+    if skipped:
+        print(printable(skipped))
     if len(runs) > 1:
         print(spread_summary(load_run(target)))
     return EXIT_OK
@@ -71,7 +74,7 @@ def spread_summary(baseline) -> str:
     from primbench.compare.rule import Thresholds, run_spread
 
     thresholds = Thresholds.from_header(baseline.header)
-    spreads = sorted((run_spread(record, thresholds.lone_figure(record)), record.key) for record in baseline.cases)
+    spreads = sorted((run_spread(record, thresholds.lone_figure(record)), record.key) for record in baseline.cases if record.ok)
     values = np.array([spread for spread, _ in spreads])
     widest, case = spreads[-1]
     multiple = baseline.header.baseline.get("spread_multiple")

@@ -123,3 +123,36 @@ def test_energy_is_never_gated_against_a_baseline_of_runs_from_several_boards(me
     new = dataclasses.replace(b, header=dataclasses.replace(b.header, device=dict(b.device, uuid="GPU-a")))
     as_base = lambda header: dataclasses.replace(merged, header=dataclasses.replace(header, device=dict(header.device, uuid="GPU-a")))  # noqa: E731
     assert one_board(as_base(one), new) and not one_board(as_base(two), new)
+
+
+def _with_status(run, key, status, reason):
+    cases = [dataclasses.replace(r, status=status, reason=reason) if r.key == key else r for r in run.cases]
+    return dataclasses.replace(run, cases=cases)
+
+
+def test_a_skipped_case_is_kept_as_skipped_and_a_failed_one_refuses_the_run(tmp_path, capsys):
+    from primbench.cli.main import main
+    from primbench.runfile.baselines import keep_copy, skipped_words
+    from tests.run_copies import edited_copy
+
+    key = load_run(FIXTURE_B).cases[0].key
+
+    def skip(record):
+        if record.get("kind") == "case" and record["key"] == key:
+            record.update(status="skipped", reason="flashinfer-python is not installed")
+
+    skipped = edited_copy(FIXTURE_B, tmp_path / "skipped.jsonl", skip)
+    assert main(["baseline", str(skipped), "--folder", str(tmp_path / "kept")]) == 0
+    out = capsys.readouterr().out
+    assert f"1 case(s) skipped, kept as skipped (they gate nothing), e.g. {key}: flashinfer-python is not installed" in out
+    kept = load_run(next((tmp_path / "kept").glob("*.jsonl.gz")))
+    assert [r.status for r in kept.cases if r.key == key] == ["skipped"] and kept.end.skipped == 1
+    assert skipped_words(load_run(FIXTURE_B)) is None
+    with pytest.raises(UserError, match="1 case.s. failed"):
+        keep_copy(_with_status(load_run(FIXTURE_B), key, "failed", "wrong sum"), tmp_path / "refused")
+    # runs that disagree on what was measured make no baseline of several runs
+    with pytest.raises(UserError, match="skips a case"):
+        keep_merged([load_run(FIXTURE_A), _with_status(load_run(FIXTURE_B), key, "skipped", "no memory")], tmp_path / "m")
+    both = keep_merged([_with_status(load_run(FIXTURE_A), key, "skipped", "x"),
+                        _with_status(load_run(FIXTURE_B), key, "skipped", "x")], tmp_path / "both")
+    assert load_run(both).end.skipped == 1 and load_run(both).end.ok == len(load_run(FIXTURE_B).cases) - 1
