@@ -38,8 +38,10 @@ def refuse_unclean(run) -> None:
     case on a CI runner without the package), so refusing it would leave that config no baseline."""
     if not run.finished:
         raise UserError(f"{run.path}: the run was interrupted (no end record); finish it with --resume before making it a baseline")
+    if not run.cases:
+        raise UserError(f"{run.path}: the run has no cases; a baseline must be a finished run that measured something")
     if not any(record.ok for record in run.cases):
-        raise UserError(f"{run.path}: the run measured no case; a baseline must be a finished run that measured something")
+        raise UserError(f"{run.path}: every case of the run was skipped; a baseline must be a finished run that measured something")
     failed = [record.key for record in run.cases if record.status == "failed"]
     if failed:
         raise UserError(f"{run.path}: {len(failed)} case(s) failed (e.g. {failed[0]}); a baseline must be a run whose every "
