@@ -107,8 +107,9 @@ def test_a_failed_case_is_unknown_to_the_comparer_not_an_error(readers, tmp_path
 
 
 def test_runs_of_different_case_sets_exported_each_common_with_the_other_are_compared_case_by_case(readers, tmp_path):
-    # The nightly baseline (136 cases) and the reference run (1,447), 111 cases in common.
+    # The nightly baseline (153 cases) and the reference run (1,447), about a hundred cases in common.
     base, new = load_run(REPO / "results" / "baselines" / "nvidia-h200.jsonl.gz"), load_run(REFERENCE_RUN)
+    shared = {r.key for r in base.cases if r.ok} & {r.key for r in new.cases if r.ok}
     whole = [_export(run, tmp_path / f"{name}-all.json") for name, run in (("base", base), ("new", new))]
     refused = subprocess.run([str(readers["nvbench-compare-robust"]), "--no-color", *map(str, whole)],
                              capture_output=True, text=True, timeout=120)
@@ -116,7 +117,7 @@ def test_runs_of_different_case_sets_exported_each_common_with_the_other_are_com
     common = [_export(select(run, base=other), tmp_path / f"{name}.json")
               for name, run, other in (("base", base, new), ("new", new, base))]
     counts, summary = _verdicts(readers["nvbench-compare-robust"], *common)
-    assert counts["total"] == 111 and counts["UNKNOWN"] == 0, summary
+    assert counts["total"] == len(shared) > 100 and counts["UNKNOWN"] == 0, summary
 
 
 def test_json_summary_lists_every_measured_case(readers, exports):

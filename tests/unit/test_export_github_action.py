@@ -16,8 +16,9 @@ from primbench.runfile.io import load_run
 from tests.conftest import REPO
 from tests.run_copies import edited_copy
 
-BASELINE = REPO / "results" / "baselines" / "nvidia-h200.jsonl.gz"  # 136 cases, graph batches (code da38fb9)
+BASELINE = REPO / "results" / "baselines" / "nvidia-h200.jsonl.gz"  # the nightly run: graph batches, a skipped library
 RUN = load_run(BASELINE)
+MEASURED = [record for record in RUN.cases if record.ok]  # what the action charts
 # github-action-benchmark's src/extractRangeInfo.ts: how it reads a range to rescale it with the unit.
 RANGE = re.compile(r"(?P<prefix>(\+-|±)\s*)(?P<value>\d.*)")
 
@@ -25,9 +26,9 @@ RANGE = re.compile(r"(?P<prefix>(\+-|±)\s*)(?P<value>\d.*)")
 def test_each_measured_case_is_one_entry_on_the_figure_its_verdict_is_judged_on():
     entries = json.loads(export(RUN, "github-action"))
     thresholds = Thresholds.from_header(RUN.header)
-    assert [e["name"] for e in entries] == [r.key for r in RUN.cases]
+    assert [e["name"] for e in entries] == [r.key for r in MEASURED]
     figures = set()
-    for entry, record in zip(entries, RUN.cases):
+    for entry, record in zip(entries, MEASURED):
         figure = thresholds.lone_figure(record)
         figures.add(figure)
         samples_us = np.asarray(figure_samples(record, figure)) * 1e3
@@ -35,13 +36,13 @@ def test_each_measured_case_is_one_entry_on_the_figure_its_verdict_is_judged_on(
         assert entry["extra"].startswith(f"batch: a CUDA graph of {record.samples.batch_size} runs, hot L2"
                                          if figure == BATCH else "cold: one run per sample, L2 flushed")
     assert figures == {BATCH, COLD}  # the nightly run has both: small cases on the batch, the rest cold
-    small = [e for e, r in zip(entries, RUN.cases) if thresholds.lone_figure(r) == BATCH]
+    small = [e for e, r in zip(entries, MEASURED) if thresholds.lone_figure(r) == BATCH]
     assert all(e["value"] < 40 for e in small)
 
 
 def test_the_range_is_what_the_action_parses_and_covers_the_medians_95_percent_interval():
     thresholds = Thresholds.from_header(RUN.header)
-    for entry, record in zip(json.loads(export(RUN, "github-action")), RUN.cases):
+    for entry, record in zip(json.loads(export(RUN, "github-action")), MEASURED):
         match = RANGE.match(entry["range"])
         assert match and match.group("prefix") == "± ", entry["range"]
         half = float(match.group("value"))
@@ -51,9 +52,9 @@ def test_the_range_is_what_the_action_parses_and_covers_the_medians_95_percent_i
 
 
 def _fail_and_skip_the_first_two(record: dict) -> None:
-    """The first case failed and the second skipped, as the runner writes them (no samples)."""
-    if record["kind"] == "case" and record["key"] in (RUN.cases[0].key, RUN.cases[1].key):
-        failed = record["key"] == RUN.cases[0].key
+    """The first measured case failed and the second skipped, as the runner writes them (no samples)."""
+    if record["kind"] == "case" and record["key"] in (MEASURED[0].key, MEASURED[1].key):
+        failed = record["key"] == MEASURED[0].key
         record.update(status="failed" if failed else "skipped", reason="wrong result" if failed else "out of memory",
                       samples={"cold_ms": [], "batch_ms": [], "batch_size": None})
 
@@ -61,15 +62,18 @@ def _fail_and_skip_the_first_two(record: dict) -> None:
 def test_failed_and_skipped_cases_are_left_out_and_counted_in_one_line_on_standard_error(tmp_path, capsys):
     run_file = edited_copy(BASELINE, tmp_path / "run.jsonl", _fail_and_skip_the_first_two)
     entries = json.loads(export(load_run(run_file), "github-action"))
-    assert [e["name"] for e in entries] == [r.key for r in RUN.cases[2:]]
+    assert [e["name"] for e in entries] == [r.key for r in MEASURED[2:]]
     assert main(["export", str(run_file), "--format", "github-action", "-o", str(tmp_path / "bench.json")]) == 0
     error = capsys.readouterr().err.strip().splitlines()
-    assert error == [f"github-action: left out 2 of {len(RUN.cases)} cases (1 failed, 1 skipped): the action charts "
-                     "measured cases only; `primbench check` gates failed ones"]
+    skipped = len(RUN.cases) - len(MEASURED) + 1  # the baseline's own skipped case(s), and the one made here
+    assert error == [f"github-action: left out {skipped + 1} of {len(RUN.cases)} cases (1 failed, {skipped} skipped): "
+                     "the action charts measured cases only; `primbench check` gates failed ones"]
     assert json.loads((tmp_path / "bench.json").read_text()) == entries
 
 
 def test_a_run_with_nothing_left_out_says_nothing_on_standard_error(tmp_path, capsys):
-    assert main(["export", str(BASELINE), "--format", "github-action", "-o", str(tmp_path / "bench.json")]) == 0
+    whole = REPO / "tests" / "data" / "runs" / "progression.jsonl.gz"  # every case measured
+    assert all(record.ok for record in load_run(whole).cases)
+    assert main(["export", str(whole), "--format", "github-action", "-o", str(tmp_path / "bench.json")]) == 0
     assert capsys.readouterr().err == ""
 

@@ -77,14 +77,14 @@ def test_a_run_header_carries_the_declared_protocol():
 
 def test_older_run_files_get_the_revisions_their_headers_show():
     fixture = load_run(RUNS / "fixture-a.jsonl.gz")  # 985bc39: before the flush wait, the clock floor, sized probes
-    baseline = load_run(ROOT / "results" / "baselines" / "nvidia-h200.jsonl.gz")  # da38fb9: all three
+    baseline = load_run(ROOT / "results" / "reference" / "nvidia-h200.jsonl.gz")  # da38fb9: all three
     assert protocol.recorded(fixture.header) == {"cold": 1, "batch": 1, "throttle": 0, "ceilings": 0}
     assert protocol.recorded(baseline.header) == {"cold": 2, "batch": 1, "throttle": 1, "ceilings": 1}
 
 
 def test_a_protocol_change_is_one_line_naming_what_changed_and_the_figures_it_moves():
     fixture = load_run(RUNS / "fixture-a.jsonl.gz")
-    baseline = load_run(ROOT / "results" / "baselines" / "nvidia-h200.jsonl.gz")
+    baseline = load_run(ROOT / "results" / "reference" / "nvidia-h200.jsonl.gz")  # da38fb9, a header with no protocol
     difference = protocol.compare(fixture.header, baseline.header)
     line = difference.line("make baseline RUN=new.jsonl")
     assert line.startswith("protocol changed since the baseline (inferred from an older run file): cold r1 -> r2")
@@ -94,7 +94,7 @@ def test_a_protocol_change_is_one_line_naming_what_changed_and_the_figures_it_mo
 
 
 def test_a_change_of_the_probes_alone_names_itself_and_marks_no_verdict():
-    baseline = load_run(ROOT / "results" / "baselines" / "nvidia-h200.jsonl.gz")
+    baseline = load_run(ROOT / "results" / "reference" / "nvidia-h200.jsonl.gz")  # da38fb9: ceilings r1
     today = dataclasses.replace(baseline.header, protocol=protocol.declared())  # ceilings r1 -> r2 since
     difference = protocol.compare(baseline.header, today)
     assert difference.by_figure() == {}
