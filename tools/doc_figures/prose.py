@@ -260,7 +260,7 @@ FIGURES = (
     Figure(README, r"track\) raise " + COUNT + r", all CUB cases", cold_alerts, "the cold medians' alerts at 110 %"),
     Figure(README, r"all CUB cases under " + COUNT + r" us", cold_alerts_below_us, "the largest cold median that alerts"),
     Figure(README, r"at 105 %, " + COUNT + r": CUB's reduce", feed_alerts(105), "the feed's alerts at 105 %"),
-    Figure(README, r"on its batch figure, (?P<figure>\+[0-9.]+ %(?:(?:,| and) \+[0-9.]+ %)*) from one process", feed_moves,
+    Figure(README, r"on its batch figure, (?P<figure>\+[0-9.]+ %(?:(?:,| and) \+[0-9.]+ %)*) from one board", feed_moves,
            "the moves that alert at 105 %"),
     Figure(README, r"up to (?P<figure>[0-9.]+x) on the reference run's cases", thinning_factor,
            "sqrt(n / 200) of the reference case with the most samples"),
