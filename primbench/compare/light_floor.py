@@ -97,8 +97,8 @@ def judge(frame, floor: LightFloor) -> list[FloorCase]:
     """Every case of a run's frame (runfile/frame.to_frame) that ran, against the floor."""
     cases = []
     for row in frame[frame["status"] == "ok"].itertuples(index=False):
-        nbytes = int(row.bytes or 0)
-        light = float(row.pct_sol) if row.pct_sol is not None else math.nan
+        nbytes = int(row.bytes) if _finite(row.bytes) else 0  # a case with no bytes model: none to price
+        light = float(row.pct_sol) if _finite(row.pct_sol) else math.nan
         if nbytes < floor.from_bytes:
             status = SMALL
         elif not math.isfinite(light):
@@ -143,6 +143,13 @@ def lines(cases: list[FloorCase], floor: LightFloor, *, everything: bool = False
     shown = failing if everything else failing[:SHOWN]
     more = [f"  ... and {len(failing) - len(shown)} more under the floor (--all lists every one)"] if len(shown) < len(failing) else []
     return [line(case, floor) for case in shown] + more
+
+
+def _finite(value) -> bool:
+    try:
+        return value is not None and math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def percent(fraction: float) -> str:

@@ -132,3 +132,14 @@ def test_the_report_marks_each_case_under_the_floor_its_config_sets(tmp_path):
     assert page.count(badge) == len(_expected_under(NEW, 0.9))
     plain = render_report(NEW, tmp_path / "plain.html").read_text()
     assert "under floor</span>" not in plain
+
+
+def test_a_case_with_no_bytes_is_never_gated_and_never_breaks_the_floor():
+    import pandas as pd
+
+    frame = pd.DataFrame({"status": ["ok", "ok", "ok"], "bytes": [math.nan, 2.0**27, 2.0**27],
+                          "pct_sol": [50.0, math.nan, 80.0], "key": ["no bytes", "no light", "slow"]})
+    cases = light_floor.judge(frame, light_floor.LightFloor(0.9))
+    assert [(c.key, c.status) for c in cases] == [("no bytes", light_floor.SMALL), ("no light", light_floor.UNKNOWN),
+                                                   ("slow", light_floor.UNDER)]
+    assert light_floor.under_mask(frame, light_floor.LightFloor(0.9)).tolist() == [False, False, True]
