@@ -12,14 +12,9 @@ import pytest
 
 from tests.conftest import REPO
 from tests.e2e.test_cli_tool import one_line_error, primbench
+from tests.throwaway_git import git
 
 TOY = REPO / "tests" / "plugins"
-
-
-def _git(folder, *args):
-    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin", "HOME": str(folder)})
 
 
 def _committed_repo(tmp_path, names, message="first"):
@@ -28,9 +23,9 @@ def _committed_repo(tmp_path, names, message="first"):
     repo.mkdir()
     for name in names:
         shutil.copy(TOY / name, repo / name)
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", message)
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", message)
     return repo
 
 
@@ -75,7 +70,7 @@ def test_the_base_variant_is_the_committed_source_compiled_beside_todays(plugin_
 
 
 def test_with_no_change_since_rev_the_base_has_todays_hash(plugin_repo):
-    _git(plugin_repo, "commit", "-q", "-am", "second")
+    git(plugin_repo, "commit", "-q", "-am", "second")
     got = _load_in_a_child(plugin_repo, "HEAD")
     assert got["old_hash"] == got["now_hash"]
 
@@ -103,8 +98,8 @@ def test_a_revision_before_the_variant_existed_is_one_line(plugin_repo):
     (plugin_repo / "later.py").write_text((plugin_repo / "toy_scale.py").read_text().replace("one_per_thread", "later_one")
                                           .replace('register_op(OpChecks(', 'register_op_unused = (OpChecks(')
                                           .replace('"toy_scale.cu"', '"toy_scale.cu"'))
-    _git(plugin_repo, "add", "later.py")
-    _git(plugin_repo, "commit", "-q", "-m", "later")
+    git(plugin_repo, "add", "later.py")
+    git(plugin_repo, "commit", "-q", "-m", "later")
     result = primbench(plugin_repo, "ab", "--plugin", plugin_repo / "toy_scale.py", "--plugin", plugin_repo / "later.py",
                        "toy_scale/later_one", "--base", "HEAD~1")
     one_line_error(result, "later.py", "did not exist")

@@ -13,18 +13,13 @@ import pytest
 
 from tests.conftest import REPO, _gpu_available
 from tests.e2e.test_cli_tool import one_line_error, primbench
+from tests.throwaway_git import git
 
 STAND_IN = REPO / "tests" / "stand_in" / "bisect_steps.py"
 TOY = REPO / "tests" / "plugins"
 VARIANT = "toy_scale/one_per_thread"
 STORE = "    if (i < n) y[i] = 2.0f * x[i];\n"
 EXTRA_PASS = STORE + "    // extra pass: the same store again\n" + STORE
-
-
-def _git(repo, *args) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(repo)}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
 def _history(tmp_path, edits) -> tuple:
@@ -36,15 +31,15 @@ def _history(tmp_path, edits) -> tuple:
     repo.mkdir()
     for name in ("toy_scale.py", "toy_scale.cu"):
         shutil.copy(TOY / name, repo / name)
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "toy_scale: y = 2x")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "toy_scale: y = 2x")
     for subject, name, change in edits:
         path = repo / name
         path.write_text(change(path.read_text() if path.exists() else "") if callable(change) else change)
-        _git(repo, "add", name)
-        _git(repo, "commit", "-q", "-m", subject)
-    return repo, _git(repo, "log", "--reverse", "--format=%H").splitlines()
+        git(repo, "add", name)
+        git(repo, "commit", "-q", "-m", subject)
+    return repo, git(repo, "log", "--reverse", "--format=%H").splitlines()
 
 
 def _bisect(repo, *args):
@@ -75,7 +70,7 @@ def test_bisect_names_the_third_of_five_commits_in_three_steps_and_leaves_the_wo
                                                                                                   tmp_path):
     repo, shas = third_of_five_is_slower
     (repo / "NOTES.md").write_text("an edit not committed\n")
-    before = [_git(repo, *args) for args in (["status", "--porcelain"], ["rev-parse", "HEAD"], ["worktree", "list"],
+    before = [git(repo, *args) for args in (["status", "--porcelain"], ["rev-parse", "HEAD"], ["worktree", "list"],
                                               ["stash", "list"])]
     result = _bisect(repo, shas[0], shas[-1], VARIANT, "--sizes", "2^20", "--json", tmp_path / "bisect.json")
     assert result.returncode == 0, result.stderr
@@ -84,7 +79,7 @@ def test_bisect_names_the_third_of_five_commits_in_three_steps_and_leaves_the_wo
     assert steps[0].startswith(f"step 1: {shas[-1][:12]} another note against GOOD: B/A 1.0300") and "SLOWER" in steps[0]
     assert f"first SLOWER commit: {shas[2][:12]} the kernel stores twice (B/A 1.0300" in result.stdout
     assert json.loads((tmp_path / "bisect.json").read_text())["outcome"]["commit"] == shas[2]
-    after = [_git(repo, *args) for args in (["status", "--porcelain"], ["rev-parse", "HEAD"], ["worktree", "list"],
+    after = [git(repo, *args) for args in (["status", "--porcelain"], ["rev-parse", "HEAD"], ["worktree", "list"],
                                              ["stash", "list"])]
     assert after == before and (repo / "NOTES.md").read_text() == "an edit not committed\n"
 
@@ -139,8 +134,8 @@ def test_a_variant_that_good_did_not_declare_is_one_line(tmp_path):
     repo, shas = _history(tmp_path, [NOTE[0]])
     (repo / "later.py").write_text((repo / "toy_scale.py").read_text().replace("one_per_thread", "later_one")
                                    .replace("register_op(OpChecks(", "register_op_unused = (OpChecks("))
-    _git(repo, "add", "later.py")
-    _git(repo, "commit", "-q", "-m", "a later variant")
+    git(repo, "add", "later.py")
+    git(repo, "commit", "-q", "-m", "a later variant")
     result = primbench(repo, "bisect", shas[0], "HEAD", "toy_scale/later_one", "--sizes", "2^20",
                        "--plugin", repo / "toy_scale.py", "--plugin", repo / "later.py")
     one_line_error(result, "bisect GOOD", "later.py did not exist")

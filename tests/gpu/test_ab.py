@@ -4,13 +4,13 @@ holds 1 in every interval and is SAME at 2^25 and 2^28; a test-only variant 3 % 
 plugin's committed version against its edited one."""
 
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 from tests.conftest import REPO
+from tests.throwaway_git import git
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
@@ -56,10 +56,8 @@ def test_base_times_the_committed_version_against_the_edited_one(tmp_path):
     text = (REPO / "tests" / "plugins" / "slower_sum.py").read_text()
     assert "EXTRA_FRACTION = 48" in text
     plugin.write_text(text.replace("EXTRA_FRACTION = 48", "EXTRA_FRACTION = 8"))
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "n/8"]):
-        subprocess.run([shutil.which("git"), "-C", str(repo), *args], check=True, env=env)
+        git(repo, *args)
     plugin.write_text(text)
     rows, out = _ab(tmp_path, "--plugin", plugin, "reduce/test_only_slower_sum", "--base", "HEAD", "--sizes", "2^28")
     print(out)

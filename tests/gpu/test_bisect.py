@@ -5,23 +5,15 @@ tests/gpu/test_confirm.py), then a comment. GOOD..extra pass names the extra pas
 is GOOD's child: the endpoints are the culprit against its parent); extra pass..comment is not
 reproduced. tools/bisect_acceptance.sh runs the whole command on longer histories."""
 
-import shutil
-import subprocess
 
 import pytest
 
 from tests.conftest import REPO
+from tests.throwaway_git import git
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 VARIANT = "test_only_bisect_sum"
-
-
-def _git(repo, *args):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(repo)}
-    return subprocess.run([shutil.which("git"), "-C", str(repo), *args], check=True, env=env, capture_output=True,
-                          text=True).stdout.strip()
 
 
 def test_the_real_steps_name_the_extra_pass_and_do_not_reproduce_a_comment(tmp_path):
@@ -35,14 +27,14 @@ def test_the_real_steps_name_the_extra_pass_and_do_not_reproduce_a_comment(tmp_p
     text = (REPO / "tests" / "plugins" / "slower_sum.py").read_text().replace('name="test_only_slower_sum"',
                                                                              f'name="{VARIANT}"')
     plain = text.replace("prepare=_prepare_with_an_extra_pass,", 'prepare=registry.get("reduce", "vector_load_sum").prepare,')
-    _git(repo, "init", "-q")
+    git(repo, "init", "-q")
     for subject, content in (("vector_load_sum", plain), ("the extra pass", text.replace("version=1,", "version=2,")),
                              ("a comment", text.replace("version=1,", "version=2,") + "# a comment\n")):
         plugin.write_text(content)
-        _git(repo, "add", ".")
-        _git(repo, "commit", "-q", "-m", subject)
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", subject)
     registry.load_plugin(plugin)
-    shas = _git(repo, "log", "--reverse", "--format=%H").splitlines()
+    shas = git(repo, "log", "--reverse", "--format=%H").splitlines()
     found = {}
     for good, bad in ((shas[0], shas[1]), (shas[1], shas[2])):
         request = bisect.prepare(good, bad, f"reduce/{VARIANT}", sizes=(2**25 + 7,), blocks=None, dtypes=None)

@@ -5,26 +5,18 @@ of the input: 14-15 % more time at 2^25, measured with `ab`). Against the commit
 confirmed SLOWER; against itself (committed), it is SAME; a working tree that is not the run's code
 is refused."""
 
-import shutil
-import subprocess
 
 import pytest
 
 from primbench.errors import UserError
 from primbench.runfile.case_id import CaseId
 from tests.conftest import REPO
+from tests.throwaway_git import git
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)
 
 VARIANT = "test_only_confirm_sum"
 CASE = CaseId("reduce", VARIANT, "float32", 2**25 + 7, 256, "uniform")  # a multiple of no block or vector width
-
-
-def _git(repo, *args, tmp_path):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    return subprocess.run([shutil.which("git"), "-C", str(repo), *args], check=True, env=env, capture_output=True,
-                          text=True).stdout.strip()
 
 
 @pytest.fixture
@@ -39,8 +31,8 @@ def edited_plugin(tmp_path):
     assert "prepare=_prepare_with_an_extra_pass," in text and "version=1," in text
     plugin.write_text(text.replace("prepare=_prepare_with_an_extra_pass,", plain))
     for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "vector_load_sum"]):
-        _git(repo, *args, tmp_path=tmp_path)
-    sha = _git(repo, "rev-parse", "HEAD", tmp_path=tmp_path)
+        git(repo, *args)
+    sha = git(repo, "rev-parse", "HEAD")
     plugin.write_text(text.replace("version=1,", "version=2,"))
     return plugin, sha
 
@@ -58,8 +50,8 @@ def test_an_extra_pass_of_3_percent_is_confirmed_slower_against_the_commit_befor
     with pytest.raises(UserError, match="is not the code the new run measured"):
         retime_against(CASE, None, "0" * 16, sha, 200, 0.05)
     repo = plugin.parent
-    _git(repo, "commit", "-qam", "the extra pass", tmp_path=tmp_path)
-    head = _git(repo, "rev-parse", "HEAD", tmp_path=tmp_path)
+    git(repo, "commit", "-qam", "the extra pass")
+    head = git(repo, "rev-parse", "HEAD")
     ratio, low, high, verdict = retime_against(CASE, None, today, head, 200, 0.05)
     print(ratio, low, high, verdict)
     assert verdict == "SAME" and low <= 1.0 <= high, (ratio, low, high)

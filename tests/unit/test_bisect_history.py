@@ -2,38 +2,32 @@
 after it on BAD's first-parent line, read from a throwaway repository; every pair of revisions that
 cannot be bisected is one line."""
 
-import subprocess
 
 import pytest
 
 from primbench.errors import UserError
 from primbench.run.bisect_history import first_parent_line
-
-
-def _git(repo, *args) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(repo)}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env).stdout.decode().strip()
+from tests.throwaway_git import git
 
 
 @pytest.fixture
 def repo(tmp_path):
     """main: m0, m1, a merge of the branch side (s1), m2; the subjects say which."""
-    _git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "init", "-q", "-b", "main")
     for name in ("m0", "m1"):
-        _git(tmp_path, "commit", "-q", "--allow-empty", "-m", name)
-    _git(tmp_path, "checkout", "-q", "-b", "side", "HEAD~1")
-    _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "s1")
-    _git(tmp_path, "checkout", "-q", "main")
-    _git(tmp_path, "merge", "-q", "--no-ff", "-m", "merge side", "side")
-    _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "m2 \x1b[31mred\x1b[0m")
+        git(tmp_path, "commit", "-q", "--allow-empty", "-m", name)
+    git(tmp_path, "checkout", "-q", "-b", "side", "HEAD~1")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "s1")
+    git(tmp_path, "checkout", "-q", "main")
+    git(tmp_path, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "m2 \x1b[31mred\x1b[0m")
     return tmp_path
 
 
 def test_the_commits_are_good_then_each_first_parent_up_to_bad(repo):
     commits = first_parent_line(repo, "main~3", "main")
     assert [c.subject for c in commits] == ["m0", "m1", "merge side", "m2 \\x1b[31mred\\x1b[0m"]
-    assert commits[0].sha == _git(repo, "rev-parse", "main~3") and commits[-1].sha == _git(repo, "rev-parse", "main")
+    assert commits[0].sha == git(repo, "rev-parse", "main~3") and commits[-1].sha == git(repo, "rev-parse", "main")
     assert commits[1].label(8) == f"{commits[1].sha[:12]} m1" and commits[2].label(8) == f"{commits[2].sha[:12]} merge..."
 
 
