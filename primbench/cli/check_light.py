@@ -22,19 +22,15 @@ def check_light_alone(args, new, floor: light_floor.LightFloor) -> int:
                    "check prints its table there", [new.path])
     cases = light_floor.judge(to_frame(new), floor)
     failing = light_floor.under(cases)
-    lines = [f"no baseline for {printable(str(new.device.get('name')))}: the light floor alone gates this run",
-             light_floor.summary(cases, floor), *light_floor.lines(cases, floor, everything=args.all)]
-    for text in lines:
+    for text in light_floor.alone_lines(str(new.device.get("name")), cases, floor, everything=args.all):
         print(printable(text))
-    code = EXIT_FAILED if failing else 0
-    print(f"check: {len(failing)} case(s) under the light floor")
-    every = lines[:2] + [light_floor.line(case, floor) for case in failing]  # the files hold every case
+    every = light_floor.alone_lines(str(new.device.get("name")), cases, floor, everything=True)  # the files hold every case
     for path in filter(None, (args.markdown, getattr(args, "markdown_summary", None))):
-        write_atomically(path, "\n".join(["## primbench check: the light floor", "", *(f"- {printable(t.strip())}"
-                                                                                        for t in every), ""]))
+        write_atomically(path, "\n".join(["## primbench check: the light floor", "",
+                                          *(f"- {printable(t.strip())}" for t in every), ""]))
     if args.junit:
         write_atomically(args.junit, junit(cases, floor))
-    return code
+    return EXIT_FAILED if failing else 0
 
 
 def junit(cases: list[light_floor.FloorCase], floor: light_floor.LightFloor) -> str:

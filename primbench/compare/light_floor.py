@@ -145,6 +145,13 @@ def lines(cases: list[FloorCase], floor: LightFloor, *, everything: bool = False
     return [line(case, floor) for case in shown] + more
 
 
+def alone_lines(gpu_name: str, cases: list[FloorCase], floor: LightFloor, *, everything: bool = False) -> list[str]:
+    """What `check --min-light` prints of a run whose GPU has no baseline (cli/check_light.py; the
+    README's generated example quotes the same lines)."""
+    return [f"no baseline for {gpu_name}: the light floor alone gates this run", summary(cases, floor),
+            *lines(cases, floor, everything=everything), f"check: {len(under(cases))} case(s) under the light floor"]
+
+
 def _finite(value) -> bool:
     try:
         return value is not None and math.isfinite(float(value))

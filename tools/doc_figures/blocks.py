@@ -178,12 +178,9 @@ def light_floor_example(facts) -> str:
 
     floor = light_floor.LightFloor(0.9)
     cases = light_floor.judge(facts.frame, floor)
-    failing = light_floor.under(cases)
-    shown = [light_floor.line(failing[0], floor), "  ..."] if failing else []
-    more = [f"  ... and {len(failing) - light_floor.SHOWN} more under the floor (--all lists every one)"] \
-        if len(failing) > light_floor.SHOWN else []
-    text = [f"no baseline for {facts.reference.device.get('name')}: the light floor alone gates this run",
-            light_floor.summary(cases, floor), *shown, *more, f"check: {len(failing)} case(s) under the light floor"]
+    text = light_floor.alone_lines(str(facts.reference.device.get("name")), cases, floor)
+    if len(text) > 6:  # the two lines above the list, its first case, "...", and the two lines after it
+        text = [*text[:3], "  ...", *text[-2:]]
     return "```text\n" + "\n".join(text) + "\n```\n"
 
 
