@@ -20,9 +20,9 @@ def light_ms(nbytes: int, traffic: str = "read") -> float:
     if traffic not in TRAFFIC:
         raise ValueError(f"traffic must be 'read' (a pure read of the bytes) or 'read_write' (as much written as "
                          f"read), not {str(traffic)[:40]!r}")
-    _check_bytes(nbytes)
     if nbytes is None:
         raise TypeError("bytes must be given: the speed of light is that of the bytes one call moves")
+    _check_bytes(nbytes)
     reads, copies = ([int(nbytes)], []) if traffic == "read" else ([], [int(nbytes)])
     with callers_timer() as (device, timer):
         sized = ceilings.measure_sized(timer, _resolve_policy(None, {}), device, reads, copies)
