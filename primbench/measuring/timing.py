@@ -6,7 +6,9 @@ One cold sample, on the current stream:
     host enqueues) -> start event -> the complete operation -> end event
 The wait after the flush is nvbench's too. Without it, an operation of 5-20 us on the H200 timed
 5-10 % slower than nvbench times it (0.7 us more, whatever the flush size or the hold); with it,
-within 1 % (docs/perf-notes.md, "Small kernels against nvbench").
+within 1 % (docs/perf-notes.md, "Small kernels against nvbench"). `Timer.cold_sample` is that
+sequence, the one copy: `measure`, `interleaved` (primbench ab) and the probes all take theirs
+from it; a probe that changes one step passes a `ColdProtocol` instead of copying the sequence.
 One batch sample: hold -> start event -> K back-to-back operations -> end event, time / K (hot L2).
 For a case's plan the K operations are one CUDA graph where it can be captured, else (and for any
 other callable, primbench.measure's) K launches from the host. A graph, because its replays are
@@ -17,6 +19,7 @@ samples of a few microseconds (docs/perf-notes.md, "Small kernels" has the figur
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from primbench.measuring.gpu_calls import CupyCalls
@@ -27,6 +30,36 @@ from primbench.runfile.records import Samples
 MAX_EVENTS_PER_CHUNK = 256
 CHUNK_WALL_S = 0.02  # enqueue about this much work between synchronisations
 RECOVERY_S = 0.05  # the pause after a chunk with a throttled sample, before the samples are retaken
+
+
+@dataclass(frozen=True)
+class ColdProtocol:
+    """How one cold sample is taken. The default is primbench's own (the module docstring); a probe
+    that asks what one step is worth changes that step here."""
+
+    flush_l2s: float = 2.0  # the memset flush, in L2 sizes (the flush buffer holds 2)
+    wait_for_flush: bool = True  # the host waits for the flush before the hold, as nvbench does
+    stamped: bool = True  # the hold stamps its SM clock, where the GPU calls can
+    flush: Callable[[], None] | None = None  # a flush of the caller's own in place of the memset
+
+
+PRIMBENCH_COLD = ColdProtocol()
+
+
+def spin_us(host_enqueue_us: float) -> float:
+    """How long a hold keeps the GPU busy: twice the host's time to enqueue what follows it, plus
+    slack for a slow Python moment, so the timed work is queued before the GPU reaches it."""
+    return 2.0 * host_enqueue_us + 20.0
+
+
+@dataclass
+class Interleaved:
+    """Cold samples of several operations taken in turn (Timer.interleaved): per operation, one
+    sample a round in round order, so that samples[i][r] and samples[j][r] come from round r."""
+
+    samples_ms: list[list[float]]
+    clock_mhz: list[list[float]]  # per operation, each sample's SM clock; empty where holds cannot stamp
+    throttled_rounds: int = 0  # rounds retaken whole because a sample in them ran under the clock floor
 
 
 @dataclass
@@ -151,14 +184,39 @@ class Timer:
             chunk = int(min(MAX_EVENTS_PER_CHUNK, max(4, CHUNK_WALL_S / max(per_sample_wall, 1e-6))))
             chunk = min(chunk, max(1, policy.max_samples - len(samples)))
 
-    def measure(self, operation, policy: TimingPolicy, *, batch_as_graph: bool = False, setup=None) -> Measurement:
+    def cold_sample(self, operation, start, end, slot: int, hold_us: float, *, setup=None,
+                    protocol: ColdProtocol = PRIMBENCH_COLD) -> None:
+        """Enqueue one cold sample of `operation` between the events `start` and `end` (the module
+        docstring's sequence). `setup` runs first, before the flush, so it is never timed; `slot`
+        is where the hold stamps its SM clock (read back by sm_clocks_mhz)."""
+        if setup is not None:
+            setup()
+        if protocol.flush is not None:
+            protocol.flush()
+        elif protocol.flush_l2s == PRIMBENCH_COLD.flush_l2s:
+            self.flush_l2()
+        else:
+            self.gpu.memset(self.flush_buffer[: int(protocol.flush_l2s * self.flush_buffer.nbytes / 2)])
+        if protocol.wait_for_flush:
+            self.gpu.synchronize()  # the flush finished before the hold: see the module docstring
+        if protocol.stamped and self._stamps is not None:
+            self.gpu.hold(hold_us, self._stamps, slot)
+        else:
+            self.hold(hold_us)
+        self.gpu.record(start)
+        operation()
+        self.gpu.record(end)
+
+    def measure(self, operation, policy: TimingPolicy, *, batch_as_graph: bool = False, setup=None,
+                protocol: ColdProtocol = PRIMBENCH_COLD) -> Measurement:
         """Warm up, then cold samples (and batch samples for short operations) of `operation`.
         `batch_as_graph`: try a CUDA graph for the batches. Only for plans, whose launches go to
         the current CuPy stream; any other callable (primbench.measure) may launch on a stream or
         allocate through an allocator the capture cannot see, so it keeps host-launched batches.
         `setup`: called before every warm-up and every cold sample, before the L2 flush, so never
         timed (an in-place operation's input restored, gradients set to None). An operation with a
-        setup gets no batch samples: back-to-back runs would skip it."""
+        setup gets no batch samples: back-to-back runs would skip it. `protocol`: a probe's change
+        to the cold sample; a run always takes primbench's."""
         wall_start = time.perf_counter()
         prepare = setup or (lambda: None)
         for _ in range(policy.warmup):
@@ -174,25 +232,14 @@ class Timer:
             self.gpu.record(end)
 
         result.host_enqueue_us = self._host_enqueue_us(enqueue_with_events)
-        # Twice the host's enqueue time, plus slack for a slow Python moment.
-        result.spin_us = 2.0 * result.host_enqueue_us + 20.0
+        result.spin_us = spin_us(result.host_enqueue_us)
+        clocked = protocol.stamped and self._stamps is not None
 
-        clocked = self._stamps is not None
-
-        def cold_sample(start, end, slot):
-            prepare()
-            self.flush_l2()
-            self.gpu.synchronize()  # the flush finished before the hold: see the module docstring
-            if clocked:
-                self.gpu.hold(result.spin_us, self._stamps, slot)
-            else:
-                self.hold(result.spin_us)
-            self.gpu.record(start)
-            operation()
-            self.gpu.record(end)
+        def one_cold_sample(start, end, slot):
+            self.cold_sample(operation, start, end, slot, result.spin_us, setup=setup, protocol=protocol)
 
         result.cold_ms, result.stop, result.cold_clock_mhz, result.throttled = self._sample(
-            cold_sample, policy, wall_start, policy.max_time_s, clocked)
+            one_cold_sample, policy, wall_start, policy.max_time_s, clocked)
         cold_median_us = stats.summarize(result.cold_ms).median * 1e3
         if cold_median_us < policy.batch_below_us and setup is None:
             self._batches(operation, policy, result, wall_start, cold_median_us, batch_as_graph)
@@ -207,7 +254,7 @@ class Timer:
         graph = self.gpu.capture(operation, batch) if as_graph else None
         result.batch_method = "stream" if graph is None else "graph"
         if graph is None:
-            batch_spin_us = 2.0 * batch * result.host_enqueue_us + 20.0
+            batch_spin_us = spin_us(batch * result.host_enqueue_us)
 
             def launch_batch():
                 for _ in range(batch):
@@ -217,7 +264,7 @@ class Timer:
                 self.gpu.launch(graph)
 
             launch_batch()
-            batch_spin_us = 2.0 * self._host_enqueue_us(launch_batch) + 20.0
+            batch_spin_us = spin_us(self._host_enqueue_us(launch_batch))
 
         def batch_sample(start, end, _slot):
             self.hold(batch_spin_us)
@@ -232,7 +279,7 @@ class Timer:
         result.batch_size = batch
 
     def interleaved(self, operations: list, rounds: int, warmup: int = 10, rng_seed: int = 0,
-                    setups: list | None = None) -> list[list[float]]:
+                    setups: list | None = None) -> Interleaved:
         """Cold samples of several operations taken in turn, `rounds` of each: a clock ramp, a
         throttle or a neighbour's load falls on every side alike (primbench ab). Each round takes
         the operations in a random order (seeded): on the H200, one plan timed against itself gave
@@ -240,36 +287,54 @@ class Timer:
         at 2^20, so a sample's place in the sequence matters, and no fixed order may follow it.
 
         An operation may be a tuple of callables: round r runs its (r mod length)-th, so that `ab`
-        swaps the buffer sets of its sides every round."""
+        swaps the buffer sets of its sides every round.
+
+        Each sample is a cold sample (cold_sample) and carries its hold's SM clock, as a run's do.
+        The throttle rule is a run's too, by round: a round with any sample under `min_clock_mhz`
+        is retaken whole after a pause, in its own place, so that every side keeps one sample of
+        each round and round r stays round r (ab's instances are counted by round). After as many
+        retaken rounds as there are rounds, a throttled round is kept, so a GPU that stays
+        throttled still ends."""
         import numpy
 
         choices = [operation if isinstance(operation, tuple) else (operation,) for operation in operations]
-        setups = [setup or (lambda: None) for setup in (setups or [None] * len(operations))]
+        setups = setups or [None] * len(operations)
         for alternatives, setup in zip(choices, setups):
             for operation in alternatives:
                 for _ in range(warmup):
-                    setup()
+                    if setup is not None:
+                        setup()
                     operation()
         self.gpu.synchronize()
-        spin_us = 2.0 * max(self._host_enqueue_us(op) for alternatives in choices for op in alternatives) + 20.0
-        samples: list[list[float]] = [[] for _ in operations]
+        hold_us = spin_us(max(self._host_enqueue_us(op) for alternatives in choices for op in alternatives))
+        taken: list[list] = [[None] * rounds for _ in operations]
+        clocks: list[list] = [[None] * rounds for _ in operations]
+        result = Interleaved([], [])
         shuffle = numpy.random.default_rng(rng_seed)
         per_chunk = max(1, MAX_EVENTS_PER_CHUNK // len(operations))
-        for first in range(0, rounds, per_chunk):
+        pending = list(range(rounds))
+        while pending:
+            chunk, pending = pending[:per_chunk], pending[per_chunk:]
             used = []
-            for round_index in range(first, min(rounds, first + per_chunk)):
+            for round_index in chunk:
                 for index in shuffle.permutation(len(operations)):
                     start, end = self.events[len(used)]
-                    setups[index]()  # before the flush and the hold: never timed
-                    self.flush_l2()
-                    self.gpu.synchronize()  # as in a cold sample: the flush finished before the hold
-                    self.hold(spin_us)
-                    self.gpu.record(start)
-                    choices[index][round_index % len(choices[index])]()
-                    self.gpu.record(end)
-                    used.append((index, start, end))
-            self.gpu.wait(used[-1][2])
+                    self.cold_sample(choices[index][round_index % len(choices[index])], start, end, len(used), hold_us,
+                                     setup=setups[index])
+                    used.append((round_index, index, start, end))
+            self.gpu.wait(used[-1][3])
             self.last_progress = time.monotonic()
-            for index, start, end in used:
-                samples[index].append(self.gpu.elapsed_ms(start, end))
-        return [_ns(s) for s in samples]
+            readings = self.gpu.sm_clocks_mhz(self._stamps, len(used)) if self._stamps is not None else [None] * len(used)
+            floor = self.min_clock_mhz if self._stamps is not None and result.throttled_rounds < rounds else None
+            throttled = sorted({used[i][0] for i, clock in enumerate(readings) if floor and clock < floor})
+            for (round_index, index, start, end), clock in zip(used, readings):
+                if round_index not in throttled:
+                    taken[index][round_index] = self.gpu.elapsed_ms(start, end)
+                    clocks[index][round_index] = clock
+            if throttled:
+                result.throttled_rounds += len(throttled)
+                pending = throttled + pending
+                time.sleep(RECOVERY_S)  # let the clock recover before the rounds are retaken
+        result.samples_ms = [_ns(side) for side in taken]
+        result.clock_mhz = [[c for c in side if c is not None] for side in clocks]
+        return result

@@ -53,6 +53,10 @@ class ABResult:
     verdict: str
     label: str | None = None  # for callables, which have no case: "A vs B"
     aa_ms: list[float] | None = None  # the A/A slice: A again, on B's buffers, in the same rounds
+    # Each side's samples' SM clocks (A, B, the A/A slice), where the holds could stamp them, and
+    # how many rounds were retaken for a clock under the floor: the run's throttle rule, by round.
+    clock_mhz: list[list[float]] | None = None
+    throttled_rounds: int = 0
 
     @property
     def aa_ratio(self) -> float:
@@ -63,8 +67,9 @@ class ABResult:
         a, b = np.median(self.a_ms) * 1e3, np.median(self.b_ms) * 1e3
         what = f"n={self.case_a.n}" if self.case_a is not None else (self.label or "B vs A")
         aa = f", A/A slice {self.aa_ratio:.4f}" if self.aa_ms else ""
+        retaken = f", {self.throttled_rounds} retaken for a throttled clock" if self.throttled_rounds else ""
         return (f"{what}: A {a:,.2f} us, B {b:,.2f} us, B/A {self.ratio:.4f} "
-                f"[{self.ci_low:.4f}, {self.ci_high:.4f}] {self.verdict} ({len(self.a_ms)} rounds{aa})")
+                f"[{self.ci_low:.4f}, {self.ci_high:.4f}] {self.verdict} ({len(self.a_ms)} rounds{retaken}{aa})")
 
     __str__ = line
 
@@ -72,7 +77,16 @@ class ABResult:
         return {"a": self.case_a.key if self.case_a else None, "b": self.case_b.key if self.case_b else None,
                 "label": self.label, "ratio": self.ratio, "ci_low": self.ci_low, "ci_high": self.ci_high,
                 "verdict": self.verdict, "aa_ratio": self.aa_ratio, "a_ms": list(self.a_ms), "b_ms": list(self.b_ms),
-                "aa_ms": list(self.aa_ms or [])}
+                "aa_ms": list(self.aa_ms or []),
+                "clock_mhz": dict(zip(("a", "b", "aa"), self.clock_mhz or ([], [], []))),
+                "throttled_rounds": self.throttled_rounds}
+
+    @classmethod
+    def of(cls, taken, case_a=None, case_b=None, *, threshold: float, label: str | None = None) -> ABResult:
+        """The result of Timer.interleaved's three sides (A, B, the A/A slice), judged."""
+        a_ms, b_ms, aa_ms = taken.samples_ms
+        return cls(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), label=label,
+                   aa_ms=aa_ms, clock_mhz=taken.clock_mhz, throttled_rounds=taken.throttled_rounds)
 
 
 def judge(a_ms, b_ms, aa_ms=None, *, threshold: float = DEFAULT_THRESHOLD) -> tuple[float, float, float, str]:
@@ -159,8 +173,8 @@ def _one_size(config, runner, case_a, case_b, rounds: int, threshold: float, giv
         if verified.reason:
             raise UserError(f"{side} {case.label}: fails verification ({verified.reason[:200]}); fix it before timing it")
         makers.append(lambda x, variant=variant, context=context: variant.prepare(context(x, 1.0)))
-    a_ms, b_ms, aa_ms = runner.timer.interleaved(_swapped_plans(*makers, inputs[2]), _whole_cycles(rounds))
-    return ABResult(case_a, case_b, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), aa_ms=aa_ms)
+    taken = runner.timer.interleaved(_swapped_plans(*makers, inputs[2]), _whole_cycles(rounds))
+    return ABResult.of(taken, case_a, case_b, threshold=threshold)
 
 
 def _swapped_plans(make_a, make_b, x) -> list[tuple]:
@@ -304,5 +318,5 @@ def ab_callables(fn_a, fn_b, *, rounds: int = DEFAULT_ROUNDS, threshold: float =
     # what the order leaves between identical sides, and widens the interval by it.
     with callers_timer() as (_device, timer), process_ends_if_hung(f"primbench.ab({label or 'fn_a, fn_b'})"[:120],
                                                                    DEFAULT_CASE_LIMIT_S, timer):
-        a_ms, b_ms, aa_ms = timer.interleaved([fn_a, fn_b, fn_a], _whole_cycles(rounds), setups=[setup_a, setup_b, setup_a])
-    return ABResult(None, None, a_ms, b_ms, *judge(a_ms, b_ms, aa_ms, threshold=threshold), label=label, aa_ms=aa_ms)
+        taken = timer.interleaved([fn_a, fn_b, fn_a], _whole_cycles(rounds), setups=[setup_a, setup_b, setup_a])
+    return ABResult.of(taken, threshold=threshold, label=label)

@@ -42,7 +42,8 @@ class Part:
 PARTS = {
     "cold": Part(2, "L2 flushed by a memset of 2 x L2, the host waits for it, a hold kernel, events around one operation",
                  ("cold", "batch"),
-                 ("primbench.measuring.timing:Timer.measure", "primbench.measuring.timing:Timer.flush_l2",
+                 ("primbench.measuring.timing:Timer.measure", "primbench.measuring.timing:Timer.cold_sample",
+                  "primbench.measuring.timing:spin_us", "primbench.measuring.timing:Timer.flush_l2",
                   "primbench.measuring.timing:Timer.hold", "primbench.measuring.gpu_calls:CupyCalls.hold",
                   "primbench.measuring.gpu_calls:CupyCalls.memset")),
     "batch": Part(1, "K operations a sample (a CUDA graph where it captures), K from the cold median, hot L2",

@@ -3,6 +3,7 @@ holds 1 in every interval and is SAME at 2^25 and 2^28; a test-only variant 3 % 
 (tests/plugins/slower_sum.py) is SLOWER at 2^28 with an interval above 1; `--base` times a
 plugin's committed version against its edited one."""
 
+import json
 import re
 import subprocess
 import sys
@@ -26,8 +27,13 @@ def _ab(tmp_path, *args):
 
 def test_the_same_kernel_against_itself_is_same_with_every_interval_at_one(tmp_path):
     rows, out = _ab(tmp_path, "reduce/vector_load_sum", "reduce/vector_load_sum", "--sizes", "2^20,2^25,2^28",
-                    "--chart", tmp_path / "ab.png")
+                    "--chart", tmp_path / "ab.png", "--json", tmp_path / "ab.json")
     print(out)
+    # Every sample carries its hold's SM clock, as a run's cold samples do (Timer.cold_sample)
+    for size in json.loads((tmp_path / "ab.json").read_text())["results"]:
+        clocks = size["clock_mhz"]
+        assert [len(clocks[side]) for side in ("a", "b", "aa")] == [len(size["a_ms"])] * 3, size["throttled_rounds"]
+        assert min(clocks["a"] + clocks["b"]) > 0
     assert [n for n, *_ in rows] == [2**20, 2**25, 2**28]
     # Paired rounds with the buffers swapped every round, the interval widened by the A/A slice:
     # each interval holds 1, with no allowance, and no change is ever called FASTER or SLOWER.
@@ -78,5 +84,6 @@ def test_primbench_ab_of_callables_same_twice_and_slower_with_an_extra_pass_of_3
     same = primbench.ab(lambda: x.sum(), lambda: x.sum(), label="sum vs sum")
     slower = primbench.ab(lambda: x.sum(), lambda: (x.sum(), head.sum()), label="sum vs sum + 3 % pass")
     print(same, slower, sep="\n")
+    assert all(len(side) == len(same.a_ms) for side in same.clock_mhz)  # a clock per sample, as the CLI's
     assert same.verdict == "SAME", same
     assert slower.verdict == "SLOWER" and slower.ci_low > 1.0, slower

@@ -5,6 +5,7 @@ import math
 import pytest
 
 from primbench.config import subset
+from primbench.measuring.timing import Interleaved
 from primbench.run import ab
 
 
@@ -45,7 +46,7 @@ class _InterleavingStandIn:
         a = list(0.250 * (1 + 0.001 * rng.standard_normal(rounds)))
         b = list(0.260 * (1 + 0.001 * rng.standard_normal(rounds)))
         again = [list(0.250 * (1 + 0.001 * rng.standard_normal(rounds))) for _ in operations[2:]]  # the A/A slice
-        return [a, b, *again]
+        return Interleaved([a, b, *again], [[1980.0] * rounds for _ in operations])
 
 
 def test_primbench_ab_of_two_callables_uses_the_clis_rule(monkeypatch):
@@ -63,6 +64,8 @@ def test_primbench_ab_of_two_callables_uses_the_clis_rule(monkeypatch):
                                                                                     threshold=0.01)
     assert timer.setups == [None, reset, None] and len(result.aa_ms) == 56  # fn_a again; 50 rounds up to 7 cycles of 8
     assert str(result).startswith("sum vs sum + 4 %: A 250") and result.to_dict()["verdict"] == "SLOWER"
+    clocks = result.to_dict()["clock_mhz"]
+    assert clocks["b"] == [1980.0] * 56 and len(clocks["aa"]) == 56 and result.to_dict()["throttled_rounds"] == 0
     for bad in ({"rounds": 1}, {"threshold": 1.5}):
         with pytest.raises(ValueError):
             primbench.ab(lambda: None, lambda: None, **bad)

@@ -349,6 +349,29 @@ def test_the_protocol_is_the_same_through_any_back_end_and_setup_is_never_timed(
     assert samples.startswith("So")  # the warm-up also gets its setup
 
 
+def test_a_probe_changes_one_step_of_the_cold_sample_by_passing_a_protocol():
+    from primbench.measuring.timing import ColdProtocol, Timer
+
+    class SizedCalls(RecordingCalls):
+        def buffer(self, nbytes):
+            return memoryview(bytearray(nbytes))
+
+        def memset(self, buffer):
+            self.log.append(f"flush {buffer.nbytes}")
+
+    policy = TimingPolicy(min_samples=4, max_samples=4, warmup=0, min_time_s=0.0, batch_below_us=0.0)
+    calls = SizedCalls()
+    timer = Timer(1 << 20, calls)  # a flush buffer of 2 x L2: 2 MiB
+    timer.measure(lambda: calls.log.append("op"), policy, protocol=ColdProtocol(flush_l2s=1.0, wait_for_flush=False))
+    # 1 x L2 of the buffer, and no wait for it: flush, hold, start event, the op, end event
+    assert calls.log[-20:] == [f"flush {1 << 20}", "hold", "event", "op", "event"] * 4
+    assert f"flush {2 << 20}" not in calls.log
+    calls.log.clear()
+    timer.measure(lambda: calls.log.append("op"), policy, protocol=ColdProtocol(flush=lambda: calls.log.append("own flush")))
+    assert _letters(calls.log).endswith("oWHEoE" * 4) and calls.log.count("own flush") == 4
+    assert not any(entry.startswith("flush") for entry in calls.log)  # the memset was not taken as well
+
+
 def _letters(log) -> str:
     letters = {"setup": "S", "flush": "F", "sync": "W", "hold": "H", "event": "E"}
     return "".join(letters.get(entry, "o") for entry in log)
@@ -359,8 +382,8 @@ def test_interleaved_samples_wait_for_the_flush_before_the_hold_as_cold_samples_
 
     calls = RecordingCalls()
     timer = Timer(1 << 20, calls)
-    samples = timer.interleaved([lambda: calls.log.append("a"), lambda: calls.log.append("b")], rounds=3, warmup=0)
-    assert samples == [[1.0] * 3, [1.0] * 3]
+    taken = timer.interleaved([lambda: calls.log.append("a"), lambda: calls.log.append("b")], rounds=3, warmup=0)
+    assert taken.samples_ms == [[1.0] * 3, [1.0] * 3] and taken.clock_mhz == [[], []]  # no stamps on this back end
     timed = _letters(calls.log)
     assert timed.endswith("FWHEoE" * 6) and timed.count("FWHEoE") == 6
 

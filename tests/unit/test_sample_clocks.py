@@ -106,3 +106,57 @@ def test_the_count_of_discarded_samples_is_the_count_under_the_floor(monkeypatch
     result = timer.measure(lambda: None, POLICY)
     under = sum(clock < 1485.0 for clock in clocks[:calls.stamped])
     assert len(result.cold_ms) == 8 and result.throttled == under == calls.stamped - 8
+
+
+class RoundCalls(ClockedCalls):
+    """As ClockedCalls, and each sample's time is the value its operation left in `ran`: a sample
+    says which operation (and which of its alternatives) it timed."""
+
+    def __init__(self, clocks):
+        super().__init__(clocks)
+        self.ran, self.at_end = None, {}
+
+    def record(self, event):
+        super().record(event)
+        self.at_end[id(event)] = self.ran
+
+    def elapsed_ms(self, start, end):
+        return self.at_end[id(end)]
+
+
+def _sides(calls):
+    """Two operations of two alternatives each (round r runs alternative r mod 2): side s's
+    alternative k leaves 10 s + k + 1."""
+    return [tuple((lambda v=10 * side + k + 1: setattr(calls, "ran", float(v))) for k in range(2)) for side in range(2)]
+
+
+def test_an_interleaved_round_with_a_throttled_sample_is_retaken_whole_in_its_own_place(monkeypatch):
+    pauses = []
+    monkeypatch.setattr(timing.time, "sleep", pauses.append)
+    # 4 rounds of 2 samples in one chunk; the 4th sample (round 1's second) ran at 900 MHz
+    calls = RoundCalls([1980, 1980, 1980, 900, 1980, 1980, 1980, 1980, 1970, 1960])
+    timer = Timer(1 << 20, calls)
+    timer.min_clock_mhz = 1485.0
+    taken = timer.interleaved(_sides(calls), rounds=4, warmup=0)
+    assert taken.throttled_rounds == 1 and pauses == [timing.RECOVERY_S] and calls.stamped == 10
+    # round r stays round r on both sides: the retaken round 1 ran alternative 1 again
+    assert taken.samples_ms == [[1.0, 2.0, 1.0, 2.0], [11.0, 12.0, 11.0, 12.0]]
+    assert all(len(side) == 4 and min(side) >= 1485.0 for side in taken.clock_mhz)
+    assert sorted(taken.clock_mhz[0] + taken.clock_mhz[1]) == [1960, 1970] + [1980] * 6  # the retake's clocks kept
+
+
+def test_interleaved_samples_on_a_gpu_that_stays_throttled_still_end(monkeypatch):
+    monkeypatch.setattr(timing.time, "sleep", lambda s: None)
+    calls = RoundCalls([500])
+    timer = Timer(1 << 20, calls)
+    timer.min_clock_mhz = 1485.0
+    taken = timer.interleaved(_sides(calls), rounds=4, warmup=0)
+    assert taken.throttled_rounds == 4  # as many retakes as rounds, then the throttled rounds are kept
+    assert taken.samples_ms == [[1.0, 2.0, 1.0, 2.0], [11.0, 12.0, 11.0, 12.0]] and taken.clock_mhz == [[500] * 4] * 2
+
+
+def test_interleaved_samples_with_no_clock_floor_keep_every_round_and_its_clocks():
+    calls = RoundCalls([1980, 700])
+    taken = Timer(1 << 20, calls).interleaved(_sides(calls), rounds=2, warmup=0)
+    assert taken.throttled_rounds == 0 and taken.samples_ms == [[1.0, 2.0], [11.0, 12.0]]
+    assert sorted(taken.clock_mhz[0] + taken.clock_mhz[1]) == [700, 700, 700, 1980]

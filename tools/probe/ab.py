@@ -29,7 +29,7 @@ def main() -> int:
     for label, ops in (("same plan", [p1.run, p1.run]), ("two plans", [p1.run, p2.run]), ("two plans swapped", [p2.run, p1.run])):
         for alternate in (1, 2):
             for trial in range(2):
-                a, b = runner.timer.interleaved(ops, ROUNDS, rng_seed=alternate * 10 + trial)
+                a, b = runner.timer.interleaved(ops, ROUNDS, rng_seed=alternate * 10 + trial).samples_ms
                 lo, hi = stats.ratio_interval(a, b)
                 print(f"{label:18s} seed={alternate * 10 + trial} B/A {np.median(b)/np.median(a):.4f} [{lo:.4f}, {hi:.4f}]  "
                       f"A {np.median(a)*1e3:.2f} us", flush=True)
