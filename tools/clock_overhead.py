@@ -20,11 +20,11 @@ def main() -> None:
 
     from primbench.measuring.device import Device
     from primbench.measuring.policy import TimingPolicy
-    from primbench.measuring.timing import Timer
+    from primbench.measuring.timing import PRIMBENCH_COLD, ColdProtocol, Timer
 
     device = Device()
     timer = Timer(device.l2_bytes)
-    stamps = timer._stamps
+    protocols = {"stamped": PRIMBENCH_COLD, "plain": ColdProtocol(stamped=False)}
     policy = TimingPolicy(min_samples=300, max_samples=300, min_time_s=0.0, max_time_s=60.0, batch_below_us=100.0)
     rng = cupy.random.default_rng(1)
     cases = {"sum of 2^28 float32 (~250 us)": rng.random(2**28, dtype=cupy.float32),
@@ -36,8 +36,7 @@ def main() -> None:
         clocks = []
         for repeat in range(args.repeats):
             for mode in (("stamped", "plain") if repeat % 2 == 0 else ("plain", "stamped")):
-                timer._stamps = stamps if mode == "stamped" else None
-                result = timer.measure(lambda x=x: cupy.sum(x, out=out), policy)
+                result = timer.measure(lambda x=x: cupy.sum(x, out=out), policy, protocol=protocols[mode])
                 medians[mode].append(statistics.median(result.cold_ms) * 1e3)
                 if result.batch_ms:
                     batches[mode].append(statistics.median(result.batch_ms) * 1e3)

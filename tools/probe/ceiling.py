@@ -81,20 +81,17 @@ def measure_target(tuner, read_probe, clean_flush, label: str, nbytes: int) -> d
 
     from primbench.runfile import stats
 
-    def cold_samples_ms(operation) -> list:
-        return [round(t, 6) for t in tuner.timer.measure(operation, tuner.policy).cold_ms]
+    from primbench.measuring.timing import PRIMBENCH_COLD, ColdProtocol
+
+    def cold_samples_ms(operation, protocol=PRIMBENCH_COLD) -> list:
+        return [round(t, 6) for t in tuner.timer.measure(operation, tuner.policy, protocol=protocol).cold_ms]
 
     data = cupy.random.default_rng(7).integers(0, 2**31 - 1, size=nbytes // 4, dtype=cupy.int32)
     half = data[: data.size // 2]
     dst = cupy.empty_like(half)
     samples = {"read": cold_samples_ms(lambda: read_probe(data)),
                "copy": cold_samples_ms(lambda: dst.data.copy_from_device_async(half.data, half.nbytes))}
-    memset_flush = tuner.timer.flush_l2
-    tuner.timer.flush_l2 = clean_flush
-    try:
-        samples["read_clean_flush"] = cold_samples_ms(lambda: read_probe(data))
-    finally:
-        tuner.timer.flush_l2 = memset_flush
+    samples["read_clean_flush"] = cold_samples_ms(lambda: read_probe(data), ColdProtocol(flush=clean_flush))
     row = dict(label=label, bytes=nbytes, samples_ms=samples)
     for name, values in samples.items():
         us = stats.summarize(values).median * 1e3

@@ -2,7 +2,9 @@
 
 One case at a time, the cold sample is taken with one ingredient changed, 400 samples each, in
 interleaved rounds (every recipe sees the same drift):
-- flush2x:   the runner's recipe: memset of 2 x L2, hold kernel, start event, operation, end event;
+- flush2x:   the runner's recipe when this probe was written (cold protocol 1): memset of 2 x L2,
+             hold kernel, start event, operation, end event; the runner now also waits for the
+             memset before the hold (Timer.cold_sample);
 - noflush:   no memset (L2 warm from the last sample): what the flush's tail and cold data cost;
 - flush1x / flush4x: the memset over 1 x or 4 x L2 (more pages touched: TLB reach);
 - kernelflush: the flush as a kernel writing the buffer instead of cudaMemsetAsync;
@@ -10,6 +12,8 @@ interleaved rounds (every recipe sees the same drift):
 - nohold:    no hold kernel (the host enqueues while the GPU idles);
 - sleep:     2 ms of host sleep before each sample (the GPU idles: clock ramp after idle);
 - empty:     the events around nothing (event resolution and the recording floor).
+Its loop is its own, not Timer.cold_sample: several of these recipes (a kernel flush, a sleep, no
+hold, a 4 x L2 flush) are departures the protocol does not offer, taken in one interleaved loop.
 Prints one line per case and recipe: median, p5, p95, p99, IQR in us; OUT.json gets every sample.
 Usage (on the GPU): python -m tools.probe.jitter [OUT.json]
 """

@@ -1,11 +1,14 @@
 """Probe, after tools/probe/jitter.py: which figure of a small kernel is stable from machine to machine?
 Recipes, interleaved in random order per round (300 rounds), one stream:
-- cold:          L2 flush (memset 2 x L2), hold 60 us, the operation (the runner's cold sample);
+- cold:          L2 flush (memset 2 x L2), hold 60 us, the operation (the runner's cold sample under
+                 cold protocol 1; it now waits for the flush too: Timer.cold_sample);
 - idle_hold60:   2 ms of host sleep first (the GPU idles), then as cold: clock ramp after idle?
 - idle_hold2000: as idle_hold60 with a 2 ms hold: does a longer busy spell before the sample help?
 - graph1:        as cold, the operation replayed from a CUDA graph (no launch-path cost);
 - batch20:       hold, then 20 operations back to back, time / 20 (the runner's batch sample, hot L2);
 - graph20:       hold, then one graph of 20 operations, time / 20.
+Its loop is its own, not Timer's: graphs of 1 and 20 and idle spells are recipes the protocol
+does not offer, and every recipe shares one interleaved loop so that all see the same drift.
 Run it on two fresh machines and compare the medians: the stable figure is the one to gate on.
 Usage (on the GPU): python -m tools.probe.jitter_stable [OUT.json]"""
 

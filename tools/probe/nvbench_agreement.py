@@ -5,9 +5,10 @@ For each case (a plan made exactly as the runner makes it, verified before it is
 repetition, in turn:
   - nvbench: `state.exec` on its own stream, its default cold protocol (L2 flushed by a memset of
     the L2 size, a synchronisation, the blocking kernel, events around the launch);
-  - primbench: Timer.measure, as a run times the case;
-  - protocol variants, each one change away from primbench's: flush 1 x or 2 x L2, synchronised
-    after the flush or not, the hold stamped (SM clock) or plain; and an event pair around nothing.
+  - primbench: Timer.measure with primbench's own cold sample, as a run times the case;
+  - protocol variants, each one change away from primbench's, passed to Timer.measure as a
+    ColdProtocol: flush 1 x or 2 x L2, the host waiting for the flush or not, the hold stamped (SM
+    clock) or plain; and an event pair around nothing.
 Prints one line per case: medians and means, each ratio to nvbench's, and writes every sample.
 
     python -m tools.probe.nvbench_agreement [--case reduce/vector_load_sum@2^20 ...] [--json OUT]
@@ -27,7 +28,6 @@ from pathlib import Path
 DEFAULT_CASES = ("reduce/vector_load_sum@2^20", "stencil/blur1d_naive_global@2^20",
                  "scan/round_sums_async_copy@2^20:int32", "histogram/warp_aggregated@2^20")
 SAMPLES = 400
-CHUNK = 64
 
 
 def parse_case(text: str):
@@ -95,38 +95,26 @@ def nvbench_results(workdir: Path) -> dict[str, tuple[list[float], dict]]:
     return results
 
 
-def protocol_samples_ms(timer, run, *, flush_l2s: float, sync: bool, stamped: bool, empty: bool = False) -> list[float]:
-    """Cold samples of `run` by primbench's protocol with one thing changed (see the module's doc)."""
-    gpu = timer.gpu
-    flush = timer.flush_buffer[: int(flush_l2s * timer.flush_buffer.nbytes / 2)]
-    spin_us = 60.0
-    samples: list[float] = []
-    while len(samples) < SAMPLES:
-        used = timer.events[:CHUNK]
-        for slot, (start, end) in enumerate(used):
-            gpu.memset(flush)
-            if sync:
-                gpu.synchronize()
-            if stamped:
-                gpu.hold(spin_us, timer._stamps, slot)
-            else:
-                gpu.hold(spin_us)
-            gpu.record(start)
-            if not empty:
-                run()
-            gpu.record(end)
-        gpu.wait(used[-1][1])
-        samples += [gpu.elapsed_ms(start, end) for start, end in used]
-    return samples[:SAMPLES]
+def protocol_samples_ms(timer, run, protocol) -> list[float]:
+    """Cold samples of `run` by primbench's protocol with one step changed: Timer.measure's own
+    sampling, handed the change as a ColdProtocol (no copy of the sequence here)."""
+    from primbench.measuring.policy import TimingPolicy
+
+    policy = TimingPolicy(min_samples=SAMPLES, max_samples=SAMPLES, min_time_s=0.0, max_time_s=30.0, batch_below_us=0.0)
+    return timer.measure(run, policy, protocol=protocol).cold_ms
 
 
-PROTOCOLS = {  # name: (flush in L2 sizes, synchronised after the flush, stamped hold)
-    "2xL2 nosync stamped": (2, False, True),  # primbench's own protocol, by this loop
-    "2xL2 nosync plain": (2, False, False),
-    "1xL2 nosync plain": (1, False, False),
-    "2xL2 sync plain": (2, True, False),
-    "1xL2 sync plain": (1, True, False),  # nvbench's protocol, by this loop
-}
+def protocols():
+    """{label: ColdProtocol}: primbench's own, then each one step away from it, ending at nvbench's."""
+    from primbench.measuring.timing import PRIMBENCH_COLD, ColdProtocol
+
+    return {
+        "primbench": PRIMBENCH_COLD,  # 2 x L2, the host waits, the hold stamped: as a run times a case
+        "2xL2 wait plain": ColdProtocol(stamped=False),
+        "1xL2 wait plain": ColdProtocol(flush_l2s=1.0, stamped=False),  # nvbench's protocol
+        "2xL2 nowait plain": ColdProtocol(wait_for_flush=False, stamped=False),
+        "1xL2 nowait plain": ColdProtocol(flush_l2s=1.0, wait_for_flush=False, stamped=False),
+    }
 
 
 def main() -> int:
@@ -136,11 +124,9 @@ def main() -> int:
     parser.add_argument("--json", help="write every figure and sample here")
     args = parser.parse_args()
 
-    from primbench.measuring.policy import TimingPolicy
-    from primbench.measuring.timing import Timer
+    from primbench.measuring.timing import PRIMBENCH_COLD, Timer
 
     workdir = Path(tempfile.mkdtemp(prefix="nvbench-agreement-"))
-    policy = TimingPolicy(min_samples=SAMPLES, max_samples=SAMPLES, min_time_s=0.0, max_time_s=30.0, batch_below_us=0.0)
     cases, timer = [], None
     for text in args.case or DEFAULT_CASES:
         case, plan, runner = plan_for(text)
@@ -152,11 +138,9 @@ def main() -> int:
 
     def primbench_round():
         for _text, _case, plan, _names, series in cases:
-            series.setdefault("primbench", []).extend(timer.measure(plan.run, policy).cold_ms)
-            for label, (l2s, sync, stamped) in PROTOCOLS.items():
-                series.setdefault(label, []).extend(protocol_samples_ms(timer, plan.run, flush_l2s=l2s, sync=sync, stamped=stamped))
-            series.setdefault("empty event pair", []).extend(
-                protocol_samples_ms(timer, plan.run, flush_l2s=2, sync=False, stamped=True, empty=True))
+            for label, protocol in protocols().items():
+                series.setdefault(label, []).extend(protocol_samples_ms(timer, plan.run, protocol))
+            series.setdefault("empty event pair", []).extend(protocol_samples_ms(timer, lambda: None, PRIMBENCH_COLD))
 
     # nvbench between primbench's rounds, so that a drift of the clock over the call shows.
     primbench_round()
