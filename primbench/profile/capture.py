@@ -114,8 +114,9 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
     from primbench.config import subset
     from primbench.measuring.device import require_gpu
     from primbench.outputs import check_writable, write_atomically
-    from primbench.profile import counters
+    from primbench.profile.counters import cases_from_capture
     from primbench.run.runner import git_state
+    from primbench.runfile import counters
     from primbench.runfile.io import gpu_slug, is_run_file
 
     path = Path(target)
@@ -143,7 +144,7 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
                                      run_path=path if is_run else None, only=only, sizes=sizes, blocks=blocks,
                                      plugins=plugins)
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        cases = counters.cases_from_capture(log.read_text(encoding="utf-8", errors="replace"), manifest, METRICS)
+        cases = cases_from_capture(log.read_text(encoding="utf-8", errors="replace"), manifest, METRICS)
     device = manifest.get("device") or {}
     if run_gpu and device.get("name") != run_gpu:
         raise UserError(f"profile: {path.name} was measured on {run_gpu}, this GPU is {device.get('name')}; counters "

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 from primbench.errors import UserError
-from primbench.profile import counters
 from primbench.report import selection, story
+from primbench.runfile import counters
 from primbench.runfile.frame import is_number
 
 # Counters that explain a step (ratios read from the plan's longest launch, counts summed).

@@ -10,7 +10,7 @@ them into the JSON Schema): `bounds` (a number's), `item_bounds` (each number of
 `choices` (a text's) and `texts` (an array of that many texts). A rule without them is stated by
 its function alone. The walk never reads them: the function decides, and words the message.
 
-runfile/records.py and runfile/fields.py hold the run file's specs; profile/counters.py the counters file's.
+runfile/records.py and runfile/fields.py hold the run file's specs; runfile/counters.py the counters file's.
 """
 
 from __future__ import annotations

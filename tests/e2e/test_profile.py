@@ -13,7 +13,8 @@ import pytest
 
 from primbench.cli.profile import cmd_profile
 from primbench.errors import UserError
-from primbench.profile import capture, counters
+from primbench.profile import capture
+from primbench.runfile import counters
 from tests.conftest import REPO
 
 DATA = REPO / "tests" / "data" / "ncu"

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from primbench.errors import UserError
-from primbench.profile import capture, counters
+from primbench.profile import capture
+from primbench.runfile import counters
 from tests.conftest import REPO
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timed]  # timed: run alone (make gpu-test)

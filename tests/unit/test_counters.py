@@ -1,5 +1,6 @@
-"""Counters (primbench/profile/counters.py, report/counters_section.py) on real ncu output: tests/data/ncu/
-holds what `tools/probe/ncu_capture.py` captured on an H200 (README.md there says how and when)."""
+"""Counters (primbench/profile/counters.py, runfile/counters.py, report/counters_section.py) on real
+ncu output: tests/data/ncu/ holds what `tools/probe/ncu_capture.py` captured on an H200 (README.md
+there says how and when)."""
 
 import gzip
 import json
@@ -8,10 +9,12 @@ import shutil
 import pytest
 
 from primbench.errors import UserError
-from primbench.profile import capture, counters
+from primbench.profile import capture
+from primbench.profile.counters import MARKER_NAME, cases_from_capture, parse_launches
 from primbench.report import counters_section
 from primbench.report.render import _environment
 from primbench.report.selection import annotated_frame
+from primbench.runfile import counters
 from primbench.runfile.io import load_run
 from tests.conftest import REPO
 
@@ -22,7 +25,7 @@ REFERENCE = REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"
 def captured(name):
     text = gzip.decompress((DATA / f"{name}.csv.gz").read_bytes()).decode()
     manifest = json.loads((DATA / f"{name}.manifest.json").read_text())
-    return text, manifest, counters.cases_from_capture(text, manifest, capture.METRICS)
+    return text, manifest, cases_from_capture(text, manifest, capture.METRICS)
 
 
 def by_variant(cases, block=None):
@@ -35,7 +38,7 @@ def test_every_case_of_the_progression_is_profiled_with_every_counter():
     assert all(c.profiled and c.launches for c in cases)
     for case in cases:
         for launch in case.launches:
-            assert counters.MARKER_NAME not in launch.name
+            assert MARKER_NAME not in launch.name
             missing = [name for name, value in launch.counters.items() if value is None]
             assert not missing, (case.key, launch.name, missing)
 
@@ -66,7 +69,7 @@ def test_dram_bytes_of_the_fast_variants_are_within_3_percent_of_declared():
 def test_a_permission_error_is_one_clear_line():
     text = "==PROF== Connected to process 1\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n"
     with pytest.raises(UserError, match="ERR_NVGPUCTRPERM.*NVreg_RestrictProfilingToAdminUsers"):
-        counters.parse_launches(text, capture.METRICS)
+        parse_launches(text, capture.METRICS)
 
 
 def test_a_case_whose_kernels_ncu_skipped_gets_a_reason_and_the_others_go_on():
@@ -75,7 +78,7 @@ def test_a_case_whose_kernels_ncu_skipped_gets_a_reason_and_the_others_go_on():
     marker_two = next(i for i, line in enumerate(lines) if '"primbench_case_marker"' in line and '"(2, 1, 1)"' in line)
     marker_three = next(i for i, line in enumerate(lines) if '"primbench_case_marker"' in line and '"(3, 1, 1)"' in line)
     cut = "\n".join(lines[: marker_two + 1] + lines[marker_three:])  # case 2's launches gone, its marker kept
-    cases = counters.cases_from_capture(cut, manifest, capture.METRICS)
+    cases = cases_from_capture(cut, manifest, capture.METRICS)
     assert "no kernel" in cases[1].reason
     assert all(c.profiled for i, c in enumerate(cases) if i != 1)
 
@@ -83,7 +86,7 @@ def test_a_case_whose_kernels_ncu_skipped_gets_a_reason_and_the_others_go_on():
 def test_a_counter_ncu_did_not_write_is_none_not_zero():
     text, manifest, _ = captured("topk")
     metrics = {**capture.METRICS, "made_up": "not__a_metric.sum"}
-    cases = counters.cases_from_capture(text, manifest, metrics)
+    cases = cases_from_capture(text, manifest, metrics)
     assert all(launch.counters["made_up"] is None for c in cases for launch in c.launches)
 
 

@@ -13,7 +13,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "primbench"
 
 # Stages that come after the run file read it and nothing else: no GPU work, no CuPy.
 AFTER_THE_RUN_FILE = ("primbench.runfile", "primbench.compare", "primbench.export", "primbench.report")
-GPU_SIDE = ("primbench.run", "primbench.measuring")
+# profile/ replays a run's cases on the GPU; what the report reads of it is the counters file
+# (runfile/counters.py).
+GPU_SIDE = ("primbench.run", "primbench.measuring", "primbench.profile")
 # The report's charts wing draws the rows a page hands it: of the rest of report/ it reads only the
 # words a chart shows (numbers, a point's words and address, a case's energy in words), so a chart
 # never depends on how a page is put together.
@@ -96,7 +98,7 @@ def broken_rules(inside: dict, outside: dict, root: str = "primbench") -> list[s
         after = [p.replace("primbench", root, 1) for p in AFTER_THE_RUN_FILE]
         gpu = [p.replace("primbench", root, 1) for p in GPU_SIDE]
         if _in(module, after):
-            found += [f"{module} -> {t} (after the run file: no run/ or measuring/)" for t in sorted(targets) if _in(t, gpu)]
+            found += [f"{module} -> {t} (after the run file: no run/, measuring/ or profile/)" for t in sorted(targets) if _in(t, gpu)]
             found += [f"{module} -> cupy (after the run file: no CuPy)" for _ in ["cupy"] if "cupy" in outside[module]]
         if _in(module, [f"{root}.measuring"]):
             found += [f"{module} -> {t} (measuring/ never imports config/)" for t in sorted(targets) if _in(t, [f"{root}.config"])]
@@ -174,7 +176,7 @@ def longest_chain(graph: dict[str, set[str]]) -> list[str]:
     return max((chain(node) for node in sorted(graph)), key=len)
 
 
-def test_after_the_run_file_nothing_imports_run_measuring_or_cupy_and_measuring_never_imports_config():
+def test_after_the_run_file_nothing_imports_run_measuring_profile_or_cupy_and_measuring_never_imports_config():
     inside, outside = import_graph()
     assert broken_rules(inside, outside) == []
 
@@ -220,12 +222,12 @@ def test_the_rules_catch_what_they_look_for(tmp_path):
         (root / name).write_text(text)
     inside, outside = import_graph(root)
     broken = broken_rules(inside, outside, root="pkg")
-    assert "pkg.runfile.io -> pkg.run.runner (after the run file: no run/ or measuring/)" in broken
+    assert "pkg.runfile.io -> pkg.run.runner (after the run file: no run/, measuring/ or profile/)" in broken
     assert "pkg.runfile.io -> cupy (after the run file: no CuPy)" in broken
     assert "pkg.measuring.timing -> pkg.config.loading (measuring/ never imports config/)" in broken
     assert "pkg.run.runner -> pkg.cli.main (nothing imports cli/)" in broken
-    assert "pkg.compare.verdicts -> pkg.measuring.timing (after the run file: no run/ or measuring/)" in broken  # relative
-    assert "pkg.compare.output -> pkg.run.runner (after the run file: no run/ or measuring/)" in broken  # importlib
+    assert "pkg.compare.verdicts -> pkg.measuring.timing (after the run file: no run/, measuring/ or profile/)" in broken  # relative
+    assert "pkg.compare.output -> pkg.run.runner (after the run file: no run/, measuring/ or profile/)" in broken  # importlib
     assert "pkg.report.charts.bars -> pkg.report.b (charts/ reads only formats, anchors, energy of report/)" in broken
     assert "pkg.report.render -> pkg.report.site.publish (the report's pages never import site/)" in broken
     assert "pkg.export.csv_table -> pkg.report.charts.axes (outside report/, only cli/ imports its wings)" in broken
