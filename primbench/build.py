@@ -17,6 +17,9 @@ BASE_OPTIONS = (*COMPILE_OPTIONS, f"-I{KERNEL_DIR}")
 # so the machine-code identity (machine_code.py) compiles with them, to hash the cubin the GPU runs.
 # tests/unit/test_machine_code.py checks that CuPy's cubin and ours are the same bytes.
 CUPY_OPTIONS = ("-ftz=true", "--device-as-default-execution-space")
+# Kernels the harness launches itself (kernels/harness.cu), compiled and checked like the variants.
+HARNESS_SOURCE = "harness.cu"
+HARNESS_KERNELS = ("primbench_hold", "primbench_read_probe", "primbench_hold_stamped", "primbench_read_probe_no_allocate")
 
 _MODULES: dict = {}
 

@@ -12,14 +12,11 @@ import traceback
 from pathlib import Path
 
 from primbench import declarations, pathnames, plugin_import
+from primbench.build import HARNESS_KERNELS, HARNESS_SOURCE
 from primbench.declarations import DeclarationError
 from primbench.errors import UserError
 from primbench.resources import KERNEL_DIR
 from primbench.variant import Variant
-
-# Kernels the harness launches itself (kernels/harness.cu), compiled and checked like the variants.
-HARNESS_SOURCE = "harness.cu"
-HARNESS_KERNELS = ("primbench_hold", "primbench_read_probe", "primbench_hold_stamped", "primbench_read_probe_no_allocate")
 
 _REGISTRY: dict[str, Variant] = {}
 _LOADED = False

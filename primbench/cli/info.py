@@ -78,14 +78,14 @@ def list_key(variants, plugged: bool = False) -> list[str]:
 
 def cmd_compile(args) -> int:
     from primbench import registry
-    from primbench.build import KernelBuildError, compile_all, require_nvrtc
+    from primbench.build import HARNESS_KERNELS, HARNESS_SOURCE, KernelBuildError, compile_all, require_nvrtc
 
     require_nvrtc()
     plugin_sources = {v.source for v in registry.variants() if registry.plugin_of(v)}
     chosen = {source: names for source, names in registry.sources().items()
               if args.all or not plugin_sources or source in plugin_sources}
     failures = 0
-    for source, arch, compiled in compile_all(chosen, args.arch, (registry.HARNESS_SOURCE, registry.HARNESS_KERNELS)):
+    for source, arch, compiled in compile_all(chosen, args.arch, (HARNESS_SOURCE, HARNESS_KERNELS)):
         if isinstance(compiled, KernelBuildError):
             failures += 1
             print(str(compiled), file=sys.stderr)

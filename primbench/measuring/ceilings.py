@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from primbench.build import load_module
-from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
+from primbench.build import HARNESS_KERNELS, HARNESS_SOURCE, load_module
 from primbench.runfile import stats
 
 READ_N = 2**28  # float32 elements, as the copy: 1 GiB, far past L2

@@ -19,8 +19,7 @@ class CupyCalls:
     def __init__(self):
         import cupy
 
-        from primbench.build import load_module
-        from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
+        from primbench.build import HARNESS_KERNELS, HARNESS_SOURCE, load_module
 
         self.cupy = cupy
         module = load_module(HARNESS_SOURCE, HARNESS_KERNELS)

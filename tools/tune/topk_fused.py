@@ -36,10 +36,9 @@ def main() -> int:
 
     from primbench import ops, registry
     from primbench.api import LaunchContext
-    from primbench.build import load_module
+    from primbench.build import HARNESS_KERNELS, HARNESS_SOURCE, load_module
     from primbench.kernels.topk import FUSED_SOURCE, SOURCE, K, fused_name, fused_plan, row_stride
     from primbench.measuring.ceilings import NEVER
-    from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
     from primbench.runfile.case_id import CaseId as Case
 
     tuner = Tuner()
