@@ -20,6 +20,9 @@ from typing import Any, Callable
 
 from primbench import cuda_source, pathnames
 from primbench.resources import KERNEL_DIR
+# A variant's series; the other names stay reachable here, beside the Variant that takes them.
+from primbench.series import (BASELINE_SERIES, BEYOND_SERIES, FORMER_SERIES, HARRIS_SERIES,  # noqa: F401
+                              LIBRARY_SERIES, LIBRARY_SERIES_NAMES, series_name)
 
 MAX_THREADS_PER_SM = 2048  # sm_80 and sm_90; defaults only (sm_86/89 have 1536)
 MAX_BLOCKS_PER_SM = 32
@@ -118,24 +121,6 @@ class LaunchContext:
         per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, block, dynamic_shared)
         needed = -(-self.n // (block * elements_per_thread))
         return self._scaled(self.sm_count * max(1, per_sm), needed)
-
-
-# The series the report gives a story of its own (Variant.series); others are the seeds' ("seed000").
-HARRIS_SERIES = "harris"  # Harris's "Optimizing Parallel Reduction in CUDA" steps
-BEYOND_SERIES = "beyond"  # primbench's kernels past the seeds: the story's last steps before the library
-# The libraries every op is measured against (CUB through CuPy, cuda.compute, torch, ...): at each
-# size the fastest of them is the op's "best library", which every ratio of the report is against.
-LIBRARY_SERIES = "library"
-# The series' former names: run files and plugins written before the rename say "baseline", and are
-# read as the library (Variant below, runfile/records.py `migrate`), so old runs keep their library.
-FORMER_SERIES = {"baseline": LIBRARY_SERIES}
-LIBRARY_SERIES_NAMES = (LIBRARY_SERIES, *FORMER_SERIES)
-BASELINE_SERIES = LIBRARY_SERIES  # the constant's former name, for code written against it
-
-
-def series_name(series):
-    """A series as this version names it: a former name (FORMER_SERIES) read as the current one."""
-    return FORMER_SERIES.get(series, series)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from primbench.runfile.frame import is_number
-from primbench.variant import LIBRARY_SERIES_NAMES
+from primbench.series import LIBRARY_SERIES_NAMES
 
 # The sanity rule: a library case is far from the hardware when it runs under FAR_BELOW_LIGHT_PCT
 # of its own speed of light (runfile/frame.py pct_sol: its minimal bytes at the ceiling the run

@@ -345,7 +345,7 @@ def _series_renamed(obj: dict) -> dict:
     """A header whose variants name a series by a former name (the library's was "baseline") as
     this version names it. Not a schema step: files of the current schema written before the
     rename say "baseline" too, and the meaning is unchanged."""
-    from primbench.variant import series_name
+    from primbench.series import series_name
 
     variants = obj.get("variants") if obj.get("kind") == "header" else None
     if not isinstance(variants, dict):
