@@ -16,8 +16,6 @@ import re
 
 from primbench.errors import UserError
 from primbench.runfile.counters import CaseCounters, Launch
-# tools/probe/counters_from_capture.py writes a counters file with these, imported from here.
-from primbench.runfile.counters import counters_path_for, merged  # noqa: F401
 
 MARKER_NAME = "primbench_case_marker"  # the kernel profile/child.py launches before each case's plan
 PERMISSION_HELP = ("profiling is not permitted on this machine (ERR_NVGPUCTRPERM): run as root, or load the driver "

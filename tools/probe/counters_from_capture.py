@@ -10,7 +10,9 @@ import argparse
 import json
 from pathlib import Path
 
-from primbench.profile import capture, counters
+from primbench.profile import capture
+from primbench.profile.counters import cases_from_capture
+from primbench.runfile import counters
 
 
 def main() -> int:
@@ -26,7 +28,7 @@ def main() -> int:
     for name in args.sets:
         folder = args.capture / name
         manifest = json.loads((folder / "profile-manifest.json").read_text())
-        cases = counters.cases_from_capture((folder / "ncu.csv").read_text(), manifest, capture.METRICS)
+        cases = cases_from_capture((folder / "ncu.csv").read_text(), manifest, capture.METRICS)
         about = {"created": manifest.get("created"), "tool": {"name": "primbench", "version": "tools/probe/counters_from_capture.py"},
                  "git": {"sha": args.git_sha, "dirty": True, "source": "argument"}, "device": manifest.get("device"),
                  "ncu": {"version": ncu}, "metrics": dict(capture.METRICS), "run": args.run.name}
