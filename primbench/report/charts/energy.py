@@ -31,10 +31,8 @@ def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: f
     height = row_h * len(steps)
     values = [s["energy"]["mj"] for s in steps if s.get("energy") and s["energy"].get("mj") is not None]
     canvas.text(left, top - 6, "energy per sum on this GPU", size=10.5, font_weight="bold")
-    x = value_marks.value_axis(values, left, right, room=1.3, log_room=(1.6, 2.4))
-    panel = Panel(canvas, left, top, STORY_PANEL_W, height, x, Axis(0, 1, 0, 1))
-    if values:
-        panel.x_ticks(value_marks.ticks(x, room=4), lambda v: f"{v:,.6g}")
+    panel = value_marks.value_panel(canvas, values, left, top, STORY_PANEL_W, height, room=1.3, log_room=(1.6, 2.4),
+                                    tick_room=4, tick_text=lambda v: f"{v:,.6g}")
     for row, step in enumerate(steps):
         facts = step.get("energy")
         if not facts:
@@ -48,7 +46,7 @@ def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: f
                                      title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
         canvas.text(end, y0 + bar * 0.88 - 1.5, f"{format_mj(facts['mj'])} mJ", size=10, fill="#222")
     panel.frame()
-    words = "mJ per sum, log scale" if x.log else "mJ per sum, bars from 0"
+    words = "mJ per sum, log scale" if panel.x.log else "mJ per sum, bars from 0"
     canvas.text(left + STORY_PANEL_W / 2, top + height + 34, words, size=11, anchor="middle")
 
 

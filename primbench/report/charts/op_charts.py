@@ -217,10 +217,8 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
     height = 290
     canvas = Canvas(WIDTH, TOP + height + BOTTOM, label=title)
     canvas.title(title)
-    x = Axis(0, len(distributions), LEFT, LEFT + plot_w)
-    y = value_marks.value_axis([r["gbps"] for r in bars], TOP + height, TOP, log_room=(3, 3))
-    panel = Panel(canvas, LEFT, TOP, plot_w, height, x, y)
-    panel.y_ticks(value_marks.ticks(y, room=8))
+    panel = value_marks.value_panel(canvas, [r["gbps"] for r in bars], LEFT, TOP, plot_w, height, vertical=True,
+                                    log_room=(3, 3), tick_room=8)
     group_w = plot_w / max(len(distributions), 1)
     bar_w = group_w * 0.8 / max(len(variants), 1)
     for d, distribution in enumerate(distributions):
@@ -236,8 +234,8 @@ def distribution_bars_chart(bars: list[dict], *, title: str, styles: dict | None
                                    row["gbps"], style, title=title_text, href=row.get("anchor"), vertical=True)
     panel.frame()
     panel.x_label("input distribution")
-    panel.y_label("GB/s" + (", log scale" if y.log else " (bars from 0)"))
-    canvas.legend([(v, {**styles[v], "dot" if y.log else "bar": True}) for v in variants], LEFT + plot_w + 16, TOP + 10)
+    panel.y_label("GB/s" + (", log scale" if panel.y.log else " (bars from 0)"))
+    canvas.legend([(v, {**styles[v], "dot" if panel.y.log else "bar": True}) for v in variants], LEFT + plot_w + 16, TOP + 10)
     _series_key(canvas, styles, variants)
     return canvas.markup()
 
@@ -259,9 +257,8 @@ def timing_bars(rows: list[dict], *, title: str, value_key: str = "time_us", lab
     canvas = Canvas(width, TOP + height + BOTTOM - 8, label=title, css_class="chart bars")
     canvas.title(title, x=4)
     values = [float(r[value_key]) for r in rows]
-    x = value_marks.value_axis(values, left, left + plot_w)
-    panel = Panel(canvas, left, TOP, plot_w, height, x, Axis(0, 1, TOP + height, TOP))
-    panel.x_ticks(value_marks.ticks(x))
+    panel = value_marks.value_panel(canvas, values, left, TOP, plot_w, height)
+    x = panel.x
     for index, (row, name, value) in enumerate(zip(rows, names, values)):
         top = TOP + gap + index * (bar_h + gap)
         style = series_styles.series_style(row.get("series"))

@@ -47,9 +47,8 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
                   8, 35, columns=len(devices), column_width=max(text_width(name, 11) for name in devices) + 50)
     series_styles.series_key(canvas, [step.get("series") for step in steps])
     right = WIDTH - 16 - energy_room
-    x = value_marks.value_axis([t for step in steps for t in step["times"] if t], left, right, log_room=(1.6, 2.4))
-    panel = Panel(canvas, left, top, right - left, row_h * len(steps), x, Axis(0, 1, 0, 1))
-    panel.x_ticks(value_marks.ticks(x, room=10), _tick)
+    panel = value_marks.value_panel(canvas, [t for step in steps for t in step["times"] if t], left, top, right - left,
+                                    row_h * len(steps), log_room=(1.6, 2.4), tick_room=10, tick_text=_tick)
     bar = (row_h - 8) / max(1, len(devices))
     for row, step in enumerate(steps):
         y0 = top + row * row_h + 4
@@ -71,7 +70,7 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
             # At the time panel's right edge: over the energy panel it would meet a step's bar.
             canvas.text(right - 4, y + 12, below["group"], size=10, anchor="end", fill="#666", font_style="italic")
     panel.frame()
-    words = "log scale; further left is faster" if x.log else "bars from 0; shorter is faster"
+    words = "log scale; further left is faster" if panel.x.log else "bars from 0; shorter is faster"
     canvas.text(left + panel.width / 2, top + panel.height + 34, f"time per reduction, µs ({words})", size=11,
                 anchor="middle")
     if energy_room:

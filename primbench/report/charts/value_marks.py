@@ -4,13 +4,14 @@ A bar's length is read as its value, so a bar starts at zero: on a linear axis. 
 span more than BAR_SPAN, the shortest bars of a linear axis shrink to a few px, and a log axis is
 needed; there a bar would start at an arbitrary origin (reduce0's 382 µs bar was 2.3 times as long
 as vector_load_sum's 39.9 µs one, for a ratio of 9.6), so each value is a dot instead, and equal
-ratios are equal distances. `value_axis` picks the axis, `draw_value` the mark, both from the values."""
+ratios are equal distances. `value_panel` lays out the panel on the axis `value_axis` picks, `draw_value`
+draws the mark, both from the values."""
 
 from __future__ import annotations
 
 import math
 
-from primbench.report.charts.svg import Axis, Panel, linear_ticks, log10_ticks, number_text
+from primbench.report.charts.svg import Axis, Canvas, Panel, linear_ticks, log10_ticks, number_text
 
 BAR_SPAN = 20.0  # largest / smallest value up to which bars from zero keep the smallest >= 5 % of the longest
 DOT = 4.0  # px: a dot's radius, at most
@@ -37,6 +38,22 @@ def value_axis(values, start: float, end: float, *, room: float = 1.12, log_room
 
 def ticks(axis: Axis, room: int = 5) -> list[float]:
     return log10_ticks(axis.low, axis.high, room=room) if axis.log else linear_ticks(axis.low, axis.high, room - 1)
+
+
+def value_panel(canvas: Canvas, values, left: float, top: float, width: float, height: float, *,
+                vertical: bool = False, room: float = 1.12, log_room: tuple = (1.5, 1.6), tick_room: int = 5,
+                tick_text=number_text) -> Panel:
+    """The panel of a chart of one value per row (or, `vertical`, per column), with its value axis
+    (`value_axis`) and that axis's ticks, drawn where a value is there to tick: the one call such a
+    chart makes before it draws its marks. Rows and columns are placed in px, so the axis across
+    them is a placeholder."""
+    axis = value_axis(values, top + height if vertical else left, top if vertical else left + width, room=room,
+                      log_room=log_room)
+    marks = ticks(axis, tick_room) if positive(values) else []
+    across = Axis(0, 1, 0, 1)
+    panel = Panel(canvas, left, top, width, height, across if vertical else axis, axis if vertical else across)
+    (panel.y_ticks if vertical else panel.x_ticks)(marks, tick_text)
+    return panel
 
 
 def scale_words(axis: Axis, unit: str) -> str:
