@@ -22,18 +22,19 @@ def story_panel_room(steps: list[dict]) -> float:
     return STORY_PANEL_W + STORY_GAP if any(step.get("energy") for step in steps) else 0
 
 
-def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: float, row_h: float, bar: float) -> None:
+def story_energy_panel(canvas: Canvas, steps: list[dict], colours: list[str], *, left: float, top: float, row_h: float,
+                       bar: float) -> None:
     """Energy per sum of each step on this GPU, a mark per step in its row: bars from 0 where the
     energies span up to value_marks.BAR_SPAN (energy adds up: a bar twice as long spends twice as
-    much), else dots on a log axis, in the step's series' colour; a step asked for energy but not measured says so, its reason in
-    the hover text."""
+    much), else dots on a log axis, in the step's colour (`colours`, its series', as the time panel
+    draws it); a step asked for energy but not measured says so, its reason in the hover text."""
     right = left + STORY_PANEL_W
     height = row_h * len(steps)
     values = [s["energy"]["mj"] for s in steps if s.get("energy") and s["energy"].get("mj") is not None]
     canvas.text(left, top - 6, "energy per sum on this GPU", size=10.5, font_weight="bold")
     panel = value_marks.value_panel(canvas, values, left, top, STORY_PANEL_W, height, room=1.3, log_room=(1.6, 2.4),
                                     tick_room=4, tick_text=lambda v: f"{v:,.6g}")
-    for row, step in enumerate(steps):
+    for row, (step, colour) in enumerate(zip(steps, colours)):
         facts = step.get("energy")
         if not facts:
             continue
@@ -42,8 +43,9 @@ def story_energy_panel(canvas: Canvas, steps: list[dict], *, left: float, top: f
             text = canvas.text(left + 6, y0 + bar * 0.88 - 1.5, "not measured", size=10, fill="#666", font_style="italic")
             ET.SubElement(text, "title").text = energy_title(facts)
             continue
-        end = value_marks.draw_value(panel, y0, bar * 0.88, facts["mj"], series_styles.series_style(step.get("series")), href=step.get("anchor"),
-                                     title=f"{step['variant']} on this GPU: {energy_title(facts)}", mj=f"{facts['mj']:.6g}")
+        end = value_marks.draw_value(panel, y0, bar * 0.88, facts["mj"], {"colour": colour, "marker": "circle"},
+                                     href=step.get("anchor"), title=f"{step['variant']} on this GPU: {energy_title(facts)}",
+                                     mj=f"{facts['mj']:.6g}")
         canvas.text(end, y0 + bar * 0.88 - 1.5, f"{format_mj(facts['mj'])} mJ", size=10, fill="#222")
     panel.frame()
     words = "mJ per sum, log scale" if panel.x.log else "mJ per sum, bars from 0"

@@ -45,17 +45,18 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
     shapes = [DEVICE_MARKERS[d % len(DEVICE_MARKERS)] for d in range(len(devices))]
     canvas.legend([(name, {"colour": "#555", "marker": shape, "dot": True}) for name, shape in zip(devices, shapes)],
                   8, 35, columns=len(devices), column_width=max(text_width(name, 11) for name in devices) + 50)
-    series_styles.series_key(canvas, [step.get("series") for step in steps])
+    series = [step.get("series") for step in steps]
+    series_styles.series_key(canvas, series)
+    colours = [series_styles.series_colour(name) for name in series]  # a step's, in both panels
     right = WIDTH - 16 - energy_room
     panel = value_marks.value_panel(canvas, [t for step in steps for t in step["times"] if t], left, top, right - left,
                                     row_h * len(steps), log_room=(1.6, 2.4), tick_room=10, tick_text=_tick)
     bar = (row_h - 8) / max(1, len(devices))
-    for row, step in enumerate(steps):
+    for row, (step, colour) in enumerate(zip(steps, colours)):
         y0 = top + row * row_h + 4
         canvas.text(left - 8, y0 + row_h / 2 - 2, step["variant"], size=12, anchor="end",
                     font_family="DejaVu Sans Mono,monospace")
         canvas.text(left - 8, y0 + row_h / 2 + 11, step["reason"], size=10.5, anchor="end", fill="#4a5563")
-        colour = series_styles.series_colour(step.get("series"))
         for d, time in enumerate(step["times"]):
             if not time:
                 continue
@@ -74,7 +75,8 @@ def story_chart(steps: list[dict], devices: list[str], title: str):
     canvas.text(left + panel.width / 2, top + panel.height + 34, f"time per reduction, µs ({words})", size=11,
                 anchor="middle")
     if energy_room:
-        energy_chart.story_energy_panel(canvas, steps, left=right + energy_chart.STORY_GAP, top=top, row_h=row_h, bar=bar)
+        energy_chart.story_energy_panel(canvas, steps, colours, left=right + energy_chart.STORY_GAP, top=top, row_h=row_h,
+                                        bar=bar)
     return canvas.markup()
 
 
@@ -90,8 +92,9 @@ def accuracy_chart(accuracy, title: str):
     """Relative error against n (both log) per variant: the serial loop, the trees, the floor."""
     highlighted = [r for r in accuracy.rows if r["kind"] not in SEED_SERIES]
     # Each variant in its series' colour (a shade and a marker each); the loop and the floor are references.
-    styles = series_styles.styles_by_series((id(r), r["kind"]) for r in highlighted if r["kind"] not in REFERENCES)
-    legend = [(r["label"], _accuracy_style(r, styles)) for r in highlighted]
+    by_series = series_styles.styles_by_series((id(r), r["kind"]) for r in highlighted if r["kind"] not in REFERENCES)
+    styles = [_accuracy_style(row, by_series) for row in accuracy.rows]  # each row's, for its line and its key
+    legend = [(row["label"], style) for row, style in zip(accuracy.rows, styles) if row["kind"] not in SEED_SERIES]
     legend_w = max(text_width(name, 11) for name, _ in legend) + 44
     left, top, height = 80, 34, 360
     plot_w = WIDTH - left - legend_w - 16
@@ -105,8 +108,7 @@ def accuracy_chart(accuracy, title: str):
     decades = [10.0 ** k for k in range(math.ceil(math.log10(y.low)), math.floor(math.log10(y.high)) + 1)]
     panel.y_ticks(decades[::max(1, math.ceil(len(decades) / 12))], lambda v: f"{v:.0e}")
     panel.hline(ZERO_DRAWN_AT, "exactly 0", colour="#888", dash="2 2", above=True)
-    for row in accuracy.rows:
-        style = _accuracy_style(row, styles)
+    for row, style in zip(accuracy.rows, styles):
         points = [(n, max(e, ZERO_DRAWN_AT)) for n, e in zip(accuracy.sizes, row["errors"]) if e is not None]
         panel.polyline(points, style, width=2.2 if row["kind"] == "serial" else 1.4, name=row["label"])
         for n, error in points:
