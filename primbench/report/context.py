@@ -334,15 +334,15 @@ def _energy_section(view, plots, styles) -> dict | None:
 
 def _bandwidth(view, device, plots, styles) -> dict:
     """The bandwidth-vs-size chart, its size unit, and the L2 region it shades (by the cases' bytes)."""
-    rows = point_records(sections.bandwidth_lines(view))
+    lines = sections.bandwidth_lines(view)
+    rows = point_records(lines)
+    edge = sections.l2_edge(lines, device.get("l2_bytes"))  # the largest n whose charted cases all fit in L2
     chart = None
     if rows:
         chart = plots.bandwidth_vs_size(
-            rows, peak_gbps=device.get("peak_gbps"), copy_gbps=view.copy_gbps, l2_bytes=device.get("l2_bytes"),
+            rows, peak_gbps=device.get("peak_gbps"), copy_gbps=view.copy_gbps, l2_edge=edge, l2_bytes=device.get("l2_bytes"),
             unit=view.unit, title=f"{view.op}: bandwidth vs size ({view.dtype}, {view.distribution})", styles=styles)
-    return {"unit": view.unit, "bandwidth_chart": chart,
-            "l2_edge": plots.l2_edge(rows, device.get("l2_bytes")),  # the largest n whose charted cases all fit in L2
-            "l2_mib": (device.get("l2_bytes") or 0) / 2**20}
+    return {"unit": view.unit, "bandwidth_chart": chart, "l2_edge": edge, "l2_mib": (device.get("l2_bytes") or 0) / 2**20}
 
 
 def _distribution_chart(view, plots, styles) -> dict | None:

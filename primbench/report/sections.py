@@ -35,6 +35,20 @@ def bandwidth_lines(view):
     return chosen.sort_values(["order", "variant", "n"]).reset_index(drop=True)
 
 
+def l2_edge(lines, l2_bytes) -> float | None:
+    """The largest n at which every case of `lines` (bandwidth_lines) still fits in L2 by its own
+    bytes: for each case, n x L2 / bytes (where a case of that shape would fill L2), the smallest
+    over the cases. Every case left of it has bytes <= L2 whatever its bytes model; a linear model
+    puts it on the size where the largest case of the chart fills L2. The chart shades up to it and
+    the page names it."""
+    if not l2_bytes or "bytes" not in lines:
+        return None
+    moved = lines[lines["bytes"] > 0]  # a case without a byte count (NaN) fills nothing
+    if moved.empty:
+        return None
+    return float((moved["n"].astype(float) * l2_bytes / moved["bytes"].astype(float)).min())
+
+
 def block_sweeps(view) -> dict:
     """{n: cases} for every size where some variant of the op's primary slice was measured at more
     than one block size."""

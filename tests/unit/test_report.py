@@ -291,6 +291,16 @@ def test_block_256_is_chosen_when_present_else_the_most_measured_block():
     assert selection.choose_block(frame[frame["variant"] == "cub"], 1024) is None
 
 
+def test_the_l2_edge_is_the_largest_n_at_which_every_drawn_case_fits_in_l2_by_its_own_bytes():
+    import pandas as pd
+
+    lines = pd.DataFrame({"n": [1024, 4096, 8192], "bytes": [4096.0, 65536.0, float("nan")]})
+    # 1024 elements in 4 KiB fill 1 MiB at 2^18; 4096 in 64 KiB at 2^16: the smaller edge holds for both.
+    assert sections.l2_edge(lines, 2**20) == 2**16
+    assert sections.l2_edge(lines.iloc[2:], 2**20) is None  # no case with a byte count: nothing is shaded
+    assert sections.l2_edge(lines, None) is None  # a GPU whose L2 the run did not record
+
+
 def test_the_progression_falls_back_to_the_largest_size_when_2_to_the_25_is_absent():
     frame = _frame([{"variant": "a", "n": n, "block": 256, "median_ms": 1.0} for n in (2**20, 2**24)])
     assert selection.choose_progression_size(frame, "reduce") == (2**24, False)

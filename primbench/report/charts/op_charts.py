@@ -65,21 +65,10 @@ def _y_ticks(panel: Panel) -> None:
     panel.y_ticks(log10_ticks(axis.low, axis.high) if axis.log else linear_ticks(axis.low, axis.high))
 
 
-def l2_edge(rows, l2_bytes) -> float | None:
-    """The largest n at which every drawn case still fits in L2 by its own bytes: for each case,
-    n x L2 / bytes (where a case of that shape would fill L2), the smallest over the cases. Every
-    case left of it has bytes <= L2 whatever its bytes model; a linear model puts it on the size
-    where the largest case of the chart fills L2."""
-    if not l2_bytes:
-        return None
-    edges = [float(r["n"]) * l2_bytes / float(r["bytes"]) for r in rows if is_number(r.get("bytes")) and r["bytes"] > 0]
-    return min(edges) if edges else None
-
-
-def bandwidth_vs_size(rows: list[dict], *, peak_gbps, copy_gbps, l2_bytes, unit: str, title: str,
+def bandwidth_vs_size(rows: list[dict], *, peak_gbps, copy_gbps, l2_edge: float | None, l2_bytes, unit: str, title: str,
                       styles: dict | None = None):
-    """GB/s against n (log2) per variant, with the NVML peak, the measured copy, and the sizes
-    whose cases fit in L2 shaded (`l2_edge`)."""
+    """GB/s against n (log2) per variant, with the NVML peak and the measured copy where the run
+    has them, and the sizes whose cases fit in L2 shaded (up to `l2_edge`: report/sections.py)."""
     styles = _styles(styles, rows)
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     labels = {}
@@ -91,21 +80,20 @@ def bandwidth_vs_size(rows: list[dict], *, peak_gbps, copy_gbps, l2_bytes, unit:
     canvas = Canvas(WIDTH, TOP + PLOT_HEIGHT + BOTTOM, label=title)
     canvas.title(title)
     sizes = [float(r["n"]) for r in rows] or [1.0]
-    edge = l2_edge(rows, l2_bytes)
-    low_n = min(sizes + ([edge] if edge else [])) / 1.25
+    low_n = min(sizes + ([l2_edge] if l2_edge else [])) / 1.25
     x = Axis(low_n, max(sizes) * 1.25, LEFT, LEFT + plot_w, log=True)
-    peaks = [v for v in (peak_gbps, copy_gbps) if is_number(v)]
-    y = _y_axis([r["gbps"] for r in rows], TOP, PLOT_HEIGHT, extra=peaks)
+    # The two rules, each where the run has its figure: (GB/s, its name, how it is drawn).
+    rules = [(float(gbps), name, look) for gbps, name, look in
+             ((peak_gbps, "NVML peak", {}), (copy_gbps, "measured copy", {"colour": "#555", "dash": "5 3", "above": False}))
+             if is_number(gbps)]
+    y = _y_axis([r["gbps"] for r in rows], TOP, PLOT_HEIGHT, extra=[gbps for gbps, _, _ in rules])
     panel = Panel(canvas, LEFT, TOP, plot_w, PLOT_HEIGHT, x, y)
-    if edge and edge > x.low:
-        panel.x_band(x.low, edge, L2_TEXT, n_max=f"{edge:.6g}", l2_bytes=int(l2_bytes))
+    if l2_edge and l2_edge > x.low:
+        panel.x_band(x.low, l2_edge, L2_TEXT, n_max=f"{l2_edge:.6g}", l2_bytes=int(l2_bytes))
     panel.x_ticks(log2_ticks(sizes, x), pow2_text)
     _y_ticks(panel)
-    if is_number(peak_gbps):
-        panel.hline(float(peak_gbps), f"NVML peak {float(peak_gbps):,.0f} GB/s")
-    if is_number(copy_gbps):
-        panel.hline(float(copy_gbps), f"measured copy {float(copy_gbps):,.0f} GB/s", colour="#555", dash="5 3",
-                    above=False)
+    for gbps, name, look in rules:
+        panel.hline(gbps, f"{name} {gbps:,.0f} GB/s", **look)
     for variant in variants:
         mine = sorted((r for r in rows if r["variant"] == variant), key=lambda r: r["n"])
         style = styles[variant]
