@@ -168,12 +168,9 @@ def compared_steps(progression, source) -> list[OrderingDifference]:
     """Every consecutive pair of Harris-series kernels timed both here and in `source`."""
     if progression.empty:
         return []
-    harris = progression[progression["series"] == HARRIS_SERIES]
-    paired = [
-        (row["variant"], row["time_us"], source.time_ms(row["variant"]))
-        for _, row in harris.iterrows()
-        if is_number(row["time_us"]) and source.time_ms(row["variant"])
-    ]
+    timed = progression[(progression["series"] == HARRIS_SERIES) & progression["time_us"].notna()]
+    paired = [(variant, here, source.time_ms(variant)) for variant, here in zip(timed["variant"], timed["time_us"])
+              if source.time_ms(variant)]
     return [
         OrderingDifference(a, b, here_a, here_b, source.label, source.device, ref_a, ref_b)
         for (a, here_a, ref_a), (b, here_b, ref_b) in zip(paired, paired[1:])
