@@ -1,20 +1,21 @@
 """The top of the report: the story in one sentence and one chart (absolute time per progression
 step, this GPU beside the published ones, each step with its reason), then one line per op (its
 best hand-written variant against the best library at that size, and % of peak; where a library
-beats it at the op's largest size, and which library cases run far from their light)."""
+beats it at the op's largest size, and which library cases run far from their light).
+
+The rows read here are records (formats.as_records), where every missing value is already None."""
 
 from __future__ import annotations
 
 from primbench import ops
 from primbench.report.charts.svg import pow2_text
-from primbench.runfile.frame import is_number
 from primbench.variant import BEYOND_SERIES, HARRIS_SERIES, LIBRARY_SERIES, LIBRARY_SERIES_NAMES, series_name
 
 GROUPS = {HARRIS_SERIES: "the seeds' steps", BEYOND_SERIES: "past the seeds", LIBRARY_SERIES: "the libraries"}
 
 
 def _timed(rows, *series):
-    return [r for r in rows if r.get("series") in series and is_number(r.get("time_us"))]
+    return [r for r in rows if r.get("series") in series and r.get("time_us") is not None]
 
 
 def opening(rows: list[dict], published, n: int, dtype) -> dict | None:
@@ -58,7 +59,7 @@ def story_steps(rows: list[dict], published, op: str) -> list[dict]:
     reasons = ops.declared(op, "step_reasons") or {}
     steps = []
     for row in rows:
-        times = [row["time_us"] if is_number(row.get("time_us")) else None]
+        times = [row.get("time_us")]
         for source in published:
             quoted = source.time_ms(row["variant"])
             times.append(quoted * 1e3 if quoted else None)
@@ -88,15 +89,15 @@ def op_headline(op: str, best_per_size: list[dict], n: int | None, far=None) -> 
         return None
     row = next((r for r in best_per_size if r["n"] == n), best_per_size[-1])
     largest = best_per_size[-1]
-    wins = is_number(largest.get("ratio_to_library")) and largest["ratio_to_library"] > 1
+    wins = largest.get("ratio_to_library") is not None and largest["ratio_to_library"] > 1
     return {"op": op, "n": row["n"], "variant": row["variant"], "block": row.get("block"), "time_us": row["time_us"],
             "pct_peak": row["pct_peak"], "anchor": row.get("anchor"),
-            "pct_sol": row["pct_sol"] if is_number(row.get("pct_sol")) else None,
+            "pct_sol": row.get("pct_sol"),
             # The best library at this very size (and parameters), not one label chosen over the whole run.
             "library": row.get("library"), "library_text": row.get("library_text") or "",
-            "library_us": row["library_us"] if is_number(row.get("library_us")) else None,
+            "library_us": row.get("library_us"),
             "library_far": bool(row.get("library_far")), "library_anchor": row.get("library_anchor"),
-            "ratio": row["ratio_to_library"] if is_number(row.get("ratio_to_library")) else None,
+            "ratio": row.get("ratio_to_library"),
             "library_wins": {"n": largest["n"], "library": largest["library"], "library_text": largest.get("library_text") or "",
                              "library_us": largest["library_us"], "variant": largest["variant"], "time_us": largest["time_us"],
                              "speedup": largest["ratio_to_library"]} if wins else None,
