@@ -1,21 +1,16 @@
 """The report template's context, built once per run: the run's facts, the story, the accuracy
 study, one section per op, timing quality and the header as recorded. Tables come from selection,
-story, quality and sections; charts from plots; numbers are formatted by render's filters."""
+story, quality and sections, the run's own facts and header from run_facts; charts from plots;
+numbers are formatted by render's filters."""
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import math
 from collections import Counter
 
-from primbench.report import case_table, energy, headline, op_sections, op_view, quality, sections, selection, story
+from primbench.report import case_table, energy, headline, op_sections, op_view, quality, run_facts, sections, selection, story
 from primbench.report.anchors import point_records
 from primbench.report.charts.svg import pow2_text
 from primbench.report.formats import as_records
-from primbench.report.missing_baselines import missing_baselines
-from primbench.runfile import stats
-from primbench.runfile.io import run_stem
 from primbench.runfile.libraries import FAR_BELOW_LIGHT_PCT, FAR_MIN_BYTES, FAR_WORDS, far_cases
 from primbench.verify import inputs
 
@@ -41,14 +36,14 @@ def build_context(run, published=(), views=None) -> dict:
     logs = {record.key: record.log for record in run.cases if record.log}
     per_op = [_op_section(view, device, plots, logs) for view in views.ops]
     context = {
-        "run": _run_facts(run, frame, device_name),
+        "run": run_facts.run_facts(run, frame, device_name),
         "peak_gbps": device.get("peak_gbps"),
         "copy_gbps": run.copy_gbps,
         "story": story,
         "accuracy": accuracy,
         "ops": per_op,
         "quality": _timing_quality(frame),
-        "meta": _meta(run),
+        "meta": run_facts.recorded(run),
         "counters": counters,
         "headlines": [op["headline"] for op in per_op if op["headline"]],
         "sources": _sources_key(frame),
@@ -92,38 +87,6 @@ class _Charts:
 
 
 
-def _run_facts(run, frame, device_name: str) -> dict:
-    """The run itself: id, GPU, when, which commit, how it ended."""
-    header, git = run.header, run.git
-    end = dataclasses.asdict(run.end) if run.end else {}
-    light_column = _light_column(run)
-    return {
-        "id": header.run_id or run_stem(run.path),
-        "path": run.path.name,
-        "device_name": device_name,
-        "started": header.started,
-        "finished": end.get("finished"),
-        "interrupted": run.end is None,  # a run file without an end record was cut short
-        "git_sha": git.get("sha"),
-        "git_dirty": git.get("dirty"),
-        "end": end,
-        "resumes": [dataclasses.asdict(resume) for resume in run.resumes],
-        "case_count": len(run.cases),
-        "status_counts": dict(frame["status"].value_counts()) if not frame.empty else {},
-        # Which figure the tables' "% light" column shows: the case's speed of light at its own
-        # byte count where the run measured the sized probes; else (runs made before them, with
-        # only the 1 GiB read probe) % of the peak read; else (before schema 4) % of the copy.
-        "light_column": light_column,
-        "has_sol": light_column == "pct_sol",
-    }
-
-
-def _light_column(run) -> str:
-    if any(run.sized_ceilings_gbps.values()):
-        return "pct_sol"
-    return "pct_peak_read" if math.isfinite(run.read_gbps) else "pct_copy"
-
-
 def _timing_quality(frame) -> dict:
     """How sampling ended, what was flagged, which cases sat in L2 or read above the peak."""
     timing = quality.timing_quality(frame)
@@ -151,51 +114,6 @@ def _clock_summary(frame) -> dict | None:
         return None
     low, median, high = np.percentile(clocks, [5, 50, 95])
     return {"cases": len(clocks), "p05": float(low), "median": float(median), "p95": float(high)}
-
-
-def _meta(run) -> dict:
-    """The header as recorded: device, copy probe, software, host, commit, policy, config, variants."""
-    header = run.header
-    copy = header.copy
-    copy_samples = copy.get("samples_ms") or []
-    return {
-        "device": quality.flatten(header.device),
-        "copy_bandwidth": {
-            "median_gbps": run.copy_gbps,
-            "samples": len(copy_samples),
-            "median_us": stats.summarize(copy_samples).median * 1e3 if copy_samples else None,
-            "rows": quality.flatten({k: v for k, v in copy.items() if k not in ("samples_ms", "alternatives")}),
-            "alternatives": _copy_alternatives(copy),
-        },
-        "software": quality.flatten(header.software),
-        "host": quality.flatten(header.host),
-        "git": quality.flatten(run.git),
-        "tool": quality.flatten(header.tool),
-        "timing": quality.flatten(header.timing),
-        "min_clock_fraction": header.timing.get("min_clock_fraction") or 0.75,
-        "throttled": sum(int(record.timing.get("throttled_discarded") or 0) for record in run.cases),
-        "config_path": header.config_path,
-        "config_hash": header.config_hash,
-        "config_json": json.dumps(header.config, indent=2, ensure_ascii=False, default=str),
-        "variants": sorted(
-            header.variants.values(),
-            key=lambda v: (str(v.get("op")), v.get("order") or 0, str(v.get("name"))),
-        ),
-        "warnings": list(run.warnings),
-        "missing_baselines": [missing.line for missing in missing_baselines(run)],  # libraries not installed
-        "schema": header.schema,
-        "energy": quality.flatten(header.energy),  # [] for a run that never asked for energy
-    }
-
-
-def _copy_alternatives(copy: dict) -> list[dict]:
-    """The copy methods measured but not chosen, as median GB/s from their raw samples."""
-    rows = []
-    for method, samples in (copy.get("alternatives") or {}).items():
-        summary = stats.summarize(samples or [])
-        gbps = stats.bandwidth_gbps(copy.get("bytes") or 0, summary.median) if summary else None
-        rows.append({"method": method, "gbps": gbps, "samples": summary.count if summary else 0})
-    return rows
 
 
 def _story(view, published, device_name, plots) -> dict:

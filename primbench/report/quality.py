@@ -111,18 +111,6 @@ def timing_quality(frame) -> TimingQuality:
     )
 
 
-def flatten(mapping, prefix: str = "") -> list[tuple[str, object]]:
-    """Nested header dicts as (dotted key, value) rows; lists stay whole."""
-    rows = []
-    for key, value in (mapping or {}).items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            rows.extend(flatten(value, name + "."))
-        else:
-            rows.append((name, value))
-    return rows
-
-
 def reproducibility_table(frame, op: str):
     """Per variant of `op`: the same bits across repeated runs, across block sizes (one input, every
     block measured at that size) and across grids (the runner's probe), as yes / no / mixed / ''."""
