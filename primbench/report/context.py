@@ -5,8 +5,6 @@ numbers are formatted by render's filters."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 from primbench.report import case_table, energy, headline, op_sections, op_view, quality, run_facts, sections, selection, story
 from primbench.report.anchors import point_records
 from primbench.report.charts.svg import pow2_text
@@ -42,7 +40,7 @@ def build_context(run, published=(), views=None) -> dict:
         "story": story,
         "accuracy": accuracy,
         "ops": per_op,
-        "quality": _timing_quality(frame),
+        "quality": quality.timing_section(frame),
         "meta": run_facts.recorded(run),
         "counters": counters,
         "headlines": [op["headline"] for op in per_op if op["headline"]],
@@ -84,36 +82,6 @@ class _Charts:
             if hasattr(module, name):
                 return getattr(module, name)
         raise AttributeError(name)
-
-
-
-def _timing_quality(frame) -> dict:
-    """How sampling ended, what was flagged, which cases sat in L2 or read above the peak."""
-    timing = quality.timing_quality(frame)
-    return {
-        "measured": timing.measured,
-        "stops": timing.stops,
-        "flags": timing.flags,
-        "flagged": as_records(timing.flagged),
-        "l2_resident": as_records(timing.l2_resident),
-        "l2_resident_by_size": sorted(Counter(int(n) for n in timing.l2_resident["n"]).items())
-        if len(timing.l2_resident)
-        else [],
-        "over_peak": as_records(timing.over_peak),
-        "clock": _clock_summary(frame),
-    }
-
-
-def _clock_summary(frame) -> dict | None:
-    """The spread of the cases' median SM clocks (read on the GPU before each sample), or None
-    for a run that did not record them."""
-    import numpy as np
-
-    clocks = frame["sm_clock_mhz"].dropna() if "sm_clock_mhz" in frame else []
-    if not len(clocks):
-        return None
-    low, median, high = np.percentile(clocks, [5, 50, 95])
-    return {"cases": len(clocks), "p05": float(low), "median": float(median), "p95": float(high)}
 
 
 def _story(view, published, device_name, plots) -> dict:

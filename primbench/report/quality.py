@@ -1,5 +1,5 @@
 """The run's quality: verification, determinism and reproducibility per case, failures, and how
-sampling ended (timing quality).
+sampling ended (timing quality, and the page's section of it).
 
 Everything here works on the annotated case frame (selection.annotate), so it can be unit-tested
 on hand-made frames. Failed and skipped cases never count as valid times.
@@ -11,6 +11,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from primbench.report.formats import as_records
 from primbench.runfile.frame import is_number
 
 
@@ -109,6 +110,37 @@ def timing_quality(frame) -> TimingQuality:
         l2_resident=valid[valid["l2_resident"]] if not valid.empty else valid,
         over_peak=valid[valid["pct_peak"] > 100] if not valid.empty else valid,
     )
+
+
+def timing_section(frame) -> dict:
+    """The page's timing quality: how sampling ended, what was flagged, which cases sat in L2 or
+    read above the peak (as records), and the spread of the SM clocks."""
+    clock = clock_summary(frame)
+    timing = timing_quality(frame)
+    return {
+        "measured": timing.measured,
+        "stops": timing.stops,
+        "flags": timing.flags,
+        "flagged": as_records(timing.flagged),
+        "l2_resident": as_records(timing.l2_resident),
+        "l2_resident_by_size": sorted(Counter(int(n) for n in timing.l2_resident["n"]).items())
+        if len(timing.l2_resident)
+        else [],
+        "over_peak": as_records(timing.over_peak),
+        "clock": clock,
+    }
+
+
+def clock_summary(frame) -> dict | None:
+    """The spread of the cases' median SM clocks (read on the GPU before each sample), or None
+    for a run that did not record them."""
+    import numpy as np
+
+    clocks = frame["sm_clock_mhz"].dropna() if "sm_clock_mhz" in frame else []
+    if not len(clocks):
+        return None
+    low, median, high = np.percentile(clocks, [5, 50, 95])
+    return {"cases": len(clocks), "p05": float(low), "median": float(median), "p95": float(high)}
 
 
 def reproducibility_table(frame, op: str):

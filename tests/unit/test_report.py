@@ -385,6 +385,22 @@ def test_a_case_over_100_percent_of_peak_is_reported_as_a_bytes_model_problem():
     assert timing.flags == {"throttled": 1}
 
 
+def test_the_timing_section_counts_l2_resident_cases_per_size_and_spreads_the_sm_clocks():
+    frame = _frame(
+        [
+            {"variant": "a", "n": 2**20, "block": 256, "median_ms": 0.1, "l2_resident": True, "sm_clock_mhz": 1700.0},
+            {"variant": "b", "n": 2**20, "block": 256, "median_ms": 0.1, "l2_resident": True, "sm_clock_mhz": 1980.0},
+            {"variant": "a", "n": 2**28, "block": 256, "median_ms": 2.0, "sm_clock_mhz": 1980.0},
+        ]
+    )
+    section = quality.timing_section(frame)
+    assert section["measured"] == 3 and section["l2_resident_by_size"] == [(2**20, 2)]
+    assert [r["variant"] for r in section["l2_resident"]] == ["a", "b"]  # records, for the page
+    assert section["clock"]["cases"] == 3 and section["clock"]["median"] == 1980.0
+    assert section["clock"]["p05"] == pytest.approx(1700.0 + 0.1 * 280.0)
+    assert quality.timing_section(frame.drop(columns="sm_clock_mhz"))["clock"] is None  # a run without clocks
+
+
 def test_the_accuracy_study_gives_relative_errors_against_the_exact_sum_with_the_serial_loop_and_the_floor():
     exact = 1000.0 + 2.0**-15  # below float32 resolution at 1000 (2^-14): its own rounding is the floor
     rows = [
