@@ -1,9 +1,17 @@
 """Shared fixtures. GPU tests (marker `gpu`) skip with a reason where no NVIDIA GPU is usable."""
 
+import signal
 import sys
 from pathlib import Path
 
 import pytest
+
+# The tests that press Ctrl-C on a child need the child to hear it. A shell's background job (a
+# CI step run with `&`, `make test &`) starts with SIGINT ignored, and an ignored signal stays
+# ignored through exec, so those children would finish as if never interrupted. Python's own
+# handler here is reset to the default in every child, which then hears SIGINT as at a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 pytest_plugins = ["pytester"]  # tests/e2e/test_pytest_plugin.py runs pytest sessions of its own
 
