@@ -670,3 +670,31 @@ def test_each_headline_names_the_library_whose_time_it_quotes():
 
 def test_a_ratio_far_below_one_keeps_its_digits():
     assert formats.format_ratio3(0.0031094) == "0.00311" and formats.format_ratio3(0.89) == "0.89"
+
+
+def test_a_report_builds_one_view_per_op_and_selects_each_ops_slice_once(monkeypatch, tmp_path):
+    """The op view (report/op_view.py) answers the slice, parameters and libraries once per op;
+    no section asks selection.py again for what the view holds."""
+    calls = {"frame": 0, "view": [], "primary_params": []}
+    real = {"frame": selection.annotated_frame, "view": op_view._view, "params": selection.primary_params}
+
+    def counted_frame(run):
+        calls["frame"] += 1
+        return real["frame"](run)
+
+    def counted_view(cases, op, *args):
+        calls["view"].append(op)
+        return real["view"](cases, op, *args)
+
+    def counted_params(cases, op, *args):
+        calls["primary_params"].append(op)
+        return real["params"](cases, op, *args)
+
+    monkeypatch.setattr(selection, "annotated_frame", counted_frame)
+    monkeypatch.setattr(op_view, "_view", counted_view)
+    monkeypatch.setattr(selection, "primary_params", counted_params)
+    run_path = REPO / "results" / "reference" / "nvidia-h200.jsonl.gz"
+    render_report(run_path, tmp_path / "report.html")
+    run_ops = sorted(real["frame"](load_run(run_path))["op"].unique())
+    assert calls["frame"] == 1 and len(run_ops) == 6
+    assert sorted(calls["view"]) == run_ops and sorted(calls["primary_params"]) == run_ops
