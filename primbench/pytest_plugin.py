@@ -250,14 +250,15 @@ class GpuBench:
 
 def _check_floor(min_light, traffic, nbytes) -> float | None:
     """min_light as a fraction, checked with its companions before anything is timed (a TypeError or
-    ValueError naming the argument, as primbench.measure's own checks)."""
+    ValueError naming the argument, as primbench.measure's own checks), by check --min-light's rule."""
+    from primbench.compare.light_floor import is_fraction
     from primbench.measuring.light import TRAFFIC
 
     if min_light is None:
         return None
     if isinstance(min_light, bool) or not isinstance(min_light, (int, float)):
         raise TypeError(f"min_light must be a fraction of the speed of light (0.9 is 90 %), not {type(min_light).__name__}")
-    if not 0 < min_light <= 1:  # False for NaN too
+    if not is_fraction(min_light):
         raise ValueError(f"min_light must be above 0 and at most 1 (0.9 is 90 %), not {min_light!r}")
     if traffic not in TRAFFIC:
         raise ValueError(f"traffic must be 'read' or 'read_write', not {str(traffic)[:40]!r}")

@@ -46,9 +46,16 @@ class FloorCase:
     status: str
 
 
+def is_fraction(value) -> bool:
+    """Whether `value` can be a floor's fraction of the speed of light: a number above 0 and at most
+    1 (not a bool, not NaN). The one rule; the CLI and config (check_fraction) and the pytest
+    fixture's `min_light` each word its refusal in their own way."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value <= 1  # False for NaN
+
+
 def check_fraction(value, where: str) -> float:
     """A floor's fraction, 0 < f <= 1, refused in one line naming `where` it came from."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+    if not is_fraction(value):
         raise UserError(f"{where} {value!r}: give the fraction of each case's speed of light it must reach, "
                         "above 0 and at most 1 (0.9 is 90 %)")
     return float(value)
