@@ -7,8 +7,9 @@ One cold sample, on the current stream:
 The wait after the flush is nvbench's too. Without it, an operation of 5-20 us on the H200 timed
 5-10 % slower than nvbench times it (0.7 us more, whatever the flush size or the hold); with it,
 within 1 % (docs/perf-notes.md, "Small kernels against nvbench"). `Timer.cold_sample` is that
-sequence, the one copy: `measure`, `interleaved` (primbench ab) and the probes all take theirs
-from it; a probe that changes one step passes a `ColdProtocol` instead of copying the sequence.
+sequence, the one copy: `measure` and `interleaved` (primbench ab) take theirs from it, and a
+probe that changes a step passes a `ColdProtocol` instead of copying the sequence (the two jitter
+probes keep loops of their own, for recipes no protocol option offers).
 One batch sample: hold -> start event -> K back-to-back operations -> end event, time / K (hot L2).
 For a case's plan the K operations are one CUDA graph where it can be captured, else (and for any
 other callable, primbench.measure's) K launches from the host. A graph, because its replays are
@@ -37,10 +38,16 @@ class ColdProtocol:
     """How one cold sample is taken. The default is primbench's own (the module docstring); a probe
     that asks what one step is worth changes that step here."""
 
-    flush_l2s: float = 2.0  # the memset flush, in L2 sizes (the flush buffer holds 2)
+    flush_l2s: float = 2.0  # the memset flush, in L2 sizes: above 0, at most the buffer's 2
     wait_for_flush: bool = True  # the host waits for the flush before the hold, as nvbench does
-    stamped: bool = True  # the hold stamps its SM clock, where the GPU calls can
+    # The hold stamps its SM clock, where the GPU calls can. Unstamped samples have no clock to
+    # judge, so the throttle rule (Timer.min_clock_mhz) keeps every one of them.
+    stamped: bool = True
     flush: Callable[[], None] | None = None  # a flush of the caller's own in place of the memset
+
+    def __post_init__(self):
+        if not 0 < self.flush_l2s <= 2:
+            raise ValueError(f"flush_l2s {self.flush_l2s!r}: the flush buffer holds 2 x L2; give a size above 0 and at most 2")
 
 
 PRIMBENCH_COLD = ColdProtocol()

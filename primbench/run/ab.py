@@ -55,6 +55,8 @@ class ABResult:
     aa_ms: list[float] | None = None  # the A/A slice: A again, on B's buffers, in the same rounds
     # Each side's samples' SM clocks (A, B, the A/A slice), where the holds could stamp them, and
     # how many rounds were retaken for a clock under the floor: the run's throttle rule, by round.
+    # `primbench ab` takes the run's floor; primbench.ab on callables records the clocks and, like
+    # primbench.measure, sets no floor (its caller's GPU settings are the caller's), so retakes none.
     clock_mhz: list[list[float]] | None = None
     throttled_rounds: int = 0
 

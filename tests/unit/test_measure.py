@@ -370,6 +370,9 @@ def test_a_probe_changes_one_step_of_the_cold_sample_by_passing_a_protocol():
     timer.measure(lambda: calls.log.append("op"), policy, protocol=ColdProtocol(flush=lambda: calls.log.append("own flush")))
     assert _letters(calls.log).endswith("oWHEoE" * 4) and calls.log.count("own flush") == 4
     assert not any(entry.startswith("flush") for entry in calls.log)  # the memset was not taken as well
+    for beyond_the_buffer in (0.0, 2.5, float("nan")):
+        with pytest.raises(ValueError, match="flush_l2s"):
+            ColdProtocol(flush_l2s=beyond_the_buffer)
 
 
 def _letters(log) -> str:
