@@ -4,7 +4,7 @@ child process (primbench/profile/child.py), with one fixed set of counters per k
 Timing never runs under ncu: ncu locks the clocks to base and replays each kernel once per group of
 counters, so its durations are not the run's. The counters explain the timings instead (the bytes
 each kernel really moves, its bank conflicts, its divergence, its occupancy) and land in a counters
-file beside the run (counters.py reads ncu's CSV and writes it).
+file beside the run (profile/counters.py reads ncu's CSV; runfile/counters.py writes the file).
 """
 
 from __future__ import annotations

@@ -43,9 +43,8 @@ def main() -> None:
     import cupy
     from cupy.cuda import driver
 
-    from primbench.build import load_module
+    from primbench.build import HARNESS_KERNELS, HARNESS_SOURCE, load_module
     from primbench.measuring.ceilings import NEVER, READ_BLOCK
-    from primbench.registry import HARNESS_KERNELS, HARNESS_SOURCE
 
     tuner = Tuner()
     kernel = load_module(HARNESS_SOURCE, HARNESS_KERNELS).get_function("primbench_read_probe")
@@ -79,9 +78,8 @@ def measure_target(tuner, read_probe, clean_flush, label: str, nbytes: int) -> d
     read flush, and a device-to-device copy of nbytes / 2."""
     import cupy
 
-    from primbench.runfile import stats
-
     from primbench.measuring.timing import PRIMBENCH_COLD, ColdProtocol
+    from primbench.runfile import stats
 
     def cold_samples_ms(operation, protocol=PRIMBENCH_COLD) -> list:
         return [round(t, 6) for t in tuner.timer.measure(operation, tuner.policy, protocol=protocol).cold_ms]

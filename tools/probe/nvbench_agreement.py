@@ -6,9 +6,11 @@ repetition, in turn:
   - nvbench: `state.exec` on its own stream, its default cold protocol (L2 flushed by a memset of
     the L2 size, a synchronisation, the blocking kernel, events around the launch);
   - primbench: Timer.measure with primbench's own cold sample, as a run times the case;
-  - protocol variants, each one change away from primbench's, passed to Timer.measure as a
-    ColdProtocol: flush 1 x or 2 x L2, the host waiting for the flush or not, the hold stamped (SM
-    clock) or plain; and an event pair around nothing.
+  - protocol variants, passed to Timer.measure as a ColdProtocol, that walk from primbench's to
+    nvbench's a step at a time: flush 1 x or 2 x L2, the host waiting for the flush or not, the
+    hold stamped (SM clock) or plain; cold protocol 1 (no wait); and an event pair around nothing.
+    Each is sampled as a run samples a case: its own warm-up, then a hold of twice the measured
+    enqueue time plus 20 us (before this probe used Timer.measure it held a fixed 60 us).
 Prints one line per case: medians and means, each ratio to nvbench's, and writes every sample.
 
     python -m tools.probe.nvbench_agreement [--case reduce/vector_load_sum@2^20 ...] [--json OUT]
@@ -96,8 +98,8 @@ def nvbench_results(workdir: Path) -> dict[str, tuple[list[float], dict]]:
 
 
 def protocol_samples_ms(timer, run, protocol) -> list[float]:
-    """Cold samples of `run` by primbench's protocol with one step changed: Timer.measure's own
-    sampling, handed the change as a ColdProtocol (no copy of the sequence here)."""
+    """SAMPLES cold samples of `run` as `protocol` takes them: Timer.measure's own sampling, handed
+    the protocol (no copy of the sequence here)."""
     from primbench.measuring.policy import TimingPolicy
 
     policy = TimingPolicy(min_samples=SAMPLES, max_samples=SAMPLES, min_time_s=0.0, max_time_s=30.0, batch_below_us=0.0)
@@ -105,7 +107,9 @@ def protocol_samples_ms(timer, run, protocol) -> list[float]:
 
 
 def protocols():
-    """{label: ColdProtocol}: primbench's own, then each one step away from it, ending at nvbench's."""
+    """{label: ColdProtocol}: primbench's own, the steps towards nvbench's (1 x L2, the host waiting,
+    a plain hold), and primbench's cold protocol 1 (no wait for the flush), which the table in
+    docs/perf-notes.md, "Small kernels against nvbench", has a column of."""
     from primbench.measuring.timing import PRIMBENCH_COLD, ColdProtocol
 
     return {
@@ -114,6 +118,7 @@ def protocols():
         "1xL2 wait plain": ColdProtocol(flush_l2s=1.0, stamped=False),  # nvbench's protocol
         "2xL2 nowait plain": ColdProtocol(wait_for_flush=False, stamped=False),
         "1xL2 nowait plain": ColdProtocol(flush_l2s=1.0, wait_for_flush=False, stamped=False),
+        "2xL2 nowait stamped": ColdProtocol(wait_for_flush=False),  # cold protocol 1, primbench's before the wait
     }
 
 
