@@ -45,15 +45,21 @@
         headings.forEach(function (other) { other.removeAttribute("aria-sort"); if (other !== th) delete other.dataset.dir; });
         th.dataset.dir = up ? "up" : "down";
         th.setAttribute("aria-sort", up ? "ascending" : "descending");
+        /* Each row's key is read once, not at every comparison: a case table has 1,296 rows. */
+        var keyed = rows.map(function (row) {
+          var cell = row.cells[column];
+          return {row: row, key: numeric ? number(cell) : (cell ? cell.textContent : "")};
+        });
         /* Stable: equal keys keep their order. */
-        rows.sort(function (a, b) {
-          var x = a.cells[column], y = b.cells[column];
-          if (!numeric) return (up ? 1 : -1) * (x ? x.textContent : "").localeCompare(y ? y.textContent : "");
-          var u = number(x), v = number(y);
+        keyed.sort(function (a, b) {
+          var u = a.key, v = b.key;
+          if (!numeric) return (up ? 1 : -1) * u.localeCompare(v);
           if (u === null || v === null) return (u === null) - (v === null);
           return up ? u - v : v - u;
         });
-        rows.forEach(function (row) { body.appendChild(row); });
+        var sorted = document.createDocumentFragment();
+        keyed.forEach(function (entry) { sorted.appendChild(entry.row); });
+        body.appendChild(sorted);
       });
     });
   }
