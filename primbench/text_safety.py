@@ -13,6 +13,7 @@ or a hostname can hold anything JSON can spell.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -40,13 +41,24 @@ def encodable(text: str) -> str:
 
 
 def without_surrogates(value):
-    """A JSON-like value (dicts, lists, strings, numbers) with every string made `encodable`."""
+    """A JSON-like value (dicts, lists, strings, numbers) with every string made `encodable`; the
+    value itself where no string holds a surrogate (the usual case, found at the C encoder's speed:
+    an export's document holds a million strings and numbers)."""
+    try:
+        if not _SURROGATES.search(json.dumps(value, ensure_ascii=False)):
+            return value
+    except (TypeError, ValueError, RecursionError):  # not plain JSON (a tuple key, a cycle): look at each part
+        pass
+    return _each_without_surrogates(value)
+
+
+def _each_without_surrogates(value):
     if isinstance(value, str):
         return encodable(value)
     if isinstance(value, dict):
-        return {without_surrogates(key): without_surrogates(item) for key, item in value.items()}
+        return {_each_without_surrogates(key): _each_without_surrogates(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [without_surrogates(item) for item in value]
+        return [_each_without_surrogates(item) for item in value]
     return value
 
 
