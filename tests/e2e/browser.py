@@ -70,23 +70,33 @@ def _run(arguments: list[str], profile: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-def inspect(page: Path, *, width: int = 1280, height: int = 900, attempts: int = 2) -> Inspection:
+def inspect(page: Path, *, width: int = 1280, height: int = 900, attempts: int = 2,
+            screenshot_to: Path | None = None) -> Inspection:
     """Load a probed copy of `page` at `width` x `height` px and read back what the probe found.
     Chromium is started once more if its dump lacks the probe's report (then the browser failed,
-    not the page); a report, whatever it says, is never retried."""
+    not the page); a report, whatever it says, is never retried. With `screenshot_to`, the same
+    launch also writes a PNG of the window's top (every <details> open, as the probe leaves it):
+    a second launch would load and lay out the page again for the picture alone."""
+    shot = []
+    if screenshot_to is not None:
+        screenshot_to.parent.mkdir(parents=True, exist_ok=True)
+        screenshot_to.unlink(missing_ok=True)  # an earlier run's picture must not pass for this one
+        shot = [f"--screenshot={screenshot_to.resolve()}"]
     for _ in range(attempts):
         with tempfile.TemporaryDirectory() as tmp:
             probed = Path(tmp) / page.name
             html = page.read_text(encoding="utf-8")
             probed.write_text(html.replace("</body>", PROBE + "</body>") if "</body>" in html else html + PROBE,
                               encoding="utf-8")
-            result = _run([f"--window-size={width},{height}", "--virtual-time-budget=15000", "--dump-dom",
+            result = _run([f"--window-size={width},{height}", "--virtual-time-budget=15000", *shot, "--dump-dom",
                            probed.resolve().as_uri()], f"{tmp}/profile")
         found = re.search(rf'<pre id="{PROBE_ID}"[^>]*>(.*?)</pre>', result.stdout, re.S)
         if found:
             break
     else:
         raise AssertionError("the probe did not report: " + result.stdout[-300:] + result.stderr[-500:])
+    if screenshot_to is not None and not screenshot_to.is_file():
+        raise AssertionError(f"chromium reported but wrote no screenshot: {result.stderr[-300:]}")
     import html as html_module
 
     data = json.loads(html_module.unescape(found.group(1)))

@@ -55,8 +55,8 @@ PAGES_WITH_PLOTS = {"compare"}
 @pytest.mark.parametrize("name", ["report", "compare", "compare-changed", "compare-same-commit", "compare-baseline",
                                   "site-index", "site-history", "site-gpus", "site-run"])
 def test_at_1280_px_nothing_overflows_every_image_decodes_and_the_page_requests_nothing(name, pages):
-    page = pages[name]
-    seen = browser.inspect(page, width=WIDTH)
+    page, shot = pages[name], ARTIFACTS / f"{name}.png"
+    seen = browser.inspect(page, width=WIDTH, screenshot_to=shot)
     print(f"{name}: {seen.scroll_width}/{seen.client_width} px, {len(seen.images)} images, "
           f"{len(seen.overflowing)} overflowing, {len(seen.requests)} requests")
     assert seen.console == [], seen.console
@@ -65,7 +65,6 @@ def test_at_1280_px_nothing_overflows_every_image_decodes_and_the_page_requests_
     assert seen.overflowing == [], seen.overflowing
     assert bool(seen.images) == (name in PAGES_WITH_PLOTS), len(seen.images)
     assert all(image["ok"] and image["width"] > 100 for image in seen.images), seen.images
-    shot = browser.screenshot(page, ARTIFACTS / f"{name}.png", width=WIDTH)
     assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
 
 
