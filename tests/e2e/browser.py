@@ -80,9 +80,10 @@ def inspect(page: Path, *, width: int = 1280, height: int = 900, attempts: int =
     shot = []
     if screenshot_to is not None:
         screenshot_to.parent.mkdir(parents=True, exist_ok=True)
-        screenshot_to.unlink(missing_ok=True)  # an earlier run's picture must not pass for this one
         shot = [f"--screenshot={screenshot_to.resolve()}"]
     for _ in range(attempts):
+        if screenshot_to is not None:  # an earlier run's or attempt's picture must not pass for this one
+            screenshot_to.unlink(missing_ok=True)
         with tempfile.TemporaryDirectory() as tmp:
             probed = Path(tmp) / page.name
             html = page.read_text(encoding="utf-8")
@@ -95,8 +96,9 @@ def inspect(page: Path, *, width: int = 1280, height: int = 900, attempts: int =
             break
     else:
         raise AssertionError("the probe did not report: " + result.stdout[-300:] + result.stderr[-500:])
-    if screenshot_to is not None and not screenshot_to.is_file():
-        raise AssertionError(f"chromium reported but wrote no screenshot: {result.stderr[-300:]}")
+    if screenshot_to is not None and (result.returncode != 0 or not screenshot_to.is_file()):
+        raise AssertionError(f"chromium exited {result.returncode}, screenshot written: {screenshot_to.is_file()}: "
+                             f"{result.stderr[-300:]}")
     import html as html_module
 
     data = json.loads(html_module.unescape(found.group(1)))
