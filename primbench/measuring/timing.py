@@ -138,8 +138,12 @@ class Timer:
         # When the last chunk of samples came back: the case limit's sign of life (case_limit.py).
         self.last_progress = 0.0
 
-    def flush_l2(self) -> None:
-        self.gpu.memset(self.flush_buffer)
+    def flush_l2(self, l2s: float = 2.0) -> None:
+        """The memset flush over `l2s` L2 sizes of the buffer (2 x L2: all of it, the default)."""
+        buffer = self.flush_buffer
+        if l2s != 2.0:
+            buffer = buffer[: int(l2s * buffer.nbytes / 2)]
+        self.gpu.memset(buffer)
 
     def hold(self, microseconds: float) -> None:
         self.gpu.hold(microseconds)
@@ -200,10 +204,8 @@ class Timer:
             setup()
         if protocol.flush is not None:
             protocol.flush()
-        elif protocol.flush_l2s == PRIMBENCH_COLD.flush_l2s:
-            self.flush_l2()
         else:
-            self.gpu.memset(self.flush_buffer[: int(protocol.flush_l2s * self.flush_buffer.nbytes / 2)])
+            self.flush_l2(protocol.flush_l2s)
         if protocol.wait_for_flush:
             self.gpu.synchronize()  # the flush finished before the hold: see the module docstring
         if protocol.stamped and self._stamps is not None:
