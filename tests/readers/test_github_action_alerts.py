@@ -31,6 +31,7 @@ from tests.run_copies import SLOWED_CASE, edited_copy
 BASELINE = REPO / "results" / "baselines" / "nvidia-h200.jsonl.gz"
 SMALL_CASE = "reduce/vector_load_sum/float32/n=1048576/block=256/uniform"  # judged on its batch figure (~4 us)
 
+
 def is_library(name: str) -> bool:
     return name.split("/")[1].startswith(("cub_", "cccl_"))
 
@@ -87,25 +88,31 @@ def feed(run) -> list[dict]:
     return entries_as_the_action_reads_them(export(run, "github-action"))
 
 
+@pytest.fixture(scope="module")
+def feeds(runs) -> dict[str, list[dict]]:
+    """Each run's github-action feed, exported once for the module."""
+    return {side: feed(run) for side, run in runs.items()}
+
+
 def test_the_pair_shares_its_kernels_so_any_alert_is_a_false_one(runs):
     base, new = ({c.key: c.variant_hash for c in runs[side].cases} for side in ("base", "new"))
     common = base.keys() & new.keys()
     assert len(common) > 100 and all(base[key] == new[key] for key in common)
 
 
-def test_two_runs_of_the_same_code_raise_no_alert_at_110_percent_where_cold_medians_raise_some(runs):
-    assert alerts(feed(runs["base"]), feed(runs["new"]), 110) == set()
+def test_two_runs_of_the_same_code_raise_no_alert_at_110_percent_where_cold_medians_raise_some(runs, feeds):
+    assert alerts(feeds["base"], feeds["new"], 110) == set()
     cold = alerts(cold_medians(runs["base"]), cold_medians(runs["new"]), 110)
     assert cold and all(name.split("/")[1].startswith("cub_") for name in cold)  # CuPy's CUB, small cases
 
 
-def test_at_105_percent_only_library_batch_figures_alert(runs):
-    shift = alerts(feed(runs["base"]), feed(runs["new"]), 105)
-    judged = {entry["name"]: entry["extra"] for entry in feed(runs["new"])}
+def test_at_105_percent_only_library_batch_figures_alert(feeds):
+    shift = alerts(feeds["base"], feeds["new"], 105)
+    judged = {entry["name"]: entry["extra"] for entry in feeds["new"]}
     assert len(shift) <= 2 and all(is_library(name) and "batch" in judged[name] for name in shift)
 
 
-def test_a_case_made_30_percent_slower_alerts_whether_it_is_judged_on_its_batch_or_cold(runs):
-    shift = alerts(feed(runs["base"]), feed(runs["new"]), 105)
-    assert alerts(feed(runs["base"]), feed(runs["slowed"]), 110) == {SLOWED_CASE, SMALL_CASE}
-    assert alerts(feed(runs["base"]), feed(runs["slowed"]), 105) == {SLOWED_CASE, SMALL_CASE, *shift}
+def test_a_case_made_30_percent_slower_alerts_whether_it_is_judged_on_its_batch_or_cold(feeds):
+    shift = alerts(feeds["base"], feeds["new"], 105)  # the pair's own alerts at 105 %, which stay
+    assert alerts(feeds["base"], feeds["slowed"], 110) == {SLOWED_CASE, SMALL_CASE}
+    assert alerts(feeds["base"], feeds["slowed"], 105) == {SLOWED_CASE, SMALL_CASE, *shift}
