@@ -9,6 +9,9 @@ Plain data, no markup: the report escapes every string, and a source a caption n
 
 from __future__ import annotations
 
+import math
+import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # What a column's values are, and so how the report shows them.
@@ -38,6 +41,7 @@ class Column:
     title: str = ""  # the heading's hover text, where the heading alone is terse
 
     def __post_init__(self):
+        _text_fields(self, f"column {self.key!r}", "key", "heading", "title")
         if self.kind not in KINDS:
             raise ValueError(f"column {self.key!r}: kind {self.kind!r} is none of {', '.join(KINDS)}")
 
@@ -51,6 +55,15 @@ class Bar:
     time_us: float | None
     series: str | None = None
     anchor: str | None = None
+
+    def __post_init__(self):
+        _text_fields(self, f"bar {self.label!r}", "label")
+        for name in ("series", "anchor"):
+            if getattr(self, name) is not None:
+                _text_fields(self, f"bar {self.label!r}", name)
+        time = self.time_us  # None: a case without a time, drawn without a mark
+        if time is not None and not (is_figure(time) and math.isfinite(time) and time >= 0):
+            raise ValueError(f"bar {self.label!r}: time_us {time!r} is not a time (a finite number of µs, or None)")
 
 
 @dataclass(frozen=True)
@@ -69,9 +82,40 @@ class Section:
     bars_caption: str = ""  # what a mark is, under the chart
 
     def __post_init__(self):
-        object.__setattr__(self, "columns", tuple(self.columns))
-        object.__setattr__(self, "rows", tuple(self.rows))
-        object.__setattr__(self, "bars", tuple(self.bars))
+        # A plugin's author builds these: a wrong field is refused here, in one line naming it, so that
+        # the op's page can say what is wrong (report/op_sections.py) rather than draw it half-right.
+        _text_fields(self, "a section", "name")
+        where = f"section {self.name!r}"
+        _text_fields(self, where, "title", "caption", "bars_title", "bars_caption")
+        if not self.name.strip():
+            raise ValueError("a section's name is empty; give it a short one of its own ('per-size')")
+        for field, kind in (("columns", Column), ("rows", Mapping), ("bars", Bar)):
+            items, wanted = getattr(self, field), "dict" if kind is Mapping else kind.__name__
+            if isinstance(items, (str, bytes, Mapping)) or not hasattr(items, "__iter__"):
+                raise TypeError(f"{where}: {field} is a {type(items).__name__}, not a list (of {wanted}s)")
+            items = tuple(items)
+            wrong = next((i for i, item in enumerate(items) if not isinstance(item, kind)), None)
+            if wrong is not None:
+                raise TypeError(f"{where}: {field}[{wrong}] is a {type(items[wrong]).__name__}, not a {wanted}")
+            object.__setattr__(self, field, items)
+        if not self.columns:
+            raise ValueError(f"{where}: no columns; a section's table needs at least one")
+        keys = [column.key for column in self.columns]
+        twice = next((key for key in keys if keys.count(key) > 1), None)
+        if twice is not None:
+            raise ValueError(f"{where}: two columns show the key {twice!r}")
+
+
+def is_figure(value) -> bool:
+    """A number a numeric column or a bar can show: an int or float (numpy's too), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _text_fields(record, where: str, *names: str) -> None:
+    for name in names:
+        value = getattr(record, name)
+        if not isinstance(value, str):
+            raise TypeError(f"{where}: {name} is {value!r} ({type(value).__name__}), not text")
 
 
 def from_table(name: str, table) -> Section:
