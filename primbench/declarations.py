@@ -108,3 +108,67 @@ def checked_variant(variant, plugin: Path | None, kernel_dir: Path):
     if blocks == variant.block_sizes and source == variant.source:
         return variant
     return dataclasses.replace(variant, block_sizes=blocks, source=source)
+
+
+# The OpChecks fields that are functions primbench calls (None where it may be left out).
+OP_FUNCTIONS = ("exact_input", "random_input", "reference", "check_exact", "check_random", "failure_reason",
+                "working_bytes", "refuses")
+OP_OPTIONAL_FUNCTIONS = ("report_sections", "report_tables")
+
+
+def checked_op(checks):
+    """`checks` (an OpChecks) with every field checked where it is declared, its sequences as
+    tuples: a wrong one is a DeclarationError naming the field, not a traceback when the report, a
+    config or a run reads it later."""
+    where = f"op {checks.op}"
+    names = {field: _names(where, field, getattr(checks, field), empty_ok=field == "input_params")
+             for field in ("dtypes", "distributions", "input_params")}
+    for field in OP_FUNCTIONS:
+        if not callable(getattr(checks, field)):
+            raise DeclarationError(f"{where}: {field} must be a function, not {_shown_value(getattr(checks, field))}")
+    for field in OP_OPTIONAL_FUNCTIONS:
+        value = getattr(checks, field)
+        if value is not None and not callable(value):
+            raise DeclarationError(f"{where}: {field} must be a function or None, not {_shown_value(value)}")
+    if not isinstance(checks.story, bool):
+        raise DeclarationError(f"{where}: story must be True or False, not {_shown_value(checks.story)}")
+    if not isinstance(checks.size_unit, str) or not checks.size_unit.strip():
+        raise DeclarationError(f"{where}: size_unit must be a word such as 'elements' or 'rows', "
+                               f"not {_shown_value(checks.size_unit)}")
+    if checks.baseline is not None and not isinstance(checks.baseline, str):
+        raise DeclarationError(f"{where}: baseline must be a variant's name or None, not {_shown_value(checks.baseline)}")
+    pair = checks.accuracy_pair
+    if pair is not None:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(isinstance(name, str) for name in pair):
+            raise DeclarationError(f"{where}: accuracy_pair must be two variant names (compensated, plain) or None, "
+                                   f"not {_shown_value(pair)}")
+        pair = tuple(pair)
+    reasons = checks.step_reasons
+    if reasons is not None and (not isinstance(reasons, dict)
+                                or not all(isinstance(k, str) and isinstance(v, str) for k, v in reasons.items())):
+        raise DeclarationError(f"{where}: step_reasons must be a dict of variant name -> one line, or None, "
+                               f"not {_shown_value(reasons)}")
+    return dataclasses.replace(checks, **names, accuracy_pair=pair)
+
+
+def _names(where: str, field: str, value, *, empty_ok: bool) -> tuple[str, ...]:
+    """A tuple of names (a dtype, a distribution, a parameter): each part of a case key, so each
+    meets the name rule; a lone string is refused, as ('float32',) was likely meant."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        raise DeclarationError(f"{where}: {field} must be a tuple of names such as ('float32',), not {_shown_value(value)}")
+    if not value and not empty_ok:
+        raise DeclarationError(f"{where}: {field} is empty; name at least one (the first is a sweep's default)")
+    for name in value:
+        check_name(f"{where}: {field[:-1]}", name)
+    if len(set(value)) != len(value):
+        raise DeclarationError(f"{where}: {field} {ascii(tuple(value))[:80]} names one twice")
+    return tuple(value)
+
+
+def _shown_value(value) -> str:
+    """A wrong value as an error line shows it: its type, and its text where that is short."""
+    try:
+        text = ascii(value)
+    except Exception:  # noqa: BLE001 - a plugin's object whose repr raises
+        text = ""
+    return f"{type(value).__name__} {text}" if text and len(text) <= 60 else type(value).__name__

@@ -32,7 +32,7 @@ def importing(plugin: Path):
     folder = str(plugin.parent)
     sys.path.insert(0, folder)
     try:
-        with _noting_sigint(watch):
+        with noting_sigint(watch):
             yield watch
     finally:
         with contextlib.suppress(ValueError):  # the plugin took it off itself
@@ -42,7 +42,7 @@ def importing(plugin: Path):
 
 
 @contextlib.contextmanager
-def _noting_sigint(watch: CtrlC):
+def noting_sigint(watch: CtrlC):
     previous = signal.getsignal(signal.SIGINT)
     # Signals reach only the main thread; SIG_IGN, SIG_DFL and a C handler (None) raise no
     # KeyboardInterrupt, so any one met there is the plugin's own.

@@ -124,6 +124,7 @@ def load_plugin(path) -> Path:
     try:
         with plugin_import.importing(path) as watch:
             spec.loader.exec_module(module)
+            _check_ops_declared(path, ops.declared_ops())
     except BaseException as exc:  # noqa: BLE001 (a user's file can raise anything; SystemExit too)
         # Nothing of a plugin that failed stays registered: loading it again reports the same cause.
         sys.modules.pop(name, None)
@@ -139,6 +140,16 @@ def load_plugin(path) -> Path:
         _LOADING.pop()
     _PLUGINS[path] = name
     return path
+
+
+def _check_ops_declared(plugin: Path, declared) -> None:
+    """Each variant the plugin registered computes an op that is declared (a built-in one, or one
+    a plugin registers): else its cases would have no inputs, reference or checks."""
+    for key, file in _FROM_PLUGIN.items():
+        op = _REGISTRY[key].op
+        if file == plugin and op not in declared:
+            raise DeclarationError(f"variant {key}: no op {op} is declared; use one of {', '.join(declared)}, or "
+                                   f"declare it in the plugin with register_op(OpChecks(op={op!r}, ...))")
 
 
 def _plugin_file(path) -> Path:

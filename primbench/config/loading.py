@@ -341,9 +341,19 @@ def _sweep_runs_something(sweep: Sweep, variants, path, src) -> None:
             takes = "; ".join(f"{p}: {', '.join(map(str, allowed))}" for p, allowed in variant.params)
             raise src.error(path + ("params",), f"{name} takes none of these values ({takes}); add one or list it in another sweep")
     for d in sweep.dtypes:
-        reasons = [ops.checks(sweep.op).refuses(d, dict(p)) for v in variants for p in sweep.param_grid(v)]
+        reasons = [_refusal(sweep.op, d, dict(p), path, src) for v in variants for p in sweep.param_grid(v)]
         if reasons and all(reasons):
             raise src.error(path + ("params",) if sweep.params else path + ("dtypes",), f"dtype {d}: {reasons[0]}")
+
+
+def _refusal(op: str, dtype: str, params: dict, path, src):
+    """The op's `refuses` of (dtype, params): a plugin's function, asked here first of every
+    combination the sweep's cases will ask it of, so that one raising is one line, here."""
+    try:
+        return ops.checks(op).refuses(dtype, params)
+    except Exception as error:  # noqa: BLE001 - a plugin's code can raise anything
+        raise src.error(path, f"op {op}'s refuses({dtype}, {params}) raised {type(error).__name__}: {str(error)[:200]}; "
+                        "fix the function in the plugin that declares the op") from None
 
 
 def _params(raw, path, src, variants) -> tuple[tuple[str, tuple[int, ...]], ...]:

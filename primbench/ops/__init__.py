@@ -76,6 +76,7 @@ def register(checks: OpChecks) -> OpChecks:
     if not isinstance(checks, OpChecks):
         raise declarations.DeclarationError(f"register_op takes an OpChecks, not {type(checks).__name__}")
     declarations.check_name("op", checks.op)
+    checks = declarations.checked_op(checks)
     _load()
     if checks.op in _CHECKS:
         raise declarations.DeclarationError(f"op {checks.op} declared twice; give it a name of its own")
@@ -125,21 +126,6 @@ def declared(op: str, name: str, default=None):
     without its plugin): the report renders any run."""
     _load()
     return getattr(_CHECKS[op], name) if op in _CHECKS else default
-
-
-def report_sections(op: str, view) -> list:
-    """The op's own sections of its report page ([] for an op that declares none, or is unknown):
-    what its report_sections returns, then each table of its report_tables."""
-    from primbench.ops.sections import from_table
-
-    _load()
-    checks = _CHECKS.get(op)
-    if checks is None:
-        return []
-    found = list(checks.report_sections(view)) if checks.report_sections else []
-    if checks.report_tables:
-        found += [from_table(name, table) for name, table in checks.report_tables(view.cases, view.copy_gbps).items()]
-    return found
 
 
 def dtypes(op: str) -> tuple[str, ...]:

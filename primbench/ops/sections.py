@@ -62,8 +62,8 @@ class Bar:
             if getattr(self, name) is not None:
                 _text_fields(self, f"bar {self.label!r}", name)
         time = self.time_us  # None: a case without a time, drawn without a mark
-        if time is not None and not (is_figure(time) and math.isfinite(time) and time >= 0):
-            raise ValueError(f"bar {self.label!r}: time_us {time!r} is not a time (a finite number of µs, or None)")
+        if time is not None and not (is_figure(time) and math.isfinite(time) and time > 0):  # 0 has no length to draw
+            raise ValueError(f"bar {self.label!r}: time_us {time!r} is not a time (a finite number of µs above 0, or None)")
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,9 @@ def from_table(name: str, table) -> Section:
         return "count" if pd.api.types.is_integer_dtype(table[column]) else "number"
 
     columns = tuple(Column(str(c), str(c), kind(c)) for c in table.columns)
-    rows = [{str(k): (None if pd.isna(v) else v) if not isinstance(v, (list, dict, tuple)) else v for k, v in row.items()}
+    if not table.columns.is_unique:  # to_dict would keep one of each, with a warning
+        twice = table.columns[table.columns.duplicated()][0]
+        raise ValueError(f"table {name!r}: two columns are named {twice!r}")
+    rows = [{str(k): None if pd.api.types.is_scalar(v) and pd.isna(v) else v for k, v in row.items()}  # an array is a value
             for row in table.to_dict("records")]
     return Section(name=name, title=name, caption="", columns=columns, rows=rows)

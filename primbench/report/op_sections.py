@@ -8,13 +8,16 @@ stands."""
 from __future__ import annotations
 
 import math
+import copy
+import itertools
 from dataclasses import asdict
 
 import pandas as pd
 
-from primbench import ops, progress
-from primbench.ops.sections import Section, is_figure
+from primbench import ops, plugin_calls, progress
+from primbench.ops.sections import Section, from_table, is_figure
 from primbench.report import formats
+from primbench.text_safety import printable
 
 
 def _text(value) -> str:
@@ -39,32 +42,77 @@ CELLS = {
 }
 
 
+# The ids the op's page gives its own parts ('<part>-<op>', report_templates/_op.html.j2 and
+# _energy.html.j2; a test holds this list to the templates): a section of one of these names would
+# give its heading an id that is already there, and its links would reach the other.
+PAGE_PARTS = frozenset({"bandwidth", "cases", "cases-table", "distributions", "dtypes", "energy", "failures", "far",
+                        "op", "progression", "reproducibility", "sweeps", "verification"})
+MAX_SECTIONS = 100  # more is no page a reader reads, or a generator that never ends
+MAX_ERROR = 300  # characters of a plugin's error shown on the page and in the warning
+
+
 def op_sections(view, charts) -> list[dict]:
-    """The op's own sections, ready for report_templates/_op.html.j2."""
-    try:
-        sections = ops.report_sections(view.op, view)
-        wrong = [s for s in sections if not isinstance(s, Section)]
-        if wrong:
-            raise TypeError(f"returned a {type(wrong[0]).__name__}, not a primbench.api.Section")
-    except Exception as error:  # noqa: BLE001 - a plugin's code: any failure is named, never fatal
-        return [_failed(view.op, "sections", "its own sections", error,
-                        "its report_sections failed", "its own sections are left out")]
-    shown, ids = [], set()
-    for section in sections:
+    """The op's own sections, ready for report_templates/_op.html.j2: what its report_sections
+    returns, then each table of its report_tables. Each is a plugin's function, called with copies
+    of the view's frames (one that edits them changes nothing else of the page) under
+    plugin_calls' rules; one that fails, or returns something else, is named in its place."""
+    found = []  # each section, or the failed entry of a function that gave none, in the page's order
+    report_sections, report_tables = ops.declared(view.op, "report_sections"), ops.declared(view.op, "report_tables")
+    if report_sections is not None:
+        sections, error = plugin_calls.call(_sections_of, report_sections, copy.deepcopy(view))
+        found += sections if error is None else [_failed(view.op, "sections", "its own sections", error,
+                                                         "its report_sections failed", "its own sections are left out")]
+    if report_tables is not None:
+        sections, error = plugin_calls.call(_tables_of, report_tables, view.cases.copy(deep=True), view.copy_gbps)
+        found += sections if error is None else [_failed(view.op, "tables", "its own tables", error,
+                                                         "its report_tables failed", "its tables are left out")]
+    entries, ids = [], set(PAGE_PARTS)
+    for section in found:
+        if isinstance(section, dict):  # a function that failed, named already
+            section["name"] = _unique(section["name"], ids)
+            entries.append(section)
+            continue
         try:
             if formats.slug(section.name) in ids:  # two headings of one id: a link would find the first
-                raise ValueError(f"another of its sections is named {section.name!r} already; give each its own name")
+                taken = "the page has a part of that name" if formats.slug(section.name) in PAGE_PARTS \
+                    else "another of its sections has that name"
+                raise ValueError(f"{taken} ({formats.slug(section.name)!r} in the heading's id); give it its own")
             entry = _shown(section, view, charts)
         except Exception as error:  # noqa: BLE001 - as above: this section is named, the others stand
             entry = _failed(view.op, section.name, section.title, error, f"its section {section.name!r} "
                             "cannot be shown", "it is left out; the op's other sections are shown")
         entry["name"] = _unique(entry["name"], ids)
-        shown.append(entry)
-    return shown
+        entries.append(entry)
+    return entries
+
+
+def _sections_of(report_sections, view) -> list[Section]:
+    """What report_sections returned, checked to be a list of sections."""
+    returned = report_sections(view)
+    if isinstance(returned, (str, bytes, dict)) or not hasattr(returned, "__iter__"):
+        raise TypeError(f"returned a {type(returned).__name__}, not a list of primbench.api.Section")
+    sections = list(itertools.islice(returned, MAX_SECTIONS + 1))
+    if len(sections) > MAX_SECTIONS:
+        raise ValueError(f"returned more than {MAX_SECTIONS} sections")
+    wrong = next((s for s in sections if not isinstance(s, Section)), None)
+    if wrong is not None:
+        raise TypeError(f"returned a {type(wrong).__name__} in its list, not a primbench.api.Section")
+    return sections
+
+
+def _tables_of(report_tables, cases, copy_gbps) -> list[Section]:
+    """Each table report_tables returned ({name: DataFrame}) as a section."""
+    returned = report_tables(cases, copy_gbps)
+    if not isinstance(returned, dict):
+        raise TypeError(f"returned a {type(returned).__name__}, not a dict of name -> DataFrame")
+    wrong = next(((name, table) for name, table in returned.items() if not isinstance(table, pd.DataFrame)), None)
+    if wrong is not None:
+        raise TypeError(f"its table {wrong[0]!r} is a {type(wrong[1]).__name__}, not a DataFrame")
+    return [from_table(name, table) for name, table in itertools.islice(returned.items(), MAX_SECTIONS)]
 
 
 def _unique(name: str, ids: set) -> str:
-    """`name`, or 'name-2', 'name-3', ... where a section of the page has its id already."""
+    """`name`, or 'name-2', 'name-3', ... where a part of the page has its id already."""
     candidate, count = name, 1
     while formats.slug(candidate) in ids:
         count += 1
@@ -73,9 +121,12 @@ def _unique(name: str, ids: set) -> str:
     return candidate
 
 
-def _failed(op: str, name: str, title: str, error: Exception, what: str, consequence: str) -> dict:
-    """A failed section's place on the page: its heading and one line saying what went wrong."""
-    line = f"{op}: {what} ({type(error).__name__}: {error}); {consequence}"
+def _failed(op: str, name: str, title: str, error: BaseException, what: str, consequence: str) -> dict:
+    """A failed section's place on the page: its heading and one line saying what went wrong (also
+    a warning on stderr), printable and cut short: the error's text is the plugin's."""
+    cause = printable(plugin_calls.described(error))
+    cause = cause if len(cause) <= MAX_ERROR else cause[:MAX_ERROR] + "..."
+    line = printable(f"{op}: {what} ({cause}); {consequence}")
     progress.say(f"warning: {line}")
     return {"name": name, "title": title, "failed": line}
 
@@ -97,6 +148,14 @@ def _shown(section: Section, view, charts) -> dict:
     }
 
 
+WHOLE = {"count", "size", "block"}  # the kinds whose values are whole numbers
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
+
+
 def _missing(value) -> bool:
     """None, NaN, infinity, pd.NA or NaT: shown blank."""
     if is_figure(value):
@@ -107,6 +166,8 @@ def _missing(value) -> bool:
 def _cell(column, value, row_number: int) -> dict:
     format_value, number, sorted_by_value = CELLS[column.kind]
     if number and value is not None and not is_figure(value):  # else it would show blank, unexplained
-        raise TypeError(f"row {row_number}'s {column.key!r} is {value!r}, not a number for a {column.kind} column")
+        raise TypeError(f"row {row_number}'s {column.key!r} is {_short(value)}, not a number for a {column.kind} column")
+    if column.kind in WHOLE and value is not None and not float(value).is_integer():  # 2.5 would show as 2
+        raise ValueError(f"row {row_number}'s {column.key!r} is {_short(value)}, not a whole number for a {column.kind} column")
     return {"text": format_value(value), "num": number, "code": column.kind == "code",
             "sort": formats.format_number(value) if sorted_by_value else None}

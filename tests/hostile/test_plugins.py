@@ -105,6 +105,44 @@ def test_a_duplicate_or_a_register_call_given_no_variant_is_one_line(folder):
     _refused(folder, HEAD + "register_variant('reduce/mine')\n", "line 4", "takes a Variant, not str")
 
 
+# -- an op's fields ------------------------------------------------------------------------------
+OP = HEAD + "register_op(dataclasses.replace(ops.checks('reduce'), op='mine', {}))\n"
+BAD_FIELDS = [
+    ("dtypes='float32'", "dtypes must be a tuple of names such as ('float32',), not str 'float32'"),
+    ("dtypes=()", "dtypes is empty; name at least one"),
+    ("distributions=(5,)", "distribution name must be text, not int"),
+    ("story='no'", "story must be True or False, not str 'no'"),
+    ("step_reasons=['a']", "step_reasons must be a dict of variant name -> one line, or None"),
+    ("accuracy_pair='ab'", "accuracy_pair must be two variant names (compensated, plain) or None"),
+    ("size_unit=lambda n: n", "size_unit must be a word such as 'elements' or 'rows', not function"),
+    ("refuses=None", "refuses must be a function, not NoneType None"),
+    ("report_sections=[]", "report_sections must be a function or None, not list []"),
+]
+
+
+@pytest.mark.parametrize(("field", "words"), BAD_FIELDS, ids=[field.split("=")[0] for field, _ in BAD_FIELDS])
+def test_an_op_field_of_the_wrong_kind_is_one_line_at_its_register_call(folder, field, words):
+    # Each once reached the report or the config as a traceback (a list of step reasons, a story
+    # array, a unit whose text raised) or as a silent wrong page (story='no' read as true).
+    _refused(folder, OP.format(field), "line 4", "op mine: " + words)
+
+
+def test_a_variant_of_an_op_nobody_declares_is_refused(folder):
+    _refused(folder, HEAD + COPY.format("op='no_such_op', name='v'"),
+             "variant no_such_op/v: no op no_such_op is declared; use one of histogram, reduce",
+             "register_op(OpChecks(op='no_such_op', ...))")
+    assert "no_such_op" not in _cli(folder, "list").stdout  # nothing of the refused plugin stays registered
+
+
+def test_a_refuses_that_raises_is_one_line_naming_the_op_and_what_it_was_asked(folder):
+    text = TOY.read_text().replace('str(Path(__file__).with_name("toy_scale.cu"))', repr(str(TOY.with_suffix(".cu"))))
+    (folder / "plugin.py").write_text(text.replace("register_op(OpChecks(", "register_op(OpChecks(\n    refuses=lambda "
+                                                   "dtype, params: 1 / 0,"), encoding="utf-8")
+    (folder / "sweep.yaml").write_text("name: t\nplugins: [plugin.py]\nsweeps:\n  - {op: toy_scale, sizes: [1024]}\n")
+    _one_line(_cli(folder, "run", "sweep.yaml", "--dry-run"), 2,
+              "op toy_scale's refuses(float32, {}) raised ZeroDivisionError: division by zero; fix the function")
+
+
 # -- block sizes ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("blocks", ["(33, 0, -1)", "(0,)", "(-1,)", "(96,)", "(2048,)", "(128, 128)", "256", "('64',)"])
 def test_a_block_size_no_config_could_ask_for_is_one_line_and_no_case(folder, blocks):
