@@ -56,6 +56,10 @@ def op_sections(view, charts) -> list[dict]:
     returns, then each table of its report_tables. Each is a plugin's function, called with copies
     of the view's frames (one that edits them changes nothing else of the page) under
     plugin_calls' rules; one that fails, or returns something else, is named in its place."""
+    if view.op not in ops.declared_ops():  # a plugin's op, read without its plugin: say what is missing
+        return [{"name": "sections", "title": "its own sections", "failed": None,
+                 "note": f"{view.op} is declared by a plugin this report did not load, so its own sections, if it has "
+                         "any, are left out (report RUN --plugin FILE draws them)"}]
     found = []  # each section, or the failed entry of a function that gave none, in the page's order
     report_sections, report_tables = ops.declared(view.op, "report_sections"), ops.declared(view.op, "report_tables")
     if report_sections is not None:
@@ -128,7 +132,7 @@ def _failed(op: str, name: str, title: str, error: BaseException, what: str, con
     cause = cause if len(cause) <= MAX_ERROR else cause[:MAX_ERROR] + "..."
     line = printable(f"{op}: {what} ({cause}); {consequence}")
     progress.say(f"warning: {line}")
-    return {"name": name, "title": title, "failed": line}
+    return {"name": name, "title": title, "failed": line, "note": None}
 
 
 def _shown(section: Section, view, charts) -> dict:
@@ -138,7 +142,7 @@ def _shown(section: Section, view, charts) -> dict:
         chart = charts.timing_bars([asdict(bar) for bar in section.bars],
                                    title=section.bars_title or f"{view.op}: {section.title}")
     return {
-        "name": section.name, "title": section.title, "caption": section.caption, "failed": None,
+        "name": section.name, "title": section.title, "caption": section.caption, "failed": None, "note": None,
         "headings": [{"text": c.heading, "title": c.title, "num": CELLS[c.kind][1]} for c in section.columns],
         "rows": rows,  # as the op gave them (tools/doc_figures quotes them)
         "cells": [[_cell(column, row.get(column.key), number) for column in section.columns]

@@ -201,3 +201,11 @@ def test_an_older_table_with_a_column_twice_is_named_and_an_array_cell_is_a_valu
         from_table("dup", pd.DataFrame([[1, 2]], columns=["a", "a"]))  # to_dict would drop one, with a warning
     arrays = from_table("arr", pd.DataFrame({"a": [np.array([1, 2]), None]}))
     assert [list(row["a"]) if row["a"] is not None else None for row in arrays.rows] == [[1, 2], None]
+
+
+def test_a_plugin_op_read_without_its_plugin_says_its_own_sections_are_left_out():
+    view = dataclasses.replace(_view(), op="unloaded_op")  # as a run of a plugin's op, its plugin not loaded
+    assert "unloaded_op" not in ops.declared_ops()
+    (note,) = op_sections.op_sections(view, charts=None)
+    assert note["note"] == ("unloaded_op is declared by a plugin this report did not load, so its own sections, if it has "
+                            "any, are left out (report RUN --plugin FILE draws them)") and not note["failed"]
