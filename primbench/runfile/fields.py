@@ -11,7 +11,6 @@ through a json_spec rule helper (between, above_zero_to, ...) so that the schema
 
 from __future__ import annotations
 
-import math
 import sys
 
 from primbench.runfile.json_spec import F, above_zero_to, between, bounded, numbers_from, one_of, two_texts, zero_or_between
@@ -28,6 +27,7 @@ TIME_CEILING_MS = 86_400_000.0
 # Above any operation's traffic (16 EiB); with the time floor, GB/s stays finite.
 BYTES_CEILING = 2**64
 RATE_FLOOR_GBPS = 1.0  # a peak is divided by: a nonzero one under 1 GB/s is damage
+RATE_CEILING_GBPS = 1e9  # an exabyte a second: past it, a peak is damage (charts take its logarithm)
 CLOCK_FLOOR_MHZ = 1.0  # likewise a clock: nvbench's clock scaling divides by the GPU's maximum
 CLOCK_CEILING_MHZ = 100_000.0
 
@@ -35,10 +35,12 @@ CLOCK_CEILING_MHZ = 100_000.0
 TIMES = numbers_from(TIME_FLOOR_MS, TIME_CEILING_MS, "ms")
 CLOCKS = numbers_from(CLOCK_FLOOR_MHZ, CLOCK_CEILING_MHZ, "MHz")
 TIME = between(TIME_FLOOR_MS, TIME_CEILING_MS, f"from {TIME_FLOOR_MS:g} to {TIME_CEILING_MS:g} ms")
-COUNT = between(0, 2**63, "a count, 0 or more")
+INT64_MAX = 2**63 - 1  # readers hold counts in int64 columns (pandas, nvbench's JSON)
+COUNT = between(0, INT64_MAX, "a count, 0 or more")
+INTEGER = between(-INT64_MAX - 1, INT64_MAX, "an integer within int64")
 BYTES = between(0, BYTES_CEILING, "a number of bytes from 0 to 2^64")
 _PROBE_BYTES = above_zero_to(BYTES_CEILING, "a number of bytes above 0 (and at most 2^64)")
-_RATE = zero_or_between(RATE_FLOOR_GBPS, math.inf, "GB/s")
+_RATE = zero_or_between(RATE_FLOOR_GBPS, RATE_CEILING_GBPS, "GB/s")
 _CLOCK = zero_or_between(CLOCK_FLOOR_MHZ, CLOCK_CEILING_MHZ, "MHz")
 _FRACTION = above_zero_to(1 - 1e-15, "a relative change between 0 and 1 (0.05 is 5 %)")
 _MICROSECONDS = between(0, 1e12, "0 or more microseconds")
@@ -114,7 +116,7 @@ CEILINGS = {"read_method": F(TEXT_OR_NULL), "copy_method": F(TEXT_OR_NULL),
             "read": F("array", items=F("object", fields=PROBE), holds="objects"),
             "copy": F("array", items=F("object", fields=PROBE), holds="objects")}
 VARIANT_INFO = {"op": F("string"), "name": F("string"), "hash": F("string"), "origin": F("string"), "series": F("string"),
-                "order": F("integer"), "notes": F("string"), "hazard": F(TEXT_OR_NULL),
+                "order": F("integer", rule=between(-2**31, 2**31 - 1, "a position from -2^31 to 2^31 - 1")), "notes": F("string"), "hazard": F(TEXT_OR_NULL),
                 "deterministic_expected": F(("boolean", "null")), "grid_independent": F("boolean"),
                 "work_span": F(("array", "null"), rule=two_texts("work, span")), "block_sizes": F("array"), "params": F("object"),
                 "traffic": F(TEXT_OR_NULL, rule=one_of(TRAFFIC)), "bytes_model": F(TEXT_OR_NULL),
@@ -150,11 +152,12 @@ BASELINE = {"runs": F("array", holds="objects", items=F("object", fields={
     "device_uuid": F(TEXT_OR_NULL)})), "spread_multiple": F("number", rule=between(1, 1e3, "a multiple from 1 to 1,000"))}
 
 # -- a case's blocks --------------------------------------------------------------------------------
-PARAMS = F("object", values=F("integer"))
+PARAMS = F("object", values=F("integer", rule=INTEGER))
 LAUNCH = {"kernel": F("string"), "grid": F(("integer", "array", "null")), "block": F(("integer", "null")),
           "group": F(("integer", "null"))}
 SAMPLES = {name: F("array", rule=TIMES) for name in SAMPLE_LISTS} | {
-    "batch_size": F(("integer", "null"), rule=between(1, 2**63, "a count of launches above 0")),
+    # at most 2^40 launches a batch: times the samples, nvbench's sample count stays in int64
+    "batch_size": F(("integer", "null"), rule=between(1, 2**40, "a count of launches from 1 to 2^40")),
     "cold_clock_mhz": F("array", rule=CLOCKS)}
 CHECK = {"ok": F(("boolean", "null")), "got": F(NUMBER_OR_NULL), "expected": F(NUMBER_OR_NULL),
          "error": F(NUMBER_OR_NULL), "tolerance": F(NUMBER_OR_NULL), "depth": F(("integer", "null")),
@@ -166,8 +169,8 @@ DETERMINISM = {"runs": F("integer"), "bitwise_equal": F(("boolean", "null")), "r
                "across_grids": F("array", holds="objects", items=F("object", fields={
                    "grid_scale": F("number"), "bitwise_equal": F(("boolean", "null")),
                    "grids": F("array", items=F(("integer", "null")), holds="grids")}))}
-CASE_TIMING = {"stop": F(TEXT_OR_NULL), "batch_stop": F(TEXT_OR_NULL), "spin_us": F(NUMBER_OR_NULL),
-               "host_enqueue_us": F(NUMBER_OR_NULL), "wall_s": F(NUMBER_OR_NULL),
+CASE_TIMING = {"stop": F(TEXT_OR_NULL), "batch_stop": F(TEXT_OR_NULL), "spin_us": F(NUMBER_OR_NULL, rule=_MICROSECONDS),
+               "host_enqueue_us": F(NUMBER_OR_NULL, rule=_MICROSECONDS), "wall_s": F(NUMBER_OR_NULL, rule=SECONDS),
                "throttled_discarded": F(("integer", "null"), rule=COUNT), "batch_method": F(TEXT_OR_NULL)}
 # NVML's readings around a case: the clocks feed nvbench's clock scaling where no per-sample clock
 # was kept, so they are bounded as the device's clocks are.
@@ -187,7 +190,7 @@ ENERGY = {"mj_per_op": F("number", rule=_MJ_PER_OP), "avg_w": F("number", rule=_
           "windows": F("array", holds="objects", items=F("object", fields=ENERGY_WINDOW, rule=_window_figures)),
           "ramp_s": F("number", rule=SECONDS), "settled": F("boolean"), "window_s": F("number", rule=SECONDS),
           "counter_step_s": F(NUMBER_OR_NULL, rule=SECONDS), "counter_step_mj": F(NUMBER_OR_NULL),
-          "ops_per_launch": F("integer", rule=between(1, 2**63, "a count of operations above 0")),
+          "ops_per_launch": F("integer", rule=between(1, INT64_MAX, "a count of operations above 0")),
           "method": F(TEXT_OR_NULL), "reason": F(TEXT_OR_NULL), "discarded_windows": F("integer", rule=COUNT)}
 # A baseline of several runs (runfile/baselines.py): each run's median of each figure; the verdict
 # engine divides the largest by the smallest, so each is a time or null.

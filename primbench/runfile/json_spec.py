@@ -15,6 +15,8 @@ runfile/records.py and runfile/fields.py hold the run file's specs; runfile/coun
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 _PYTHON = {"string": (str,), "integer": (int,), "number": (int, float), "object": (dict,), "array": (list,),
@@ -109,7 +111,10 @@ def numbers_between(values, path, floor, ceiling, unit) -> str | None:
     if not values:
         return None
     if set(map(type, values)) <= {float, int}:
-        total = sum(values)  # NaN anywhere makes it NaN, which equals nothing
+        try:
+            total = sum(values)  # NaN anywhere makes it NaN, which equals nothing
+        except OverflowError:  # an int past any float (2**1024) beside a float: the walk below names it
+            total = math.nan
         # values of at least floor (> 0) are each at most their total: max() only when that says nothing
         if total == total and min(values) >= floor and (total <= ceiling or max(values) <= ceiling):
             return None

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from primbench.runfile import fields as inside
 from primbench.runfile.case_id import CaseId, Params
-from primbench.runfile.json_spec import F, Field
+from primbench.runfile.json_spec import F, Field, between
 
 SCHEMA_VERSION = 4
 
@@ -179,7 +179,9 @@ class RunHeader:
     """A run's first line: what ran where, with which code, config and timing policy."""
 
     run_id: str = _json("string", required=True)
-    schema: int = _json("integer", required=True, default=SCHEMA_VERSION)
+    # the versions primbench wrote (the reader names a newer one, and migrates an older one)
+    schema: int = _json("integer", required=True, default=SCHEMA_VERSION,
+                        rule=between(1, SCHEMA_VERSION, f"a schema version from 1 to {SCHEMA_VERSION}"))
     started: str | None = _json("string")
     tool: dict = _json("object", fields=inside.TOOL, factory=dict)  # {"name", "version"}
     git: dict = _json("object", fields=inside.GIT, factory=dict)  # {"sha", "dirty", "source"}; sha None for published figures

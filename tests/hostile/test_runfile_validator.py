@@ -110,6 +110,30 @@ def test_a_negative_peak_is_refused(tmp_path, command):
     _refused(tmp_path, COMMANDS[command], records, says=("bad.jsonl:1:", "'device.peak_gbps'", "-4800.0"))
 
 
+# Values a reader could not hold, found by a blind review: each crashed a command (int64 columns,
+# float conversion, int(infinity)) or wrote an export its reader crashed on.
+PAST_READERS = {
+    "a sample past any float": (lambda r: _first_case(r)["samples"]["cold_ms"].__setitem__(0, 2**1024),
+                                ("bad.jsonl:2:", "'samples.cold_ms'", "ceiling")),
+    "a batch of 2^63 launches": (lambda r: _first_case(r)["samples"].update(batch_ms=[0.5] * 5, batch_size=2**63),
+                                 ("bad.jsonl:2:", "'samples.batch_size'", "2^40")),
+    "an order past int64": (lambda r: next(iter(r[0]["variants"].values())).update(order=-(2**63) - 1),
+                            ("bad.jsonl:1:", ".order'", "-2^31 to 2^31 - 1")),
+    "a peak of 1e300 GB/s": (lambda r: r[0]["device"].update(peak_gbps=1e300), ("bad.jsonl:1:", "'device.peak_gbps'")),
+    "a wall time of 1e308 s": (lambda r: _first_case(r).setdefault("timing", {}).update(wall_s=1e308),
+                               ("bad.jsonl:2:", "'timing.wall_s'")),
+    "a parameter past int64": (lambda r: _first_case(r).update(params={"k": 2**64}), ("bad.jsonl:2:", "'params.k'")),
+    "schema 0": (lambda r: r[0].update(schema=0), ("bad.jsonl", "schema version 0")),
+}
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "export nvbench-json"])
+@pytest.mark.parametrize("damage", PAST_READERS, ids=list(PAST_READERS))
+def test_a_value_no_reader_can_hold_is_refused_by_name(tmp_path, damage, command):
+    change, says = PAST_READERS[damage]
+    _refused(tmp_path, COMMANDS[command], _damaged(change), says=says)
+
+
 # -- item 4: the records against each other ---------------------------------------------------------
 def _a_case_after_the_end(records):
     end = records.pop()
