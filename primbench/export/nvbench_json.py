@@ -53,9 +53,16 @@ def _is_power_of_two(value) -> bool:
 
 
 def _case_axes(case) -> dict:
-    """{axis name: value} of a case; a variant's own parameters (a stencil's radius) are axes too."""
-    return {"T": case.dtype, "Elements": case.n, "Block": "library" if case.block is None else str(case.block),
-            "Distribution": case.distribution or "", **dict(case.params.items_sorted())}
+    """{axis name: value} of a case; a variant's own parameters (a stencil's radius) are axes too,
+    one named as a case's own axis ('Block') with '_param' added: else it would overwrite that axis,
+    and the cases of different sizes or blocks would share one state's name."""
+    axes = {"T": case.dtype, "Elements": case.n, "Block": "library" if case.block is None else str(case.block),
+            "Distribution": case.distribution or ""}
+    for name, value in case.params.items_sorted():
+        while name in axes:
+            name += "_param"
+        axes[name] = value
+    return axes
 
 
 def _axis_type(values: list, every_state: bool) -> str:

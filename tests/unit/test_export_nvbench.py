@@ -243,6 +243,21 @@ def test_a_parameter_only_some_cases_have_is_a_string_axis_empty_where_they_lack
     assert [s["axis_values"][-1]["value"] for s in bench["states"]] == ["", "4"]  # every state on every axis
 
 
+def test_a_parameter_named_as_a_cases_own_axis_gets_an_axis_of_its_own():
+    # A parameter "Elements" once overwrote the size axis: a variant's cases at 2^25 and 2^28 got one
+    # state name, and nvbench-compare matched a state with the wrong one (+675 % "slower").
+    first, second = [r for r in MEASURED if r.case.variant == MEASURED[0].case.variant][:2]
+    assert first.case.n != second.case.n or first.case.block != second.case.block
+    named = [dataclasses.replace(r, case=dataclasses.replace(r.case, params=Params({"Elements": 7, "Block": 3})))
+             for r in (first, second)]
+    (bench,) = json.loads(to_nvbench_json(dataclasses.replace(RUN, cases=named)))["benchmarks"]
+    assert [axis["name"] for axis in bench["axes"]] == ["T", "Elements", "Block", "Distribution", "Block_param",
+                                                        "Elements_param"]
+    assert len({state["name"] for state in bench["states"]}) == 2
+    sizes = [next(v["value"] for v in state["axis_values"] if v["name"] == "Elements") for state in bench["states"]]
+    assert sizes == [str(first.case.n), str(second.case.n)]
+
+
 @pytest.mark.parametrize("fails", ["a sample file", "the JSON"])
 def test_an_export_that_fills_the_disk_leaves_no_sample_file_behind(tmp_path, monkeypatch, capsys, fails):
     # The disk fills after 5 sample files, or when the JSON itself is written: one line, exit 2, and
