@@ -18,6 +18,19 @@ def say(text: str) -> None:
     print(f"primbench: {text}", file=sys.stderr, flush=True)
 
 
+def warn_of(run, *, unfinished: bool = True) -> None:
+    """A warning line for each thing reading `run` found (a truncated last line dropped, a gzip
+    stream cut short) and, with `unfinished`, for a run with no end record: a command that exports
+    or compares it says so, as the report's page does, rather than pass on part of a run unmarked."""
+    from primbench.text_safety import printable
+
+    for warning in run.warnings:
+        say(printable(f"warning: {warning}"))
+    if unfinished and not run.finished:
+        say(printable(f"warning: {run.path}: the run was interrupted (no end record): {len(run.cases)} cases so far; "
+                      "`primbench run --resume` finishes it"))
+
+
 def duration_text(seconds: float) -> str:
     """'42s', '3m05s', '1h02m': short enough for a progress line."""
     seconds = max(0, int(round(seconds)))

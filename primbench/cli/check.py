@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from primbench import progress
 from primbench.cli.check_light import check_light_alone
 from primbench.cli.compare import _check_outputs, run_label
 from primbench.compare import light_floor
@@ -36,6 +37,8 @@ def cmd_check(args) -> int:
                     "--markdown-summary": getattr(args, "markdown_summary", None)},
                    "check prints its table there", [new.path, base_path])
     base = load_run(base_path)
+    for run in (new, base):  # an unfinished new run is refused below; a truncated line is only warned of
+        progress.warn_of(run, unfinished=False)
     code, pairs = verdicts.check(base, new, allow_different_gpu=args.allow_different_gpu)
     notes, failing_notes = _notes(base, new, pairs, strict=args.strict or bool(
         (new.header.config.get("compare") or {}).get("require_baseline")), given_strict=args.strict)

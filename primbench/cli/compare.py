@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from primbench import progress
 from primbench.errors import EXIT_OK, UserError
 from primbench.outputs import (check_writable, refuse_one_file_twice, refuse_overwriting_inputs, refuse_standard_output,
                                write_atomically)
@@ -27,6 +28,9 @@ def cmd_compare(args) -> int:
     check_writable(args.html)
     refuse_overwriting_inputs([args.html], arguments)
     runs = [verdicts.load_comparable(argument) for argument in arguments]
+    for run in runs:
+        if not verdicts.is_published(run):  # a published progression has no end record to lack
+            progress.warn_of(run)
     base = runs[0]
     sections = []
     for new in runs[1:]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from primbench import progress
 from primbench.errors import EXIT_OK, UserError
 from primbench.outputs import (STANDARD_OUTPUT, check_writable, goes_to_standard_output, refuse_overwriting_inputs,
                                write_atomically, write_to_standard_output)
@@ -36,6 +37,8 @@ def cmd_export(args) -> int:
     options = writer_options(chosen, formats.values(), given, args.output if to_file else None)
     run = load_run(newest_run_in(args.run))
     base = _common_with(args.common_with) if args.common_with else None
+    for read in (run, base) if base else (run,):
+        progress.warn_of(read)
     if to_file:
         check_writable(args.output)
     folders = folders_written(chosen, options)

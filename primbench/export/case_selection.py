@@ -43,6 +43,9 @@ def common_with(run: Run, base: Run) -> Run:
 def select(run: Run, *, globs: list[str] | None = None, base: Run | None = None) -> Run:
     """The cases an export holds: those matching `globs` (all where None), of those the ones `base`
     has too (all where None)."""
+    if not run.cases:
+        raise UserError(f"export: {run.path} holds no case (a run stopped before its first one); there is nothing to "
+                        "export: finish it with `primbench run --resume`, or export another run")
     selected = by_globs(run, globs) if globs else run
     if base is not None:
         selected = common_with(selected, base)

@@ -28,6 +28,7 @@ import json
 import numpy as np
 
 from primbench.compare.rule import BATCH, Thresholds, figure_samples
+from primbench.errors import UserError
 from primbench.export.records import ExportFormat
 from primbench.runfile import stats
 from primbench.runfile.io import Run
@@ -62,6 +63,10 @@ def to_github_action_json(run: Run) -> str:
     """The run's measured cases as github-action-benchmark's customSmallerIsBetter JSON."""
     thresholds = Thresholds.from_header(run.header)
     entries = [e for e in (entry(record, thresholds) for record in run.cases) if e is not None]
+    if not entries:  # the action fails on an empty feed ("No benchmark result was found"), far from the cause
+        listed = ", ".join(f"{count} {why}" for why, count in left_out(run).items())
+        raise UserError(f"github-action: none of the {len(run.cases)} cases of {run.path} was measured ({listed}); "
+                        "the action refuses an empty feed: export a run with measured cases")
     # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
     return json.dumps(without_surrogates(entries), indent=1) + "\n"  # ASCII: "±" as \u00b1, whatever the locale
 

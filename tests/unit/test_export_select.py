@@ -106,3 +106,54 @@ def test_a_fifo_given_as_the_output_is_written_in_place_never_replaced(fmt, caps
     reader.join(10)
     assert code == 0 and got and _names(got[0].decode(), fmt)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and [p.name for p in tmp_path.iterdir()] == ["feed"]
+
+
+def _cut(tmp_path, keep_lines: int, *, torn: bool = False):
+    """fixture-a's first `keep_lines` lines (header and cases, no end record), and half a line after
+    them where `torn`: a run interrupted between two cases, or while writing one."""
+    import gzip
+
+    lines = gzip.decompress(FIXTURE.read_bytes()).decode().splitlines(keepends=True)
+    run = tmp_path / "cut.jsonl"
+    run.write_text("".join(lines[:keep_lines]) + (lines[keep_lines][:40] if torn else ""), encoding="utf-8")
+    return run
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_interrupted_run_exports_what_it_has_and_says_it_is_unfinished(fmt, capsys, tmp_path):
+    # Exported without a word, part of a run read as a whole one (the report's page said so; export,
+    # compare and check did not).
+    code, _, err = _export(capsys, _cut(tmp_path, 6, torn=True), "--format", fmt, "-o", tmp_path / "out")
+    warnings = [line for line in err.splitlines() if line.startswith("primbench: warning: ")]
+    assert code == 0 and len(warnings) == 2, err
+    assert warnings[0].endswith("cut.jsonl:7: dropped a truncated last line (the run was interrupted mid-write)")
+    assert warnings[1].endswith("cut.jsonl: the run was interrupted (no end record): 5 cases so far; "
+                                "`primbench run --resume` finishes it")
+
+
+def test_compare_warns_of_an_interrupted_run_too(capsys, tmp_path):
+    code = main(["compare", str(FIXTURE), str(_cut(tmp_path, 6, torn=True))])
+    err = capsys.readouterr().err
+    assert code in (0, 1) and err.count("primbench: warning: ") == 2 and "5 cases so far" in err, err
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_run_with_no_case_is_one_line_and_nothing_is_written(fmt, capsys, tmp_path):
+    code, out, err = _export(capsys, _cut(tmp_path, 1), "--format", fmt, "-o", tmp_path / "out")
+    assert code == 2 and not out and not (tmp_path / "out").exists(), err
+    assert err.splitlines()[-1].startswith("primbench: export: ") and "holds no case" in err.splitlines()[-1]
+
+
+def test_a_github_action_feed_with_no_measured_case_is_refused(capsys, tmp_path):
+    # github-action-benchmark fails on an empty feed ("No benchmark result was found"), far from here.
+    import gzip
+
+    records = [json.loads(line) for line in gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()][:4]
+    for record in records[1:]:
+        record.update(status="failed", reason="a wrong result")
+    run = tmp_path / "failed.jsonl"
+    run.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code, out, err = _export(capsys, run, "--format", "github-action", "-o", tmp_path / "feed.json")
+    assert code == 2 and not (tmp_path / "feed.json").exists(), err
+    assert err.splitlines()[-1] == (f"primbench: github-action: none of the 3 cases of {run} was measured (3 failed); "
+                                    "the action refuses an empty feed: export a run with measured cases")
