@@ -53,6 +53,10 @@ def story_energy_panel(canvas: Canvas, steps: list[dict], colours: list[str], *,
 
 
 LEFT, TOP, PLOT_HEIGHT, BOTTOM = 74, 34, 340, 50
+# Past this many points their names cannot all sit beside them on a 1200 px chart, and placing each
+# (against every name before it) grows with the square of their number: 1,000 variants took 42 s.
+# Each point still names its variant when hovered, and links to its case.
+MAX_NAMED_POINTS = 60
 
 
 def energy_scatter(points: list[dict], *, median_w: float | None, title: str, styles: dict | None = None):
@@ -80,7 +84,11 @@ def energy_scatter(points: list[dict], *, median_w: float | None, title: str, st
         panel.point(point["window_gbps"], point["gb_per_j"], style, title=_point_title(point), href=point.get("anchor"),
                     key=point["key"], mj=f"{point['mj']:.6g}", gb_per_j=f"{point['gb_per_j']:.6g}",
                     gbps=f"{point['window_gbps']:.6g}")
-        _label(canvas, panel, point["variant"], x(point["window_gbps"]), y(point["gb_per_j"]), taken, rule)
+        if len(drawn) <= MAX_NAMED_POINTS:
+            _label(canvas, panel, point["variant"], x(point["window_gbps"]), y(point["gb_per_j"]), taken, rule)
+    if len(drawn) > MAX_NAMED_POINTS:
+        canvas.text(LEFT + plot_w - 4, TOP + 14, f"{len(drawn)} variants: hover a point for its name", size=10,
+                    anchor="end", fill="#555")
     series_styles.series_key(canvas, [(styles.get(p["variant"]) or {}).get("series") for p in drawn])
     panel.frame()
     panel.x_label("GB/s while energy was measured (minimal bytes / time per operation)")
