@@ -4,7 +4,9 @@ as the error to name on the page, and one that does not return within its limit 
 Ctrl-C (SIGINT arrived) still stops the command, as everywhere (one line, exit 130).
 
 The limit is a SIGALRM timer, so it holds in the main thread, where primbench calls these, and
-stops Python code (a loop, a sleep), not a single C call that never returns to Python.
+stops Python code (a loop, a sleep), not a single C call that never returns to Python. The stop is
+a BaseException, raised again every second, so that code catching its own errors (`except
+Exception`) is stopped too; a timer set before the call is put back after it.
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 
 from primbench import plugin_import
 
 LIMIT_S = 60.0  # a report's whole render takes a few seconds: a function this slow is stuck
+AGAIN_S = 1.0  # the stop is raised again this often, until the function gives up
 
 
-class PluginTimeout(Exception):
-    """Raised inside the plugin's function when its time is up."""
+class PluginTimeout(BaseException):
+    """Raised inside the plugin's function when its time is up (not an Exception: its own
+    `except Exception` does not swallow it)."""
 
 
 def call(function, *args, limit_s: float | None = None):
@@ -57,14 +62,20 @@ def _time_limit(seconds: float):
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    armed = [True]  # off before the timer is: an alarm that comes as the call ends stops nothing
 
     def stop(signum, frame):
-        raise PluginTimeout(f"it did not return within {seconds:g} s (a loop that never ends?) and was stopped")
+        if armed[0]:
+            raise PluginTimeout(f"it did not return within {seconds:g} s (a loop that never ends?) and was stopped")
 
     previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.monotonic()
+    outer = signal.setitimer(signal.ITIMER_REAL, seconds, AGAIN_S)  # (delay, interval) of a timer set before
     try:
         yield
     finally:
+        armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer[0] > 0:  # the caller's own alarm, with what was left of it
+            signal.setitimer(signal.ITIMER_REAL, max(outer[0] - (time.monotonic() - started), 1e-3), outer[1])
