@@ -98,11 +98,31 @@ def resolve_source(source, plugin: Path | None, kernel_dir: Path) -> str | None:
     return source
 
 
+def _check_numbers(variant) -> None:
+    """The order and the parameter values within what a run file may hold (runfile/fields.py): else
+    primbench would write a run it then refuses to read."""
+    order = variant.order
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or not -2**31 <= order < 2**31:
+        raise DeclarationError(f"order {ascii(order)[:40]} is not an integer from -2^31 to 2^31 - 1 "
+                               "(the variant's place in its op's progression)")
+    for entry in variant.params:
+        try:
+            name, values = entry
+            values = tuple(values)
+        except (TypeError, ValueError):  # not ((name, values), ...): the config says so where it reads them
+            continue
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not -2**63 <= value < 2**63:
+                raise DeclarationError(f"parameter {ascii(name)[:40]}: value {ascii(value)[:40]} is not an integer "
+                                       "within int64")
+
+
 def checked_variant(variant, plugin: Path | None, kernel_dir: Path):
     """`variant` with its names, block sizes and source checked (block sizes as a tuple, a plugin's
     relative source as the absolute path it names); a DeclarationError says what is wrong."""
     check_name("op", variant.op)
     check_name("variant", variant.name)
+    _check_numbers(variant)
     blocks = check_block_sizes(variant.block_sizes)
     source = resolve_source(variant.source, plugin, kernel_dir)
     if blocks == variant.block_sizes and source == variant.source:

@@ -143,13 +143,15 @@ def load_plugin(path) -> Path:
 
 
 def _check_ops_declared(plugin: Path, declared) -> None:
-    """Each variant the plugin registered computes an op that is declared (a built-in one, or one
-    a plugin registers): else its cases would have no inputs, reference or checks."""
+    """Each variant the plugin registered computes an op that is declared (a built-in one, one the
+    plugin registers, or one a plugin loaded before it registered): else its cases would have no
+    inputs, reference or checks."""
     for key, file in _FROM_PLUGIN.items():
         op = _REGISTRY[key].op
         if file == plugin and op not in declared:
-            raise DeclarationError(f"variant {key}: no op {op} is declared; use one of {', '.join(declared)}, or "
-                                   f"declare it in the plugin with register_op(OpChecks(op={op!r}, ...))")
+            raise DeclarationError(f"variant {key}: no op {op} is declared; use one of {', '.join(declared)}, "
+                                   f"declare it in the plugin with register_op(OpChecks(op={op!r}, ...)), or load the "
+                                   "plugin that declares it first (an earlier --plugin, or earlier in plugins:)")
 
 
 def _plugin_file(path) -> Path:

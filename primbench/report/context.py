@@ -32,7 +32,8 @@ def build_context(run, published=(), views=None) -> dict:
     counters = counters_section.build(run, frame)
     # A kernel that failed to compile keeps its full compiler log beside the one-line reason.
     logs = {record.key: record.log for record in run.cases if record.log}
-    per_op = [_op_section(view, device, plots, logs) for view in views.ops]
+    plugins = run.header.config.get("plugins") or []  # the run's own, for an op whose plugin is not loaded
+    per_op = [_op_section(view, device, plots, logs, plugins) for view in views.ops]
     context = {
         "run": run_facts.run_facts(run, frame, device_name),
         "peak_gbps": device.get("peak_gbps"),
@@ -166,7 +167,7 @@ def _without_scheme(url) -> str | None:
     return url.split("://", 1)[-1]
 
 
-def _op_section(view, device, plots, logs) -> dict:
+def _op_section(view, device, plots, logs, plugins) -> dict:
     """Per-op sections: best per size, bandwidth vs size, block sweeps, verification, failures, all
     read from the op's view (report/op_view.py); the story's op has the story's own, larger section."""
     op, frame, dtype, distribution = view.op, view.cases, view.dtype, view.distribution
@@ -192,7 +193,7 @@ def _op_section(view, device, plots, logs) -> dict:
         "other_slices": sorted({(d, s) for d, s in zip(frame["dtype"], frame["distribution"])} - {(dtype, distribution)}, key=str),
         **_bandwidth(view, device, plots, styles),
         "progression": progression,
-        "sections": op_sections.op_sections(view, plots),  # the op's own (ops/sections.py), a plugin's too
+        "sections": op_sections.op_sections(view, plots, plugins),  # the op's own (ops/sections.py), a plugin's too
         "cases": cases,
         "case_energy": any(case["energy"] for case in cases),  # the every-case table's mJ column
         "params": view.params.text if view.params else None,  # shown in headings: "bins=256,replicas=8"

@@ -239,3 +239,14 @@ def test_a_plugins_thread_does_not_keep_a_finished_command_alive(folder):
     warned = done.stderr.splitlines()
     assert len(warned) == 1 and warned[0].startswith("primbench: warning: ") and "poller" in warned[0], warned
     assert "reduce/vector_load_sum" in done.stdout
+
+
+@pytest.mark.parametrize(("field", "words"), [
+    ("name='mine', order=3_000_000_000", "order 3000000000 is not an integer from -2^31 to 2^31 - 1"),
+    ("name='mine', order='first'", "order 'first' is not an integer"),
+    ("name='mine', params=(('k', (1, 2**64)),)", "parameter 'k': value 18446744073709551616 is not an integer within int64"),
+])
+def test_an_order_or_parameter_no_run_file_could_hold_is_one_line(folder, field, words):
+    # The run's header would then be refused by the reader as damaged: primbench writing a run it
+    # cannot read.
+    _refused(folder, HEAD + COPY.format(field), "line 4", words)

@@ -206,6 +206,36 @@ def test_an_older_table_with_a_column_twice_is_named_and_an_array_cell_is_a_valu
 def test_a_plugin_op_read_without_its_plugin_says_its_own_sections_are_left_out():
     view = dataclasses.replace(_view(), op="unloaded_op")  # as a run of a plugin's op, its plugin not loaded
     assert "unloaded_op" not in ops.declared_ops()
-    (note,) = op_sections.op_sections(view, charts=None)
-    assert note["note"] == ("unloaded_op is declared by a plugin this report did not load, so its own sections, if it has "
-                            "any, are left out (report RUN --plugin FILE draws them)") and not note["failed"]
+    (note,) = op_sections.op_sections(view, charts=None, run_plugins=["plugins/mine.py"])
+    assert note["note"] == ("unloaded_op is declared by none of the plugins this report loaded (the run names "
+                            "plugins/mine.py), so its own sections, if it has any, are left out (report RUN --plugin "
+                            "FILE draws them)") and not note["failed"]
+    # pytest's timings (op "pytest"), or an op primbench no longer has, in a run that names no plugin
+    assert op_sections.op_sections(dataclasses.replace(_view(), op="pytest"), charts=None, run_plugins=[]) == []
+
+
+def test_a_row_is_made_a_dict_under_the_guard_and_one_bad_table_leaves_the_others():
+    from collections.abc import Mapping
+
+    class Exits(Mapping):  # a Mapping whose own code runs when its row is read
+        def __getitem__(self, key):
+            return 1
+
+        def __len__(self):
+            return 1
+
+        def __iter__(self):
+            raise SystemExit(3)
+
+    odd = Section("odd", "odd", "", (Column("a", "a"),), [Exits()])
+    good = pd.DataFrame({"a": [1]})
+    twice = pd.DataFrame([[1, 2]], columns=["b", "b"])
+    with pytest.MonkeyPatch.context() as patch:
+        _declare(patch, report_sections=lambda view: [odd],
+                 report_tables=lambda frame, copy: {"good": good, "twice": twice, "also": good})
+        failed, *tables = op_sections.op_sections(_view(), charts=None)
+    assert failed["failed"].startswith("reduce: its report_sections failed (it called sys.exit(3)")
+    assert [t["name"] for t in tables] == ["good", "twice", "also"]
+    assert not tables[0]["failed"] and not tables[2]["failed"]
+    assert tables[1]["failed"] == ("reduce: its table 'twice' cannot be shown (ValueError: table 'twice': two columns "
+                                   "are named 'b'); it is left out; the op's other sections are shown")
