@@ -31,14 +31,15 @@ def cmd_check(args) -> int:
     floor = light_floor.floor_from(getattr(args, "min_light", None), getattr(args, "min_light_from", None),
                                    new.header.config.get("compare"))
     if floor is not None and args.baseline is None and not exists(baseline_path(new.device.get("name"))):
+        progress.warn_of(new)  # judged as it is, unfinished too: say so
         return check_light_alone(args, new, floor)  # a floor travels: no baseline of this GPU needed
     base_path = _baseline_of(new, args.baseline)
     _check_outputs({"--markdown": args.markdown, "--junit": args.junit,
                     "--markdown-summary": getattr(args, "markdown_summary", None)},
                    "check prints its table there", [new.path, base_path])
     base = load_run(base_path)
-    for run in (new, base):  # an unfinished new run is refused below; a truncated line is only warned of
-        progress.warn_of(run, unfinished=False)
+    progress.warn_of(new, unfinished=False)  # an unfinished new run is refused below, in its own line
+    progress.warn_of(base)
     code, pairs = verdicts.check(base, new, allow_different_gpu=args.allow_different_gpu)
     notes, failing_notes = _notes(base, new, pairs, strict=args.strict or bool(
         (new.header.config.get("compare") or {}).get("require_baseline")), given_strict=args.strict)

@@ -44,8 +44,9 @@ def select(run: Run, *, globs: list[str] | None = None, base: Run | None = None)
     """The cases an export holds: those matching `globs` (all where None), of those the ones `base`
     has too (all where None)."""
     if not run.cases:
-        raise UserError(f"export: {run.path} holds no case (a run stopped before its first one); there is nothing to "
-                        "export: finish it with `primbench run --resume`, or export another run")
+        how = "a run stopped before its first case: finish it with `primbench run --resume`" if not run.finished \
+            else "a finished run whose sweep had no case: export another run"
+        raise UserError(f"export: {run.path} holds no case, so there is nothing to export ({how})")
     selected = by_globs(run, globs) if globs else run
     if base is not None:
         selected = common_with(selected, base)

@@ -141,7 +141,27 @@ def test_compare_warns_of_an_interrupted_run_too(capsys, tmp_path):
 def test_a_run_with_no_case_is_one_line_and_nothing_is_written(fmt, capsys, tmp_path):
     code, out, err = _export(capsys, _cut(tmp_path, 1), "--format", fmt, "-o", tmp_path / "out")
     assert code == 2 and not out and not (tmp_path / "out").exists(), err
-    assert err.splitlines()[-1].startswith("primbench: export: ") and "holds no case" in err.splitlines()[-1]
+    assert err.splitlines()[-1] == (f"primbench: export: {tmp_path / 'cut.jsonl'} holds no case, so there is nothing "
+                                    "to export (a run stopped before its first case: finish it with `primbench run "
+                                    "--resume`)")
+    finished = tmp_path / "finished.jsonl"  # its header and an end record counting no case: --resume would refuse it
+    finished.write_text((tmp_path / "cut.jsonl").read_text() + json.dumps(
+        {"kind": "end", "finished": "2026-01-01T00:00:00", "ok": 0, "failed": 0, "skipped": 0}) + "\n")
+    code, _, err = _export(capsys, finished, "--format", fmt, "-o", tmp_path / "out")
+    assert code == 2 and err.splitlines()[-1].endswith("(a finished run whose sweep had no case: export another run)")
+
+
+def test_check_warns_of_a_cut_short_line_in_either_run_and_of_an_unfinished_baseline(capsys, tmp_path):
+    cut = _cut(tmp_path, 6, torn=True)
+    code = main(["check", "--baseline", str(cut), str(cut)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.splitlines()[-1].startswith(f"primbench: {cut}: the run was interrupted (no end record)")
+    assert err.count("dropped a truncated last line") == 2  # the new run's, and the baseline's
+    finished = tmp_path / "finished.jsonl.gz"
+    finished.write_bytes(FIXTURE.read_bytes())
+    code = main(["check", "--baseline", str(cut), str(finished)])
+    err = capsys.readouterr().err
+    assert code in (0, 1) and "cut.jsonl: the run was interrupted (no end record): 5 cases so far" in err, err
 
 
 def test_a_github_action_feed_with_no_measured_case_is_refused(capsys, tmp_path):
