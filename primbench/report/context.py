@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from primbench.report import case_table, energy, headline, op_sections, op_view, quality, run_facts, sections, selection, story
 from primbench.report.anchors import point_records
+from primbench.report.charts.energy import MAX_NAMED_POINTS
 from primbench.report.charts.svg import pow2_text
 from primbench.report.formats import as_records
 from primbench.runfile.libraries import FAR_BELOW_LIGHT_PCT, FAR_MIN_BYTES, FAR_WORDS, far_cases
@@ -52,6 +53,7 @@ def build_context(run, published=(), views=None) -> dict:
         # The light floor the run's config sets (compare.min_light), as the "under floor" badges' hover text states it.
         "floor_rule": _floor_words(run),
         "bar_span": f"{value_marks.BAR_SPAN:g}",  # past it, a chart of one value per row draws dots on a log scale
+        "max_named_points": MAX_NAMED_POINTS,  # past it, the energy scatter names its points on hover only
     }
     return context
 

@@ -61,8 +61,9 @@ MAX_NAMED_POINTS = 60
 
 def energy_scatter(points: list[dict], *, median_w: float | None, title: str, styles: dict | None = None):
     """GB/J (y) against GB/s over the energy windows (x), both from 0, one point per variant named
-    beside it; the line through the origin at the median draw: GB/J = GB/s / W, so points on one
-    line through the origin draw the same power, and a point above it does the same work for less."""
+    beside it (past MAX_NAMED_POINTS, on hover only); the line through the origin at the median
+    draw: GB/J = GB/s / W, so points on one line through the origin draw the same power, and a
+    point above it does the same work for less."""
     styles = dict(styles or {})
     drawn = [p for p in points if p.get("window_gbps") and p.get("gb_per_j")]
     if not drawn:
