@@ -106,9 +106,15 @@ def _sections_of(report_sections, view) -> list[Section]:
     wrong = next((s for s in sections if not isinstance(s, Section)), None)
     if wrong is not None:
         raise TypeError(f"returned a {type(wrong).__name__} in its list, not a primbench.api.Section")
-    # Rows as plain dicts, here under the time limit: a row is any Mapping, whose own code (its
-    # iteration) would otherwise run later, unguarded.
-    return [dataclasses.replace(s, rows=tuple(dict(row) for row in s.rows)) for s in sections]
+    # Rows as plain dicts, and the values of text columns as text, here under the time limit: a row
+    # may be any Mapping and a value any object, whose own code (iteration, str()) would otherwise
+    # run later, unguarded.
+    return [dataclasses.replace(s, rows=tuple(_plain(row, s.columns) for row in s.rows)) for s in sections]
+
+
+def _plain(row, columns) -> dict:
+    texts = {column.key for column in columns if column.kind in ("text", "code")}
+    return {key: None if _missing(value) else str(value) if key in texts else value for key, value in dict(row).items()}
 
 
 def _tables_of(report_tables, cases, copy_gbps) -> list[tuple]:

@@ -227,14 +227,22 @@ def test_a_row_is_made_a_dict_under_the_guard_and_one_bad_table_leaves_the_other
         def __iter__(self):
             raise SystemExit(3)
 
+    class Says:  # a value whose text is its own code
+        def __str__(self):
+            raise SystemExit(4)
+
     odd = Section("odd", "odd", "", (Column("a", "a"),), [Exits()])
+    odder = Section("odder", "odder", "", (Column("a", "a"),), [{"a": Says()}])
     good = pd.DataFrame({"a": [1]})
     twice = pd.DataFrame([[1, 2]], columns=["b", "b"])
     with pytest.MonkeyPatch.context() as patch:
         _declare(patch, report_sections=lambda view: [odd],
                  report_tables=lambda frame, copy: {"good": good, "twice": twice, "also": good})
         failed, *tables = op_sections.op_sections(_view(), charts=None)
+        _declare(patch, report_sections=lambda view: [odder])
+        (failed_too,) = op_sections.op_sections(_view(), charts=None)
     assert failed["failed"].startswith("reduce: its report_sections failed (it called sys.exit(3)")
+    assert failed_too["failed"].startswith("reduce: its report_sections failed (it called sys.exit(4)")
     assert [t["name"] for t in tables] == ["good", "twice", "also"]
     assert not tables[0]["failed"] and not tables[2]["failed"]
     assert tables[1]["failed"] == ("reduce: its table 'twice' cannot be shown (ValueError: table 'twice': two columns "
