@@ -53,10 +53,13 @@ def entry(record: CaseRecord, thresholds: Thresholds) -> dict | None:
     samples_us = np.asarray(figure_samples(record, figure), dtype=np.float64) * 1e3
     median = float(np.median(samples_us))
     low, high = stats.median_interval(samples_us)
-    half = max(median - low, high - median) if np.isfinite(low) and np.isfinite(high) else 0.0
-    interval = f"95 % interval [{low:.{DECIMALS}f}, {high:.{DECIMALS}f}] {UNIT}" if np.isfinite(low) else "no interval"
-    return {"name": record.key, "unit": UNIT, "value": round(median, DECIMALS), "range": f"± {round(half, DECIMALS)}",
-            "extra": f"{_figure_text(record, figure)}; median of {samples_us.size} samples, {interval}"}
+    known = bool(np.isfinite(low) and np.isfinite(high))
+    interval = f"95 % interval [{low:.{DECIMALS}f}, {high:.{DECIMALS}f}] {UNIT}" if known else "no interval"
+    written = {"name": record.key, "unit": UNIT, "value": round(median, DECIMALS),
+               "extra": f"{_figure_text(record, figure)}; median of {samples_us.size} samples, {interval}"}
+    if known:  # the action's range is optional: a case of too few samples has none, not "± 0.0"
+        written["range"] = f"± {round(max(median - low, high - median), DECIMALS)}"
+    return written
 
 
 def to_github_action_json(run: Run) -> str:

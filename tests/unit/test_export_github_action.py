@@ -51,6 +51,18 @@ def test_the_range_is_what_the_action_parses_and_covers_the_medians_95_percent_i
         assert f"95 % interval [{low:.4f}, {high:.4f}] us" in entry["extra"]
 
 
+def test_a_case_of_too_few_samples_for_an_interval_has_no_range_rather_than_plus_minus_zero(tmp_path):
+    # "± 0.0" told the action's chart the median was exact; its extra said "no interval".
+    def one_sample(record):
+        if record["kind"] == "case" and record["key"] == MEASURED[0].key:
+            samples = record["samples"]
+            record["samples"] = {**samples, "cold_ms": samples["cold_ms"][:1], "batch_ms": [], "batch_size": None,
+                                 **({"cold_clock_mhz": samples["cold_clock_mhz"][:1]} if samples.get("cold_clock_mhz") else {})}
+
+    (first, *_) = json.loads(export(load_run(edited_copy(BASELINE, tmp_path / "one.jsonl", one_sample)), "github-action"))
+    assert first["name"] == MEASURED[0].key and "range" not in first and first["extra"].endswith("no interval")
+
+
 def _fail_and_skip_the_first_two(record: dict) -> None:
     """The first measured case failed and the second skipped, as the runner writes them (no samples)."""
     if record["kind"] == "case" and record["key"] in (MEASURED[0].key, MEASURED[1].key):
