@@ -14,17 +14,17 @@ import pytest
 from tests.hostile import harness
 
 
+def forked_cli(cwd, *args) -> subprocess.CompletedProcess:
+    """`bench.py ARGS...` run in `cwd` in a forked child; a CompletedProcess, as subprocess.run gives."""
+    import primbench.cli.main  # noqa: F401 - imported once in this process: each forked command starts at once
+
+    argv = [str(a) for a in args]
+    outcome = harness.run_cli(argv, Path(cwd), Path(tempfile.mkdtemp(prefix="primbench-cli-")))
+    assert outcome.code is not None, f"bench {' '.join(argv)}: still running after {harness.TIMEOUT_S:.0f} s"
+    return subprocess.CompletedProcess([sys.executable, "bench.py", *argv], outcome.code, outcome.stdout, outcome.stderr)
+
+
 @pytest.fixture(scope="session")
-def bench(repo, tmp_path_factory):
+def bench(repo):
     """Run `bench.py ARGS...` in the repository; returns a CompletedProcess, as the e2e one does."""
-    import primbench.cli.main  # noqa: F401 - imported here once: each forked command then starts at once
-
-    outputs = tmp_path_factory.mktemp("bench-output")
-
-    def run(*args):
-        argv = [str(a) for a in args]
-        outcome = harness.run_cli(argv, repo, Path(tempfile.mkdtemp(dir=outputs)))
-        assert outcome.code is not None, f"bench {' '.join(argv)}: still running after {harness.TIMEOUT_S:.0f} s"
-        return subprocess.CompletedProcess([sys.executable, "bench.py", *argv], outcome.code, outcome.stdout, outcome.stderr)
-
-    return run
+    return lambda *args: forked_cli(repo, *args)

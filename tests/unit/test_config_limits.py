@@ -3,22 +3,19 @@ capped, standard merge keys work, a sweep of over 100,000 cases needs --allow-la
 any case is made), and no message echoes more than about 300 characters of the input."""
 
 import re
-import subprocess
-import sys
 import time
 
 import pytest
 
 from primbench.config.loading import load_config
 from primbench.errors import ConfigError
-from tests.conftest import REPO
+from tests.unit.conftest import forked_cli
 
 SWEEP = "sweeps:\n  - {op: reduce, variants: [reduce2_sequential], sizes: [1000]}\n"
 
 
 def _run(cwd, *args):
-    return subprocess.run([sys.executable, REPO / "bench.py", *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=60)
+    return forked_cli(cwd, *args)  # tests/unit/conftest.py: the command line in a forked child
 
 
 def test_an_alias_bomb_is_refused_in_one_line_quickly(tmp_path):

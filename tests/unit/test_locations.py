@@ -4,14 +4,13 @@ references are kept compressed; check names the variants whose code changed."""
 import gzip
 import json
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from primbench.errors import UserError
 from primbench.runfile import locations
-from tests.conftest import REPO, RUNS
+from tests.conftest import RUNS
+from tests.unit.conftest import forked_cli
 
 
 def test_a_new_run_goes_into_a_folder_of_its_gpu_model(tmp_path):
@@ -40,7 +39,7 @@ def _empty(tmp_path):
 
 
 def _cli(cwd, *args):
-    return subprocess.run([sys.executable, REPO / "bench.py", *map(str, args)], cwd=cwd, capture_output=True, text=True)
+    return forked_cli(cwd, *args)  # tests/unit/conftest.py: the command line in a forked child
 
 
 def test_baseline_and_reference_are_kept_compressed_and_check_finds_them(tmp_path):

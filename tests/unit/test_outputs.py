@@ -4,18 +4,17 @@ and exit 2, the input unchanged; a write that cannot happen leaves nothing behin
 
 import hashlib
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from primbench import outputs
 from primbench.errors import UserError
-from tests.conftest import REPO, RUNS
+from tests.conftest import RUNS
+from tests.unit.conftest import forked_cli
 
 
 def _cli(cwd, *args):
-    return subprocess.run([sys.executable, REPO / "bench.py", *map(str, args)], cwd=cwd, capture_output=True, text=True)
+    return forked_cli(cwd, *args)  # tests/unit/conftest.py: the command line in a forked child
 
 
 def _digest(path) -> str:
