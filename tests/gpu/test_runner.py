@@ -133,7 +133,8 @@ def test_a_sweep_over_variant_parameters_records_and_resumes_each_value(tmp_path
     path.write_text(PARAMS)
     run_path = runner.run(loading.load_config(path), output=str(tmp_path)).path
     run = load_run(run_path)
-    assert [dict(c.case.params) for c in run.cases] == [{"radius": 1}, {"radius": 16}, {"vocab": 129287}]
+    # top-k's k, not named in the sweep, takes its first value (8), as every parameter does
+    assert [dict(c.case.params) for c in run.cases] == [{"radius": 1}, {"radius": 16}, {"vocab": 129287, "k": 8}]
     assert all(c.status == "ok" for c in run.cases)
     assert run.cases[2].bytes == 3 * 129287 * 4  # the bytes model uses the parameter
     lines = run_path.read_text().splitlines()
