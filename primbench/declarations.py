@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from primbench import cuda_source, pathnames
+from primbench.runfile.fields import INT64_MAX, ORDER_HIGH, ORDER_LOW
 from primbench.text_safety import printable
 
 MAX_NAME = 64
@@ -102,7 +103,7 @@ def _check_numbers(variant) -> None:
     """The order and the parameter values within what a run file may hold (runfile/fields.py): else
     primbench would write a run it then refuses to read."""
     order = variant.order
-    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or not -2**31 <= order < 2**31:
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or not ORDER_LOW <= order <= ORDER_HIGH:
         raise DeclarationError(f"order {ascii(order)[:40]} is not an integer from -2^31 to 2^31 - 1 "
                                "(the variant's place in its op's progression)")
     for entry in variant.params:
@@ -112,7 +113,7 @@ def _check_numbers(variant) -> None:
         except (TypeError, ValueError):  # not ((name, values), ...): the config says so where it reads them
             continue
         for value in values:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not -2**63 <= value < 2**63:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not -INT64_MAX - 1 <= value <= INT64_MAX:
                 raise DeclarationError(f"parameter {ascii(name)[:40]}: value {ascii(value)[:40]} is not an integer "
                                        "within int64")
 

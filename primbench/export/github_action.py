@@ -67,8 +67,8 @@ def to_github_action_json(run: Run) -> str:
     thresholds = Thresholds.from_header(run.header)
     entries = [e for e in (entry(record, thresholds) for record in run.cases) if e is not None]
     if not entries:  # the action fails on an empty feed ("No benchmark result was found"), far from the cause
-        listed = ", ".join(f"{count} {why}" for why, count in left_out(run).items())
-        raise UserError(f"github-action: none of the {len(run.cases)} cases of {run.path} was measured ({listed}); "
+        raise UserError(f"github-action: none of the {len(run.cases)} cases of {run.path} was measured "
+                        f"({_listed(left_out(run))}); "
                         "the action refuses an empty feed: export a run with measured cases")
     # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
     return json.dumps(without_surrogates(entries), indent=1) + "\n"  # ASCII: "±" as \u00b1, whatever the locale
@@ -84,13 +84,16 @@ def left_out(run: Run) -> dict[str, int]:
     return counts
 
 
+def _listed(counts: dict[str, int]) -> str:
+    return ", ".join(f"{count} {why}" for why, count in counts.items())
+
+
 def left_out_line(run: Run) -> str | None:
     """The one line on standard error that says what the feed lacks, or None where it lacks nothing."""
     counts = left_out(run)
     if not counts:
         return None
-    listed = ", ".join(f"{count} {why}" for why, count in counts.items())
-    return (f"github-action: left out {sum(counts.values())} of {len(run.cases)} cases ({listed}): the action "
+    return (f"github-action: left out {sum(counts.values())} of {len(run.cases)} cases ({_listed(counts)}): the action "
             "charts measured cases only; `primbench check` gates failed ones")
 
 

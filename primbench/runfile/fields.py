@@ -38,6 +38,7 @@ TIME = between(TIME_FLOOR_MS, TIME_CEILING_MS, f"from {TIME_FLOOR_MS:g} to {TIME
 INT64_MAX = 2**63 - 1  # readers hold counts in int64 columns (pandas, nvbench's JSON)
 COUNT = between(0, INT64_MAX, "a count, 0 or more")
 INTEGER = between(-INT64_MAX - 1, INT64_MAX, "an integer within int64")
+ORDER_LOW, ORDER_HIGH = -2**31, 2**31 - 1  # a variant's place in its progression (declarations.py holds it too)
 BYTES = between(0, BYTES_CEILING, "a number of bytes from 0 to 2^64")
 _PROBE_BYTES = above_zero_to(BYTES_CEILING, "a number of bytes above 0 (and at most 2^64)")
 _RATE = zero_or_between(RATE_FLOOR_GBPS, RATE_CEILING_GBPS, "GB/s")
@@ -116,7 +117,7 @@ CEILINGS = {"read_method": F(TEXT_OR_NULL), "copy_method": F(TEXT_OR_NULL),
             "read": F("array", items=F("object", fields=PROBE), holds="objects"),
             "copy": F("array", items=F("object", fields=PROBE), holds="objects")}
 VARIANT_INFO = {"op": F("string"), "name": F("string"), "hash": F("string"), "origin": F("string"), "series": F("string"),
-                "order": F("integer", rule=between(-2**31, 2**31 - 1, "a position from -2^31 to 2^31 - 1")),
+                "order": F("integer", rule=between(ORDER_LOW, ORDER_HIGH, "a position from -2^31 to 2^31 - 1")),
                 "notes": F("string"), "hazard": F(TEXT_OR_NULL),
                 "deterministic_expected": F(("boolean", "null")), "grid_independent": F("boolean"),
                 "work_span": F(("array", "null"), rule=two_texts("work, span")), "block_sizes": F("array"), "params": F("object"),
