@@ -68,9 +68,12 @@ SPIN = r"""extern "C" __global__ void spin_forever(int* flag) {{
 def spins_forever(ctx):
     import cupy
 
+    # The flag stays out of `scratch`: the runner poisons scratch to -1 before each checked run,
+    # which would let the loop end at once and the case fail verification instead of hanging.
     flag = cupy.zeros(1, dtype=cupy.int32)
+    out = cupy.empty(1, dtype=cupy.float32)  # never written: the kernel does not return
     kernel = cupy.RawKernel(SPIN, "spin_forever")
-    return Plan(run=lambda: kernel((1,), (32,), (flag,)), result=lambda: flag, launches=[], depth=1, scratch=[flag])
+    return Plan(run=lambda: kernel((1,), (32,), (flag,)), result=lambda: out, launches=[], depth=1, scratch=[out])
 
 
 registry.variants()
