@@ -202,6 +202,6 @@ def _baseline_of(new, given) -> Path:
     """The baseline `check` compares `new` with: the one given, else its GPU's under results/baselines/."""
     default = baseline_path(new.device.get("name"))
     if given is None and not exists(default):
-        raise UserError(f"no baseline for {new.device.get('name')} at {default}; make one from a good run "
+        raise UserError(f"no baseline for {new.header.device_name} at {default}; make one from a good run "
                         f"with `primbench baseline RUN` (make baseline), or give --baseline BASE.jsonl")
     return newest_run_in(given) if given else default

@@ -22,9 +22,9 @@ def check_light_alone(args, new, floor: light_floor.LightFloor) -> int:
                    "check prints its table there", [new.path])
     cases = light_floor.judge(to_frame(new), floor)
     failing = light_floor.under(cases)
-    for text in light_floor.alone_lines(str(new.device.get("name")), cases, floor, everything=args.all):
+    for text in light_floor.alone_lines(new.header.device_name, cases, floor, everything=args.all):
         print(printable(text))
-    every = light_floor.alone_lines(str(new.device.get("name")), cases, floor, everything=True)  # the files hold every case
+    every = light_floor.alone_lines(new.header.device_name, cases, floor, everything=True)  # the files hold every case
     for path in filter(None, (args.markdown, getattr(args, "markdown_summary", None))):
         write_atomically(path, "\n".join(["## primbench check: the light floor", "",
                                           *(f"- {printable(t.strip())}" for t in every), ""]))

@@ -61,7 +61,7 @@ def cmd_baseline(args) -> int:
     target = keep_copy(runs[0], args.folder) if len(runs) == 1 else keep_merged(runs, args.folder)
     # The GPU's name is run-file text: shown printable.
     sources = str(runs[0].path) if len(runs) == 1 else f"{len(runs)} runs: " + ", ".join(str(run.path) for run in runs)
-    print(printable(f"{kind_of(args.folder)} for {runs[0].device.get('name')}: {target} (from {sources})"))
+    print(printable(f"{kind_of(args.folder)} for {runs[0].header.device_name}: {target} (from {sources})"))
     skipped = skipped_words(runs[-1])
     if skipped:
         print(printable(skipped))

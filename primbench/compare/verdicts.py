@@ -299,8 +299,8 @@ def check(base: Run, new: Run, *, allow_different_gpu: bool = False) -> tuple[in
     if is_published(base) or is_published(new):
         raise UserError("check compares two measured runs; a published reference has no samples to test (use compare)")
     if not same_gpu_model(base, new) and not allow_different_gpu:
-        raise UserError(f"{new.path}: measured on {new.device.get('name')}, the baseline {base.path} on "
-                        f"{base.device.get('name')}; times are not comparable (use a baseline of the same GPU, or "
+        raise UserError(f"{new.path}: measured on {new.header.device_name}, the baseline {base.path} on "
+                        f"{base.header.device_name}; times are not comparable (use a baseline of the same GPU, or "
                         "--allow-different-gpu to list % of peak side by side, which gates nothing)")
     if not new.finished:
         raise UserError(f"{new.path}: the run was interrupted (no end record); finish it with `primbench run --resume` "

@@ -40,12 +40,12 @@ def refuse_unclean(run) -> None:
         raise UserError(f"{run.path}: the run was interrupted (no end record); finish it with --resume before making it a baseline")
     if not run.cases:
         raise UserError(f"{run.path}: the run has no cases; a baseline must be a finished run that measured something")
-    if not any(record.ok for record in run.cases):
-        raise UserError(f"{run.path}: every case of the run was skipped; a baseline must be a finished run that measured something")
     failed = [record.key for record in run.cases if record.status == "failed"]
-    if failed:
+    if failed:  # before the skipped test: a run whose every case failed is a failed run, not a skipped one
         raise UserError(f"{run.path}: {len(failed)} case(s) failed (e.g. {failed[0]}); a baseline must be a run whose every "
                         "case gave the right result")
+    if not any(record.ok for record in run.cases):
+        raise UserError(f"{run.path}: every case of the run was skipped; a baseline must be a finished run that measured something")
 
 
 def skipped_words(run) -> str | None:
@@ -126,7 +126,7 @@ def _refuse_unmergeable(runs: list) -> None:
     first = runs[0]
     for run in runs[1:]:
         if run.device.get("name") != first.device.get("name"):
-            raise UserError(f"{run.path}: measured on {run.device.get('name')}, {first.path} on {first.device.get('name')}; "
+            raise UserError(f"{run.path}: measured on {run.header.device_name}, {first.path} on {first.header.device_name}; "
                             "a baseline holds runs of one GPU model")
         if protocol.compare(first.header, run.header).moves_figures:  # the probes alone move no timed figure
             what = protocol.compare(first.header, run.header).what()
@@ -156,7 +156,7 @@ def _target(folder, run, sources=None) -> Path:
     target = kept_copy_path(folder, run.device.get("name"))  # always written compressed
     for source in sources or [run]:
         if target.exists() and target.resolve() == source.path.resolve():
-            raise UserError(f"{source.path}: is already the baseline of {run.device.get('name')}")
+            raise UserError(f"{source.path}: is already the baseline of {run.header.device_name}")
     return target
 
 

@@ -93,6 +93,8 @@ def _with_header(run, **changes):
      "a baseline is made of runs of one commit's kernels"),
     (lambda run: dataclasses.replace(run, end=None), "the run was interrupted"),
     (lambda run: _with_header(run, run_id=load_run(FIXTURE_A).header.run_id), "give each run once"),
+    (lambda run: dataclasses.replace(run, cases=[dataclasses.replace(c, status="failed", reason="wrong sum") for c in run.cases]),
+     r"\d+ case\(s\) failed"),  # every case failed: called failed, not "every case was skipped"
 ])
 def test_runs_that_cannot_make_one_baseline_are_refused_in_one_line(tmp_path, change, words):
     with pytest.raises(UserError, match=words) as refused:

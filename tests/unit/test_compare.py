@@ -7,6 +7,7 @@ another GPU model (its header's device name changed). Nothing under results/ is 
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from primbench.compare import verdicts
+from primbench.errors import UserError
 from primbench.runfile.io import load_run
 from primbench.runfile.records import RunHeader
 from tests.debian_tools import ASK, debian_tool, why_not
@@ -83,6 +85,14 @@ def test_a_baseline_from_another_gpu_model_is_unusable_unless_allowed(newest_run
     assert "not comparable" in refused.stderr and "--allow-different-gpu" in refused.stderr
     allowed = bench("check", "--baseline", str(other), str(newest_run), "--allow-different-gpu")
     assert allowed.returncode == 0 and "OTHER_GPU" in allowed.stdout
+
+
+def test_a_baseline_of_no_recorded_gpu_name_is_called_an_unknown_gpu_not_none(newest_run, tmp_path):
+    base = load_run(_transformed(newest_run, tmp_path / "nameless.jsonl", device_name=None))
+    base = dataclasses.replace(base, header=dataclasses.replace(base.header, device={}))
+    with pytest.raises(UserError, match="the baseline .* on unknown GPU; times are not comparable") as refused:
+        verdicts.check(base, load_run(newest_run))
+    assert "None" not in str(refused.value)
 
 
 def test_a_missing_baseline_or_an_unknown_reference_is_one_line_and_exit_2(newest_run, tmp_path, bench):
