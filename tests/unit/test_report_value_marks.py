@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
+import math
+import re
+import sys
 import xml.etree.ElementTree as ET
 
+import pytest
+
+from primbench.report.charts.op_charts import timing_bars
 from primbench.report.charts.svg import Canvas
 from primbench.report.charts.value_marks import BAR_SPAN, value_panel
 
@@ -40,3 +46,15 @@ def test_a_panel_with_no_value_draws_no_tick_for_an_axis_nothing_is_on():
     canvas = Canvas(400, 200, label="t")
     value_panel(canvas, [None, float("nan")], 50, 20, 300, 150)
     assert not _tick_labels(canvas)
+
+
+@pytest.mark.parametrize("values", [[5e-324, 1e308], [1.0, sys.float_info.max], [sys.float_info.max], [5e-324]])
+def test_values_at_the_ends_of_the_float_range_get_a_finite_axis_and_a_mark_each(values):
+    # A plugin's section may carry any positive finite time: the axis's room past its values must not
+    # overflow to inf (an OverflowError on the page, as it was) nor drop below the smallest float.
+    chart = timing_bars([{"label": f"v{i}", "time_us": v} for i, v in enumerate(values)], title="extremes")
+    root = ET.fromstring(chart)
+    marks = [e for e in root.iter() if e.get("data-value")]  # each point's group carries its value
+    assert len(marks) == len(values), chart
+    numbers = [float(n) for n in re.findall(r' (?:x|y|x1|x2|y1|y2|cx|cy|width|height|r)="([^"]+)"', chart)]
+    assert numbers and all(math.isfinite(n) for n in numbers)

@@ -88,6 +88,10 @@ class Axis:
         return self.low <= value <= self.high
 
 
+# The decades a float holds (5e-324 .. 1.8e308): an axis's ends stay inside, so no power of ten overflows.
+LOWEST_DECADE, HIGHEST_DECADE = math.log10(5e-324), math.log10(1.7976931348623157e308)
+
+
 def value_range(values, *, log: bool, from_zero: bool = False, headroom: float = 0.08) -> tuple[float, float]:
     """The span an axis shows for `values`: with headroom at the top (and bottom), so no line
     sits on the frame; from 0 on a linear axis when asked."""
@@ -95,9 +99,10 @@ def value_range(values, *, log: bool, from_zero: bool = False, headroom: float =
     if not values:
         return (1.0, 10.0) if log else (0.0, 1.0)
     low, high = min(values), max(values)
-    if log:
-        ratio = max(high / low, 1.01)
-        return low / ratio ** headroom, high * ratio ** headroom
+    if log:  # in decades: high / low alone overflows for values 600 decades apart (a plugin's bars can be)
+        first, last = math.log10(low), math.log10(high)
+        pad = max(last - first, math.log10(1.01)) * headroom
+        return 10.0 ** max(first - pad, LOWEST_DECADE), 10.0 ** min(last + pad, HIGHEST_DECADE)
     if from_zero:
         low = min(low, 0.0)
     span = (high - low) or abs(high) or 1.0
@@ -121,7 +126,7 @@ def linear_ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 def log10_ticks(low: float, high: float, room: int = 8) -> list[float]:
     """1, 2, 5 per decade where there is room for them, else decades only (every other one if needed)."""
-    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    decades = range(math.floor(math.log10(low)), min(math.ceil(math.log10(high)), math.floor(HIGHEST_DECADE)) + 1)
     for subs in ((1, 2, 5), (1, 3), (1,)):
         ticks = [m * 10.0 ** d for d in decades for m in subs if low <= m * 10.0 ** d <= high]
         if len(ticks) <= room:
