@@ -74,5 +74,7 @@ def cmd_publish(args) -> int:
     unnamable: list[str] = []  # run files whose names no page can show: skipped, each named in a line
     runs = runs_of(args.folder, unnamable)
     refuse_overwriting_inputs([out], runs)
-    print(f"site: {publish(runs, out, unnamable)}")
+    from primbench import registry
+
+    print(f"site: {publish(runs, out, unnamable, registry.plugins())}")
     return EXIT_OK

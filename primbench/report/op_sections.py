@@ -64,7 +64,7 @@ def op_sections(view, charts, run_plugins=()) -> list[dict]:
         named = ", ".join(printable(str(path))[:100] for path in list(run_plugins)[:3])
         return [{"name": "sections", "title": "its own sections", "failed": None,
                  "note": f"{view.op} is declared by none of the plugins this report loaded (the run names {named}), so "
-                         "its own sections, if it has any, are left out (report RUN --plugin FILE draws them)"}]
+                         "its own sections, if it has any, are left out (report or publish with --plugin FILE draws them)"}]
     found = []  # each section, or the failed entry of a function that gave none, in the page's order
     report_sections, report_tables = ops.declared(view.op, "report_sections"), ops.declared(view.op, "report_tables")
     if report_sections is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e import browser
-from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
+from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples, toy_scale_run
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -234,27 +234,6 @@ def test_every_chart_point_shows_its_case_under_the_pointer_and_clicking_it_show
         assert click["before"]  # nothing changed: the points are folded rows, hidden until clicked
 
 
-def _toy_run(out: Path) -> Path:
-    """A small run of the plugin op toy_scale (tests/plugins/toy_scale.py), made without a GPU:
-    fixture-a's header, and its uniform float32 vector_load_sum cases spelled as toy_scale's."""
-    import gzip
-    import json
-
-    from primbench.runfile.case_id import CaseId
-
-    header, *records = [json.loads(line) for line in gzip.open(REPO / SAME_COMMIT[0], "rt", encoding="utf-8")]
-    variant = {**header["variants"]["reduce/vector_load_sum"], "op": "toy_scale", "name": "one_per_thread", "series": "plugin"}
-    header["variants"] = {"toy_scale/one_per_thread": variant}
-    cases = [{**r, "op": "toy_scale", "variant": "one_per_thread", "variant_hash": variant["hash"]} for r in records
-             if r["kind"] == "case" and r["variant"] == "vector_load_sum" and r["distribution"] == "uniform"
-             and r["dtype"] == "float32" and r["status"] == "ok"]
-    for case in cases:
-        case["key"] = CaseId.from_record(case).key
-    end = {"kind": "end", "finished": header["started"], "ok": len(cases), "failed": 0, "skipped": 0}
-    out.write_text("".join(json.dumps(r) + "\n" for r in [header, *cases, end]), encoding="utf-8")
-    return out
-
-
 OWN_SECTION = """
 document.querySelectorAll("details").forEach(d => { d.open = true; });
 const heading = document.getElementById("per-element-toy-scale");
@@ -272,7 +251,7 @@ return {heading: heading ? heading.textContent.trim() : null, shown: !!heading &
 def test_a_plugin_ops_own_section_shows_on_its_report_page(chromium, tmp_path):
     # tests/plugins/toy_scale.py's OpChecks returns a Section (ops/sections.py): `report --plugin`
     # draws it on the op's page, its chart's marks linked to the cases' rows.
-    run, page = _toy_run(tmp_path / "toy.jsonl"), tmp_path / "toy.html"
+    run, page = toy_scale_run(tmp_path / "toy.jsonl"), tmp_path / "toy.html"
     result = subprocess.run([sys.executable, "bench.py", "report", str(run), "--plugin", "tests/plugins/toy_scale.py",
                              "-o", str(page)], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from primbench.runfile.io import is_run_file, load_run
-from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples
+from tests.run_copies import SLOWED_CASE, edited_copy, scale_samples, toy_scale_run
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -124,3 +124,28 @@ def test_publish_renders_a_page_again_only_when_its_run_or_the_code_changed(tmp_
     assert bench("publish", str(runs), "-o", str(site)).returncode == 0
     assert page.stat().st_mtime_ns > third and "renamed.jsonl.gz" in page.read_text()
     assert list(json.loads((site / ".primbench-pages.json").read_text())) == [page.name]
+
+
+def test_publish_with_a_plugin_draws_its_ops_sections_and_renders_again_when_the_plugin_changes(tmp_path, bench):
+    runs, site = tmp_path / "runs", tmp_path / "site"
+    runs.mkdir()
+    toy_scale_run(runs / "toy.jsonl")
+    plugin = tmp_path / "toy_scale.py"  # a copy, edited below; its kernel source stays beside the original
+    plugin.write_text((REPO / "tests" / "plugins" / "toy_scale.py").read_text().replace(
+        'str(Path(__file__).with_name("toy_scale.cu"))', repr(str(REPO / "tests" / "plugins" / "toy_scale.cu"))))
+    own_section = "toy_scale: time per element</h3>"
+    assert bench("publish", str(runs), "-o", str(site), "--plugin", str(plugin)).returncode == 0
+    (page,) = (site / "runs").glob("*.html")
+    assert own_section in page.read_text()
+    drawn = page.stat().st_mtime_ns
+    assert bench("publish", str(runs), "-o", str(site), "--plugin", str(plugin)).returncode == 0
+    assert page.stat().st_mtime_ns == drawn  # the same run, code and plugin: not rendered again
+    # Without the plugin the page is drawn again, not kept with the plugin's section in it.
+    assert bench("publish", str(runs), "-o", str(site)).returncode == 0
+    assert page.stat().st_mtime_ns > drawn and own_section not in page.read_text()
+    assert bench("publish", str(runs), "-o", str(site), "--plugin", str(plugin)).returncode == 0
+    drawn = page.stat().st_mtime_ns
+    assert own_section in page.read_text()
+    plugin.write_text(plugin.read_text().replace('title="time per element"', 'title="time per item"'))
+    assert bench("publish", str(runs), "-o", str(site), "--plugin", str(plugin)).returncode == 0
+    assert page.stat().st_mtime_ns > drawn and "toy_scale: time per item</h3>" in page.read_text()

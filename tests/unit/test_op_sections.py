@@ -208,8 +208,8 @@ def test_a_plugin_op_read_without_its_plugin_says_its_own_sections_are_left_out(
     assert "unloaded_op" not in ops.declared_ops()
     (note,) = op_sections.op_sections(view, charts=None, run_plugins=["plugins/mine.py"])
     assert note["note"] == ("unloaded_op is declared by none of the plugins this report loaded (the run names "
-                            "plugins/mine.py), so its own sections, if it has any, are left out (report RUN --plugin "
-                            "FILE draws them)") and not note["failed"]
+                            "plugins/mine.py), so its own sections, if it has any, are left out (report or publish with "
+                            "--plugin FILE draws them)") and not note["failed"]
     # pytest's timings (op "pytest"), or an op primbench no longer has, in a run that names no plugin
     assert op_sections.op_sections(dataclasses.replace(_view(), op="pytest"), charts=None, run_plugins=[]) == []
 

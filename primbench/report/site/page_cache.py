@@ -1,5 +1,5 @@
 """publish renders a run's page again only when something it is made from changed: the run file's
-bytes, or primbench's code, templates and published figures. A year of nightly runs then costs one
+bytes, or primbench's code, templates and published figures, or the plugin files given with --plugin. A year of nightly runs then costs one
 render per new run, not one per run per publish (a render takes 14 to 46 s).
 
 The keys live in <site>/.primbench-pages.json. A missing, unreadable, damaged or foreign cache file
@@ -44,11 +44,23 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def page_key(run_path) -> str:
-    """The run's key: its bytes and its file name (the page shows the name), and the code's. The
-    name as the system's bytes: one that is not UTF-8 has no str.encode()."""
+def plugins_fingerprint(plugins) -> str:
+    """sha256 of the plugin files publish was given (--plugin): a plugin op's page shows that
+    code's sections, so a page drawn without them, or with an older plugin, is drawn again."""
+    digest = hashlib.sha256()
+    for path in plugins:
+        path = Path(path)
+        digest.update(os.fsencode(str(path)) + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest() if plugins else ""
+
+
+def page_key(run_path, plugins: str = "") -> str:
+    """The run's key: its bytes and its file name (the page shows the name), the code's, and the
+    plugins' (`plugins_fingerprint`). The name as the system's bytes: one that is not UTF-8 has no
+    str.encode()."""
     run_path = Path(run_path)
-    return hashlib.sha256(code_fingerprint().encode() + os.fsencode(run_path.name) + b"\0" + run_path.read_bytes()).hexdigest()
+    code = code_fingerprint() + plugins
+    return hashlib.sha256(code.encode() + os.fsencode(run_path.name) + b"\0" + run_path.read_bytes()).hexdigest()
 
 
 def read_cache_file(path: Path):

@@ -26,7 +26,7 @@ from primbench import progress
 from primbench.errors import UserError
 from primbench.pathnames import shown
 from primbench.report.site.digest import DigestCache, digest
-from primbench.report.site.page_cache import PageCache, page_key
+from primbench.report.site.page_cache import PageCache, page_key, plugins_fingerprint
 from primbench.runfile.io import RunFileError, gpu_slug, load_run, run_stem
 from primbench.runfile.locations import is_kept_copy
 
@@ -50,15 +50,15 @@ class _Entry:
         self.run_id = digest_["id"] if digest_ else run.header.run_id or run_stem(path)
 
 
-def _entries(paths, digests: DigestCache, skipped: list[str]) -> tuple[list[_Entry], list[str]]:
+def _entries(paths, digests: DigestCache, skipped: list[str], plugins: str = "") -> tuple[list[_Entry], list[str]]:
     """Every readable run of the run files `paths`, each run once (by run id), oldest first, with
     its digest where the cache has one (else the run, read); and the reasons of unreadable files,
-    after those in `skipped` already."""
+    after those in `skipped` already. `plugins`: the plugin files' fingerprint, part of each key."""
     files = [Path(p) for p in paths]
     chosen = {}
     for path in files:
         try:
-            key = page_key(path)
+            key = page_key(path, plugins)
         except OSError as exc:
             skipped.append(f"{path}: cannot read it ({exc.strerror or exc})")
             continue
@@ -87,10 +87,11 @@ def _started(entry: _Entry) -> str:
     return str((entry.digest["started"] if entry.digest else entry.run.header.started) or "")
 
 
-def publish(paths, out_dir, skipped_names=()) -> Path:
+def publish(paths, out_dir, skipped_names=(), plugins=()) -> Path:
     """Write the site for every run of `paths` (run files, or folders of them) into `out_dir`; return
     the index page's path. `skipped_names`: the lines for run files found with names no page can
-    show (runfile/locations.py), skipped as unreadable files are.
+    show (runfile/locations.py), skipped as unreadable files are. `plugins`: the plugin files
+    loaded (--plugin), whose ops' own sections the pages draw.
 
     Every name inside `out_dir` is publish's own: a page or cache is written over whatever is there
     (a link planted in the site is replaced, never written through: outputs.write_own_file), and a
@@ -105,7 +106,7 @@ def publish(paths, out_dir, skipped_names=()) -> Path:
     # and the run pages' folder, which may refuse on its own, or be too deep for the longest page name
     check_writable(out_dir / "runs" / INDEX, longest_name=len(f"{'x' * PAGE_NAME_CHARS}.html"), follow_links=False)
     cache, digests = PageCache(out_dir), DigestCache(out_dir)
-    entries, skipped = _entries(paths, digests, list(skipped_names))
+    entries, skipped = _entries(paths, digests, list(skipped_names), plugins_fingerprint(plugins))
     for line in skipped:
         progress.say(f"skipped {line}")
     progress.say(f"publishing {len(entries)} run(s) into {out_dir}")
