@@ -8,7 +8,9 @@ or a hostname can hold anything JSON can spell.
   and carriage return become spaces. Everything else is kept.
 - `encodable`: a whole document (an HTML page) with only its lone surrogates replaced by U+FFFD, so
   that it encodes as UTF-8; escaping for the format is the document's own business.
-- `without_surrogates`: the same for every string in a JSON-like value, before json.dumps.
+- `without_surrogates`: every string in a JSON-like value, before json.dumps, with each lone
+  surrogate written as its escape (the text \\udcff), as `printable` shows it: two names that differ
+  only there stay two names (U+FFFD would make them one, and a reader would pair them up).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def encodable(text: str) -> str:
 
 
 def without_surrogates(value):
-    """A JSON-like value (dicts, lists, strings, numbers) with every string made `encodable`; the
+    """A JSON-like value (dicts, lists, strings, numbers) with each lone surrogate of every string
+    (and key) written as its escape's text, as `printable` shows it, so that it encodes as UTF-8; the
     value itself where no string holds a surrogate (the usual case, found at the C encoder's speed:
     an export's document holds a million strings and numbers)."""
     try:
@@ -54,7 +57,7 @@ def without_surrogates(value):
 
 def _each_without_surrogates(value):
     if isinstance(value, str):
-        return encodable(value)
+        return _SURROGATES.sub(_escape, value)
     if isinstance(value, dict):
         return {_each_without_surrogates(key): _each_without_surrogates(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

@@ -159,7 +159,7 @@ def to_gbench_json(run: Run, repetitions: int = 1) -> str:
             benchmarks += _repetitions(record, index, repetitions, run.header.device_name)
         else:
             benchmarks += _not_measured(record, index, repetitions)
-    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
+    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: their escapes' text instead.
     return json.dumps(without_surrogates({"context": _context(run), "benchmarks": benchmarks}), indent=2) + "\n"
 
 

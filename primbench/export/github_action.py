@@ -70,7 +70,7 @@ def to_github_action_json(run: Run) -> str:
         raise UserError(f"github-action: none of the {len(run.cases)} cases of {run.path} was measured "
                         f"({_listed(left_out(run))}); "
                         "the action refuses an empty feed: export a run with measured cases")
-    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
+    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: their escapes' text instead.
     return json.dumps(without_surrogates(entries), indent=1) + "\n"  # ASCII: "±" as \u00b1, whatever the locale
 
 

@@ -229,7 +229,7 @@ def to_nvbench_json(run: Run, jsonbin=None, *, json_path=None) -> str:
             "version": {"json": JSON_VERSION,
                         "primbench": {"string": __version__, "run_id": run.header.run_id, "git_sha": run.git.get("sha")}}}
     devices = _devices(run.device, document.peak_bytes_per_s)
-    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: U+FFFD instead.
+    # Run-file strings may hold lone surrogates, which a JSON reader may refuse: their escapes' text instead.
     return json.dumps(without_surrogates({"meta": meta, "devices": devices, "benchmarks": benchmarks}), indent=2) + "\n"
 
 

@@ -184,13 +184,31 @@ def test_a_csv_cell_quotes_only_text_a_negative_number_is_written_as_it_is():
 
 
 @pytest.mark.parametrize("form", ["gbench-json", "nvbench-json", "github-action"])
-def test_json_exports_replace_lone_surrogates_so_any_json_reader_takes_them(folder, form):
+def test_json_exports_write_lone_surrogates_as_escape_text_so_any_json_reader_takes_them(folder, form):
     before = harness.fingerprint([folder])
     _finished(_cli(["export", "evil.jsonl", "--format", form, "-o", "e.json"], folder))
     text = (folder / "e.json").read_text(encoding="utf-8")
-    assert "\\ud800" not in text.lower() and "=cmd\\u001b[2J\\ufffd<b>" in text
+    assert not re.search(r"(?<!\\)\\u[dD][89a-fA-F]", text)  # no surrogate spelled as a JSON escape either
+    assert "=cmd\\u001b[2J\\\\ud800<b>" in text  # the surrogate as the text \ud800, as printable shows it
     json.dumps(json.loads(text), ensure_ascii=False).encode("utf-8")  # strict UTF-8: no surrogate left
     _unchanged(folder, before, "e.json")
+
+
+@pytest.mark.parametrize("form", ["gbench-json", "nvbench-json", "github-action"])
+def test_two_variant_names_that_differ_only_by_a_lone_surrogate_stay_two_in_json_exports(tmp_path, form):
+    # U+FFFD for each surrogate made "v\ud800" and "v\udc00" one name: a reader would pair them up.
+    records = good_records()
+    cases = [r for r in records if r["kind"] == "case"]
+    twin = json.loads(json.dumps(cases[2]))
+    for case, name in ((cases[2], "v\ud800"), (twin, "v\udc00")):
+        case["variant"] = name
+        case["key"] = CaseId.from_record(case).key
+    records.insert(records.index(cases[2]) + 1, twin)
+    records[-1]["ok"] += 1
+    write_records(tmp_path / "twins.jsonl", records)
+    _finished(_cli(["export", "twins.jsonl", "--format", form, "-o", "e.json"], tmp_path))
+    text = (tmp_path / "e.json").read_text(encoding="utf-8")
+    assert "v\\\\ud800" in text and "v\\\\udc00" in text and "\\ufffd" not in text.lower()
 
 
 @pytest.mark.parametrize("argv", [["report", "evil.jsonl", "-o", "page.html"],
