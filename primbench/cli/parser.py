@@ -251,7 +251,8 @@ def _add_gates_and_tools(commands, plugin) -> None:
     gate.add_argument("--min-light-from", type=_whole_number, metavar="BYTES", help="with --min-light: the smallest case "
                       "gated, in minimal bytes (default: 67108864, 64 MiB, past the L2, where memory binds)")
 
-    site = commands.add_parser("publish", parents=[plugin], help="a static site of runs: index, reports, history, GPU models side by side")
+    site = commands.add_parser("publish", parents=[plugin],
+                               help="a static site of runs: index, reports, history, GPU models side by side")
     site.add_argument("folder", nargs="+", help="folders holding run files (results/), run files or globs")
     site.add_argument("-o", "--output", default="site", metavar="DIR", help="where to write the site (default: site/)")
 

@@ -147,8 +147,9 @@ def profile_cases(target: str, *, output=None, only=None, sizes=None, blocks=Non
         cases = cases_from_capture(log.read_text(encoding="utf-8", errors="replace"), manifest, METRICS)
     device = manifest.get("device") or {}
     if run_gpu and device.get("name") != run_gpu:
-        raise UserError(f"profile: {path.name} was measured on {run_gpu}, this GPU is {device.get('name') or 'unknown GPU'}; counters "
-                        "describe a run only on its own GPU model (nothing written)")
+        raise UserError(f"profile: {path.name} was measured on {run_gpu}, this GPU is "
+                        f"{device.get('name') or 'unknown GPU'}; counters describe a run only on its own GPU model "
+                        "(nothing written)")
     if output is None:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
         slug = gpu_slug(device.get("name", "gpu"))

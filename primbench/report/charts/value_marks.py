@@ -35,7 +35,8 @@ def value_axis(values, start: float, end: float, *, room: float = 1.12, log_room
     values = positive(values) or [1.0]
     most = sys.float_info.max  # the room past the largest stays a float (a plugin's bar may be 1e308 µs)
     if wants_dots(values):
-        return Axis(max(min(values) / log_room[0], SMALLEST_FLOAT), min(max(values) * log_room[1], most), start, end, log=True)
+        low, high = max(min(values) / log_room[0], SMALLEST_FLOAT), min(max(values) * log_room[1], most)
+        return Axis(low, high, start, end, log=True)
     return Axis(0.0, min(max(values) * room, most), start, end)
 
 

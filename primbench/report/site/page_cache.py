@@ -1,6 +1,7 @@
 """publish renders a run's page again only when something it is made from changed: the run file's
-bytes, or primbench's code, templates and published figures, or the plugin files given with --plugin. A year of nightly runs then costs one
-render per new run, not one per run per publish (a render takes 14 to 46 s).
+bytes, primbench's code, templates and published figures, or the plugin files given with --plugin.
+A year of nightly runs then costs one render per new run, not one per run per publish (a render
+takes 14 to 46 s).
 
 The keys live in <site>/.primbench-pages.json. A missing, unreadable, damaged or foreign cache file
 (read_cache_file) only means every page is rendered again."""
@@ -50,7 +51,11 @@ def plugins_fingerprint(plugins) -> str:
     digest = hashlib.sha256()
     for path in plugins:
         path = Path(path)
-        digest.update(os.fsencode(str(path)) + b"\0" + path.read_bytes() + b"\0")
+        try:
+            code = path.read_bytes()
+        except OSError as exc:  # gone since it was imported: the page is drawn again, as for a change
+            code = f"unreadable: {exc}".encode("utf-8", "backslashreplace")
+        digest.update(os.fsencode(str(path)) + b"\0" + code + b"\0")
     return digest.hexdigest() if plugins else ""
 
 
