@@ -32,6 +32,7 @@ def _quiet_ctrl_c_while_loading():
 
 _SIGINT_BEFORE = _quiet_ctrl_c_while_loading()
 try:
+    from primbench import plugin_import
     from primbench.cli import check, compare, export, gpus, info, profile, report, run, surroundings
     from primbench.cli.parser import parser
     from primbench.pathnames import escaped, refused
@@ -61,21 +62,34 @@ EXIT_CLOSED_PIPE = 141
 
 def main(argv: list[str] | None = None) -> int:
     saved_stdout = surroundings.stand_in_for_a_closed_stdout()  # `>&-`: met as a closed pipe
+    ctrl_c = plugin_import.CtrlC()
     try:
         _escape_unprintable_names()
-        code = _main(argv)
+        with plugin_import.noting_sigint(ctrl_c):
+            code = _main(argv)
         _finished(argv)
         if argv is None:
             _end_despite_lingering_threads(code)
         return code
     except KeyboardInterrupt:  # also one raised while another line below was being printed
-        _finished(argv)
-        _say("interrupted")
-        if argv is None:
-            _end_interrupted()
-        return EXIT_INTERRUPTED
+        return _interrupted(argv)
+    except Exception:
+        # A Ctrl-C that a library turned into an error of its own is still the user's Ctrl-C: one
+        # that lands in pandas' compiled module set-up comes out as "ImportError: PyCapsule_Import
+        # could not import module" (seen in make test: publish interrupted 0.15 s into loading).
+        if not ctrl_c.arrived:
+            raise
+        return _interrupted(argv)
     finally:
         surroundings.put_back(saved_stdout)
+
+
+def _interrupted(argv) -> int:
+    _finished(argv)
+    _say("interrupted")
+    if argv is None:
+        _end_interrupted()
+    return EXIT_INTERRUPTED
 
 
 def end_now(code: int) -> None:
