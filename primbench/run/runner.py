@@ -316,7 +316,7 @@ def resume(path, on_hang=None) -> RunSummary:
         runner = Runner(config)
         device = existing.device
         if device.get("uuid") and device["uuid"] != runner.device.info["uuid"]:
-            raise UserError(f"{path}: was started on GPU {device.get('name') or 'unknown GPU'} {device['uuid']}, this is "
+            raise UserError(f"{path}: was started on GPU {existing.header.device_name} {device['uuid']}, this is "
                             f"{runner.device.info['uuid']}; resume it on the same GPU or start a new run")
         repair_truncated_tail(path)
         done = {c.key for c in existing.cases}

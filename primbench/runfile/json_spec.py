@@ -16,7 +16,6 @@ runfile/records.py and runfile/fields.py hold the run file's specs; runfile/coun
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 
 _PYTHON = {"string": (str,), "integer": (int,), "number": (int, float), "object": (dict,), "array": (list,),

@@ -12,6 +12,7 @@ op_charts.py draws the report's charts with them."""
 from __future__ import annotations
 
 import math
+import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
@@ -88,8 +89,10 @@ class Axis:
         return self.low <= value <= self.high
 
 
-# The decades a float holds (5e-324 .. 1.8e308): an axis's ends stay inside, so no power of ten overflows.
-LOWEST_DECADE, HIGHEST_DECADE = math.log10(5e-324), math.log10(1.7976931348623157e308)
+# The positive floats (5e-324 .. 1.8e308) and their decades: an axis's ends stay inside, so no power
+# of ten overflows and no log axis starts at 0.
+SMALLEST_FLOAT, LARGEST_FLOAT = 5e-324, sys.float_info.max
+LOWEST_DECADE, HIGHEST_DECADE = math.log10(SMALLEST_FLOAT), math.log10(LARGEST_FLOAT)
 
 
 def value_range(values, *, log: bool, from_zero: bool = False, headroom: float = 0.08) -> tuple[float, float]:

@@ -10,12 +10,11 @@ draws the mark, both from the values."""
 from __future__ import annotations
 
 import math
-import sys
 
-from primbench.report.charts.svg import Axis, Canvas, Panel, linear_ticks, log10_ticks, number_text
+from primbench.report.charts.svg import (LARGEST_FLOAT, SMALLEST_FLOAT, Axis, Canvas, Panel, linear_ticks, log10_ticks,
+                                         number_text)
 
 BAR_SPAN = 20.0  # largest / smallest value up to which bars from zero keep the smallest >= 5 % of the longest
-SMALLEST_FLOAT = 5e-324  # the smallest float above 0: an axis's low end on a log scale stays above it
 DOT = 4.0  # px: a dot's radius, at most
 
 
@@ -33,11 +32,11 @@ def value_axis(values, start: float, end: float, *, room: float = 1.12, log_room
     """The axis from px `start` to `end` for `values`: from 0 to a little past the largest (`room`)
     where bars can show them; else log, from the smallest / log_room[0] to the largest x log_room[1]."""
     values = positive(values) or [1.0]
-    most = sys.float_info.max  # the room past the largest stays a float (a plugin's bar may be 1e308 µs)
+    # the room past the values stays within the floats (a plugin's bar may be 1e308 µs)
     if wants_dots(values):
-        low, high = max(min(values) / log_room[0], SMALLEST_FLOAT), min(max(values) * log_room[1], most)
+        low, high = max(min(values) / log_room[0], SMALLEST_FLOAT), min(max(values) * log_room[1], LARGEST_FLOAT)
         return Axis(low, high, start, end, log=True)
-    return Axis(0.0, min(max(values) * room, most), start, end)
+    return Axis(0.0, min(max(values) * room, LARGEST_FLOAT), start, end)
 
 
 def ticks(axis: Axis, room: int = 5) -> list[float]:

@@ -59,12 +59,12 @@ def plugins_fingerprint(plugins) -> str:
     return digest.hexdigest() if plugins else ""
 
 
-def page_key(run_path, plugins: str = "") -> str:
+def page_key(run_path, plugins_key: str = "") -> str:
     """The run's key: its bytes and its file name (the page shows the name), the code's, and the
     plugins' (`plugins_fingerprint`). The name as the system's bytes: one that is not UTF-8 has no
     str.encode()."""
     run_path = Path(run_path)
-    code = code_fingerprint() + plugins
+    code = code_fingerprint() + plugins_key
     return hashlib.sha256(code.encode() + os.fsencode(run_path.name) + b"\0" + run_path.read_bytes()).hexdigest()
 
 

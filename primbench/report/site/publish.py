@@ -50,15 +50,15 @@ class _Entry:
         self.run_id = digest_["id"] if digest_ else run.header.run_id or run_stem(path)
 
 
-def _entries(paths, digests: DigestCache, skipped: list[str], plugins: str = "") -> tuple[list[_Entry], list[str]]:
+def _entries(paths, digests: DigestCache, skipped: list[str], plugins_key: str = "") -> tuple[list[_Entry], list[str]]:
     """Every readable run of the run files `paths`, each run once (by run id), oldest first, with
     its digest where the cache has one (else the run, read); and the reasons of unreadable files,
-    after those in `skipped` already. `plugins`: the plugin files' fingerprint, part of each key."""
+    after those in `skipped` already. `plugins_key`: the plugin files' fingerprint, part of each key."""
     files = [Path(p) for p in paths]
     chosen = {}
     for path in files:
         try:
-            key = page_key(path, plugins)
+            key = page_key(path, plugins_key)
         except OSError as exc:
             skipped.append(f"{path}: cannot read it ({exc.strerror or exc})")
             continue
